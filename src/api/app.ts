@@ -1,0 +1,31 @@
+/**
+ * The API's express app, assembled from its parts: body parsing with a size limit, auth,
+ * routes, and the single error handler. Built from dependencies so tests run it in memory.
+ */
+import express, { type Express } from "express";
+import type { Logger } from "../shared/logger.ts";
+import { createAuth } from "./auth.ts";
+import { createErrorHandler, notFoundRoute } from "./error-handler.ts";
+import { createRunsRouter, type RunsRouteDeps } from "./routes/runs.ts";
+
+export interface ApiDeps extends RunsRouteDeps {
+  apiKeys: Map<string, string>;
+  logger: Logger;
+}
+
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+export function createApp(deps: ApiDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "simple");
+  app.get("/healthz", function health(_req, res) {
+    res.json({ ok: true });
+  });
+  app.use(express.json({ limit: MAX_BODY_BYTES, strict: false }));
+  app.use(createAuth(deps.apiKeys));
+  app.use(createRunsRouter(deps));
+  app.use(notFoundRoute);
+  app.use(createErrorHandler(deps.logger));
+  return app;
+}

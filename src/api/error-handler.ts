@@ -1,0 +1,48 @@
+/**
+ * Renders every failure of a request as one JSON shape. Known errors (HttpError, body-parser's
+ * own) keep their status and say what was wrong; unknown ones are logged with the request and
+ * become a 500 that reveals nothing about the internals.
+ */
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import { HttpError } from "./http-error.ts";
+import type { Logger } from "../shared/logger.ts";
+
+interface BodyParserError {
+  type: string;
+  status: number;
+  message: string;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return typeof error === "object" && error !== null && typeof (error as { type?: unknown }).type === "string" && typeof (error as { status?: unknown }).status === "number";
+}
+
+function fromBodyParser(error: BodyParserError): HttpError | undefined {
+  switch (error.type) {
+    case "entity.parse.failed":
+      return new HttpError(400, "invalidJson", `the request body is not valid JSON: ${error.message}`);
+    case "entity.too.large":
+      return new HttpError(413, "payloadTooLarge", "the request body is larger than the API accepts");
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return new HttpError(415, "unsupportedMediaType", error.message);
+    default:
+      return error.status >= 400 && error.status < 500 ? new HttpError(error.status, "badRequest", error.message) : undefined;
+  }
+}
+
+export function createErrorHandler(logger: Logger): ErrorRequestHandler {
+  return function renderError(error: unknown, req, res, _next) {
+    const known = error instanceof HttpError ? error : isBodyParserError(error) ? fromBodyParser(error) : undefined;
+    if (known) {
+      res.status(known.status).json({ error: { code: known.code, message: known.message, details: known.details } });
+      return;
+    }
+    logger.error("request failed", { method: req.method, path: req.path, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+    res.status(500).json({ error: { code: "internal", message: "internal error", details: undefined } });
+  };
+}
+
+export const notFoundRoute: RequestHandler = function unknownRoute(req, _res, next) {
+  next(new HttpError(404, "notFound", `no route ${req.method} ${req.path}`));
+};

@@ -1,0 +1,4 @@
+/** The API's public surface. */
+export { createApp, type ApiDeps } from "./app.ts";
+export { createRunService, type RunService } from "./run-service.ts";
+export { HttpError } from "./http-error.ts";

@@ -1,0 +1,69 @@
+/**
+ * The runs routes: start (type-check, transpile, start the workflow), read, list, cancel.
+ */
+import { Router } from "express";
+import { compileScript } from "../../declarations/compile-script.ts";
+import type { TypeChecker } from "../../declarations/type-check.ts";
+import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
+import { namespaceOf } from "../auth.ts";
+import { HttpError, notFound } from "../http-error.ts";
+import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
+import { listRunsQuery, startRunBody } from "../schemas.ts";
+import { parseOrThrow } from "../validate.ts";
+
+export interface RunsRouteDeps {
+  runs: RunService;
+  toolsets: ToolsetRegistry;
+  typeChecker: TypeChecker;
+}
+
+function runIdParam(value: string | undefined): string {
+  if (!value || !RUN_ID_PATTERN.test(value)) throw notFound(`run ${value ?? ""}`);
+  return value;
+}
+
+export function createRunsRouter(deps: RunsRouteDeps): Router {
+  const router = Router();
+
+  router.post("/v1/runs", async function startRun(req, res) {
+    const namespace = namespaceOf(req);
+    const body = parseOrThrow(startRunBody, req.body, "body");
+    const toolset = body.toolset ? await deps.toolsets.get(body.toolset, namespace) : deps.toolsets.empty;
+    if (!toolset) throw notFound(`toolset ${body.toolset}`);
+    const compiled = compileScript(deps.typeChecker, body.script, { declarations: toolset.dts, declarationsKey: toolset.id });
+    if (!compiled.ok) {
+      const first = compiled.diagnostics[0];
+      const where = first ? ` (line ${first.line}, column ${first.column}: ${first.message})` : "";
+      throw new HttpError(422, "typeCheckFailed", `the script does not type-check${where}`, compiled.diagnostics);
+    }
+    const idempotencyKey = req.get("Idempotency-Key") || undefined;
+    if (idempotencyKey && idempotencyKey.length > 200) throw new HttpError(400, "badRequest", "Idempotency-Key must be at most 200 characters");
+    const started = await deps.runs.start({
+      script: compiled.javascript,
+      scriptHash: compiled.scriptHash,
+      toolsetId: toolset.id,
+      toolset: toolset.document,
+      input: body.input ?? null,
+      namespace,
+      ...(body.endUser ? { endUser: body.endUser } : {}),
+      ...(idempotencyKey ? { idempotencyKey } : {}),
+    });
+    const view = await deps.runs.get(started.id, namespace);
+    res.status(started.created ? 201 : 200).location(`/v1/runs/${started.id}`).json(view);
+  });
+
+  router.get("/v1/runs", async function listRuns(req, res) {
+    const query = parseOrThrow(listRunsQuery, req.query, "query");
+    res.json(await deps.runs.list(namespaceOf(req), query.pageSize, query.pageToken));
+  });
+
+  router.get("/v1/runs/:id", async function getRun(req, res) {
+    res.json(await deps.runs.get(runIdParam(req.params.id), namespaceOf(req)));
+  });
+
+  router.post("/v1/runs/:id/cancel", async function cancelRun(req, res) {
+    res.json(await deps.runs.cancel(runIdParam(req.params.id), namespaceOf(req)));
+  });
+
+  return router;
+}

@@ -1,0 +1,152 @@
+/**
+ * Runs as the API sees them, on top of the Temporal client: start a run workflow, read its
+ * status and result, list runs through visibility, cancel. A run belongs to the namespace that
+ * started it; asking for another namespace's run looks exactly like asking for a missing one.
+ */
+import { createHash } from "node:crypto";
+import { Client, WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from "@temporalio/client";
+import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
+import { ulid } from "ulid";
+import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunInput, type RunState } from "../shared/run.ts";
+import { notFound } from "./http-error.ts";
+
+export interface RunServiceOptions {
+  client: Client;
+  taskQueue: string;
+  /** Base URL of the Temporal Web UI, when there is one. */
+  uiUrl: string | undefined;
+}
+
+export interface RunView {
+  id: string;
+  status: RunState;
+  toolset: string | undefined;
+  endUser: string | undefined;
+  startedAt: string | undefined;
+  closedAt: string | undefined;
+  result?: unknown;
+  error?: { type: string; message: string; details?: unknown };
+  temporalUrl: string | undefined;
+}
+
+export type StartRunInput = Omit<RunInput, "runId"> & { idempotencyKey?: string };
+
+const TEMPORAL_STATUS: Record<string, RunState> = {
+  COMPLETED: "completed", FAILED: "failed", TERMINATED: "failed", TIMED_OUT: "failed", CANCELLED: "cancelled",
+};
+
+export const RUN_ID_PATTERN = /^run_[0-9A-Za-z]{10,64}$/;
+
+export function createRunService(options: RunServiceOptions) {
+  const { client } = options;
+  const uiLink = (runId: string) => options.uiUrl ? `${options.uiUrl}/namespaces/${client.options.namespace}/workflows/${runId}` : undefined;
+
+  function runIdFor(namespace: string, idempotencyKey: string | undefined): string {
+    if (!idempotencyKey) return RUN_ID_PREFIX + ulid();
+    return RUN_ID_PREFIX + createHash("sha256").update(`${namespace}\n${idempotencyKey}`).digest("hex").slice(0, 32);
+  }
+
+  async function describeOwned(runId: string, namespace: string) {
+    try {
+      const description = await client.workflow.getHandle(runId).describe();
+      const owner = description.typedSearchAttributes.get(SEARCH_ATTRIBUTES.namespace);
+      if (description.type !== RUN_WORKFLOW_TYPE || owner !== namespace) throw notFound(`run ${runId}`);
+      return description;
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw notFound(`run ${runId}`);
+      throw error;
+    }
+  }
+
+  return {
+    /** Starts a run; with an idempotency key, a repeat returns the run the first call started. */
+    async start(input: StartRunInput): Promise<{ id: string; created: boolean }> {
+      const runId = runIdFor(input.namespace, input.idempotencyKey);
+      const { idempotencyKey: _key, ...rest } = input;
+      const attributes = [
+        { key: SEARCH_ATTRIBUTES.namespace, value: input.namespace },
+        { key: SEARCH_ATTRIBUTES.toolset, value: input.toolsetId },
+        { key: SEARCH_ATTRIBUTES.status, value: "running" },
+        ...(input.endUser ? [{ key: SEARCH_ATTRIBUTES.endUser, value: input.endUser }] : []),
+      ];
+      try {
+        await client.workflow.start(RUN_WORKFLOW_TYPE, {
+          taskQueue: options.taskQueue,
+          workflowId: runId,
+          args: [{ ...rest, runId } satisfies RunInput],
+          typedSearchAttributes: new TypedSearchAttributes(attributes),
+          workflowIdReusePolicy: "REJECT_DUPLICATE",
+        });
+        return { id: runId, created: true };
+      } catch (error) {
+        if (error instanceof WorkflowExecutionAlreadyStartedError && input.idempotencyKey) {
+          await describeOwned(runId, input.namespace);
+          return { id: runId, created: false };
+        }
+        throw error;
+      }
+    },
+
+    async get(runId: string, namespace: string): Promise<RunView> {
+      const d = await describeOwned(runId, namespace);
+      const closed = TEMPORAL_STATUS[d.status.name];
+      const view: RunView = {
+        id: runId,
+        status: closed ?? (d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.status) === "parked" ? "parked" : "running"),
+        toolset: d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset),
+        endUser: d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.endUser),
+        startedAt: d.startTime.toISOString(),
+        closedAt: d.closeTime?.toISOString(),
+        temporalUrl: uiLink(runId),
+      };
+      if (closed === "completed") view.result = await client.workflow.getHandle(runId).result();
+      if (closed === "failed") view.error = await failureOf(client, runId);
+      return view;
+    },
+
+    async cancel(runId: string, namespace: string): Promise<RunView> {
+      const d = await describeOwned(runId, namespace);
+      if (d.status.name === "RUNNING") await client.workflow.getHandle(runId).cancel();
+      return this.get(runId, namespace);
+    },
+
+    async list(namespace: string, pageSize: number, pageToken: string | undefined) {
+      const query = `WorkflowType = '${RUN_WORKFLOW_TYPE}' AND ${SEARCH_ATTRIBUTES.namespace.name} = '${namespace.replace(/'/g, "")}'`;
+      const response = await client.workflowService.listWorkflowExecutions({
+        namespace: client.options.namespace,
+        pageSize,
+        nextPageToken: pageToken ? Buffer.from(pageToken, "base64url") : undefined,
+        query,
+      });
+      const runs = (response.executions ?? []).map((e) => ({
+        id: e.execution?.workflowId ?? "",
+        status: TEMPORAL_STATUS[statusName(e.status)] ?? "running",
+        startedAt: e.startTime?.seconds ? new Date(Number(e.startTime.seconds) * 1000).toISOString() : undefined,
+        temporalUrl: uiLink(e.execution?.workflowId ?? ""),
+      }));
+      const next = response.nextPageToken && response.nextPageToken.length > 0 ? Buffer.from(response.nextPageToken).toString("base64url") : undefined;
+      return { runs, nextPageToken: next };
+    },
+  };
+}
+
+export type RunService = ReturnType<typeof createRunService>;
+
+const STATUS_NAMES = ["UNSPECIFIED", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "TERMINATED", "CONTINUED_AS_NEW", "TIMED_OUT"];
+function statusName(status: number | null | undefined): string {
+  return STATUS_NAMES[status ?? 0] ?? "UNSPECIFIED";
+}
+
+async function failureOf(client: Client, runId: string): Promise<RunView["error"]> {
+  try {
+    await client.workflow.getHandle(runId).result();
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof WorkflowFailedError)) throw error;
+    const cause = error.cause;
+    if (cause instanceof ApplicationFailure) {
+      return { type: cause.type ?? "Error", message: cause.message, details: cause.details?.[0] };
+    }
+    return { type: cause?.name ?? "WorkflowFailed", message: cause?.message ?? error.message };
+  }
+}

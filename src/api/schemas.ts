@@ -1,0 +1,19 @@
+/**
+ * The request shapes of the API, in one place so that validation and the OpenAPI document
+ * come from the same definitions.
+ */
+import { z } from "zod";
+import { MAX_SCRIPT_BYTES } from "../declarations/compile-script.ts";
+import { TOOLSET_ID_PATTERN } from "../toolsets/toolset-id.ts";
+
+export const startRunBody = z.strictObject({
+  script: z.string().min(1, "script must not be empty").max(MAX_SCRIPT_BYTES, `script must be at most ${MAX_SCRIPT_BYTES} characters`),
+  input: z.unknown().optional(),
+  toolset: z.string().regex(TOOLSET_ID_PATTERN, "toolset must be a toolset id (ts_ followed by 64 hex digits)").optional(),
+  endUser: z.string().min(1).max(200).optional(),
+});
+
+export const listRunsQuery = z.strictObject({
+  pageSize: z.coerce.number().int().min(1).max(1000).default(50),
+  pageToken: z.string().max(4096).optional(),
+});

@@ -1,0 +1,23 @@
+/**
+ * The logger of Rewind's own processes: one line per event on stderr, `level message k=v…`,
+ * filtered by REWIND_LOG_LEVEL. Plain text because a person reads it first.
+ */
+import type { Logger } from "../shared/logger.ts";
+
+const ORDER = { debug: 0, info: 1, warn: 2, error: 3 } as const;
+type Level = keyof typeof ORDER;
+
+function render(fields: Record<string, unknown> | undefined): string {
+  if (!fields) return "";
+  return Object.entries(fields)
+    .map(([key, value]) => ` ${key}=${typeof value === "string" && !/\s/.test(value) ? value : JSON.stringify(value)}`)
+    .join("");
+}
+
+export function createConsoleLogger(minimum: Level, component: string): Logger {
+  const at = (level: Level) => (message: string, fields?: Record<string, unknown>) => {
+    if (ORDER[level] < ORDER[minimum]) return;
+    process.stderr.write(`${new Date().toISOString()} ${level.padEnd(5)} [${component}] ${message}${render(fields)}\n`);
+  };
+  return { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
+}

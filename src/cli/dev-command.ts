@@ -1,0 +1,66 @@
+/**
+ * `rewind dev` (what `npm start` runs): the whole stack in one process tree. Unless
+ * TEMPORAL_ADDRESS points at a cluster, it finds or installs the temporal CLI and starts a dev
+ * server on the SQLite file under the state dir, so runs survive a restart; then the worker and
+ * the API. Ctrl-C stops the API, drains the worker and stops the server, in that order.
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Config } from "../config.ts";
+import { findOrInstallTemporalCli, loadDevServerConfig, startDevServer, type DevServer } from "../dev/index.ts";
+import type { Logger } from "../shared/logger.ts";
+import { startApi } from "./start-api.ts";
+import { startWorker } from "./start-worker.ts";
+
+const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export async function runDev(config: Config, logger: Logger): Promise<void> {
+  let server: DevServer | undefined;
+  let address = config.temporal.address;
+  let uiUrl = config.temporal.uiUrl;
+  if (!address) {
+    const cliPath = await findOrInstallTemporalCli({ explicitPath: config.temporal.cliPath, stateDir: config.stateDir, log: (line) => logger.info(line) });
+    const devConfig = await loadDevServerConfig(path.join(REPO_ROOT, "temporal-dev.yml"));
+    server = await startDevServer({
+      cliPath,
+      config: devConfig,
+      dbFile: devConfig.dbFile,
+      logFile: path.join(config.stateDir, "temporal.log"),
+      log: (line) => logger.info(line),
+    });
+    address = server.address;
+    uiUrl ??= server.uiUrl;
+  }
+  const worker = await startWorker(config, address);
+  const workerDone = worker.run();
+  const api = await startApi(config, address, uiUrl, logger);
+
+  process.stdout.write([
+    "",
+    `  Rewind API     ${api.url}`,
+    `  Temporal UI    ${uiUrl ?? "(not available for this cluster)"}`,
+    `  Temporal       ${address}${server ? " (dev server, state in " + path.relative(process.cwd(), config.stateDir) + ")" : ""}`,
+    "",
+    `  Try: curl -s -X POST ${api.url}/v1/runs -H 'content-type: application/json' \\`,
+    `         -d '{"script":"export default async (i: {n: number}) => i.n * 2","input":{"n":21}}'`,
+    "",
+  ].join("\n") + "\n");
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`received ${signal}, stopping`);
+    await api.stop().catch((error: unknown) => logger.error("API stop failed", { error: String(error) }));
+    await worker.shutdown().catch((error: unknown) => logger.error("worker stop failed", { error: String(error) }));
+    await server?.stop();
+    logger.info("stopped");
+  };
+  process.once("SIGINT", () => void stop("SIGINT"));
+  process.once("SIGTERM", () => void stop("SIGTERM"));
+  try {
+    await workerDone;
+  } finally {
+    if (!stopping) await stop("worker exit");
+  }
+}

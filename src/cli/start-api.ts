@@ -1,0 +1,44 @@
+/**
+ * Starts the HTTP API on its own: a Temporal client, the type-checker, the toolset registry
+ * and the express app, listening on the configured address. Returns a handle to stop it.
+ */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Client, Connection } from "@temporalio/client";
+import { createApp, createRunService } from "../api/index.ts";
+import type { Config } from "../config.ts";
+import { createTypeChecker } from "../declarations/type-check.ts";
+import type { Logger } from "../shared/logger.ts";
+import { createBuiltinOnlyRegistry } from "../toolsets/toolset-registry.ts";
+
+export interface RunningApi {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startApi(config: Config, temporalAddress: string, uiUrl: string | undefined, logger: Logger): Promise<RunningApi> {
+  const connection = await Connection.connect({ address: temporalAddress });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const app = createApp({
+    runs: createRunService({ client, taskQueue: config.temporal.taskQueue, uiUrl }),
+    toolsets: createBuiltinOnlyRegistry(),
+    typeChecker: createTypeChecker(),
+    apiKeys: config.api.keys,
+    logger,
+  });
+  if (config.api.keys.size === 0) logger.warn("REWIND_API_KEYS is not set: serving loopback callers without a key, as namespace default");
+  const server: Server = await new Promise((resolve, reject) => {
+    const listening = app.listen(config.api.port, config.api.host, () => resolve(listening));
+    listening.once("error", reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.api.host.includes(":") ? `[${config.api.host}]` : config.api.host;
+  return {
+    url: `http://${host}:${port}`,
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await connection.close();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * The only place that reads the environment. Everything else receives a typed Config (or a
+ * slice of it) as an argument, so that tests and embedders can build one without touching
+ * process.env, and so a bad value fails once, at start-up, with the variable's name.
+ */
+import path from "node:path";
+
+export interface SandboxLimits {
+  /** Heap limit of one script's isolate, in MB. Default 128. */
+  memoryMb: number;
+  /** CPU time one step of a script may use, in ms. Default 2000. */
+  cpuMsPerStep: number;
+}
+
+export interface Config {
+  /** Directory for the embedded stack's state: SQLite file, temporal CLI, keys. Default `.rewind`. */
+  stateDir: string;
+  api: {
+    host: string;
+    port: number;
+    /** API key → Rewind namespace. Empty: loopback callers are served without a key, as `default`. */
+    keys: Map<string, string>;
+    /** Base URL harnesses reach the API at (webhook URLs). Default `http://{host}:{port}`. */
+    publicUrl: string;
+  };
+  temporal: {
+    /** Set: use that cluster and start no dev server. */
+    address: string | undefined;
+    namespace: string;
+    taskQueue: string;
+    /** Base URL of the Temporal Web UI, for run links. */
+    uiUrl: string | undefined;
+    cliPath: string | undefined;
+  };
+  sandbox: SandboxLimits;
+  /** Warm isolates kept per worker (LRU). Default 256. */
+  warmIsolates: number;
+  /** Where a production deployment must not run with defaults (e.g. a generated secret key). */
+  production: boolean;
+  logLevel: "debug" | "info" | "warn" | "error";
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function parseApiKeys(raw: string | undefined): Map<string, string> {
+  const keys = new Map<string, string>();
+  if (!raw) return keys;
+  for (const entry of raw.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const [key, namespace = "default"] = entry.split(":");
+    if (!key || key.length < 16) throw new ConfigError("REWIND_API_KEYS entries are key[:namespace], keys of at least 16 characters");
+    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(namespace)) throw new ConfigError(`REWIND_API_KEYS: "${namespace}" is not a valid namespace name`);
+    keys.set(key, namespace);
+  }
+  return keys;
+}
+
+function logLevel(raw: string | undefined): Config["logLevel"] {
+  const level = raw ?? "info";
+  if (level === "debug" || level === "info" || level === "warn" || level === "error") return level;
+  throw new ConfigError(`REWIND_LOG_LEVEL must be debug, info, warn or error, got "${level}"`);
+}
+
+/** Reads and validates the environment. Throws ConfigError naming the variable at fault. */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const host = env["REWIND_HOST"] ?? "127.0.0.1";
+  const port = integer(env, "REWIND_PORT", 8787, 0, 65535);
+  return {
+    stateDir: path.resolve(cwd, env["REWIND_STATE_DIR"] ?? ".rewind"),
+    api: {
+      host,
+      port,
+      keys: parseApiKeys(env["REWIND_API_KEYS"]),
+      publicUrl: env["REWIND_PUBLIC_URL"] ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    },
+    temporal: {
+      address: env["TEMPORAL_ADDRESS"] || undefined,
+      namespace: env["TEMPORAL_NAMESPACE"] ?? "default",
+      taskQueue: env["REWIND_TASK_QUEUE"] ?? "rewind",
+      uiUrl: env["TEMPORAL_UI_URL"] || undefined,
+      cliPath: env["TEMPORAL_CLI_PATH"] || undefined,
+    },
+    sandbox: {
+      memoryMb: integer(env, "REWIND_SANDBOX_MEMORY_MB", 128, 16, 8192),
+      cpuMsPerStep: integer(env, "REWIND_SANDBOX_CPU_MS", 2000, 10, 600_000),
+    },
+    warmIsolates: integer(env, "REWIND_WARM_ISOLATES", 256, 0, 100_000),
+    production: env["NODE_ENV"] === "production",
+    logLevel: logLevel(env["REWIND_LOG_LEVEL"]),
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * Turns a script as written into what the sandbox runs: type-check against the toolset's
+ * declarations, then strip the types. Node's type stripper replaces types with blanks, so every
+ * line and column in the sandbox's stack traces is the script author's own.
+ */
+import { createHash } from "node:crypto";
+import { stripTypeScriptTypes } from "node:module";
+import type { Diagnostic, TypeChecker } from "./type-check.ts";
+import { SCRIPT_FILE } from "./type-check.ts";
+
+export type CompileResult =
+  | { ok: true; javascript: string; scriptHash: string }
+  | { ok: false; diagnostics: Diagnostic[] };
+
+export const MAX_SCRIPT_BYTES = 512 * 1024;
+
+export function compileScript(
+  checker: TypeChecker,
+  source: string,
+  toolset: { declarations: string; declarationsKey: string },
+): CompileResult {
+  const diagnostics = checker.check({ source, ...toolset });
+  if (diagnostics.length > 0) return { ok: false, diagnostics };
+  let javascript: string;
+  try {
+    javascript = stripTypeScriptTypes(source, { mode: "strip" });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, diagnostics: [{ file: SCRIPT_FILE, line: 1, column: 1, message, code: 0 }] };
+  }
+  return { ok: true, javascript, scriptHash: createHash("sha256").update(source).digest("hex") };
+}

@@ -1,0 +1,127 @@
+/**
+ * Type-checks a script against a toolset's declarations with the TypeScript compiler API, in
+ * memory. The lib files and each toolset's parsed declarations are kept across checks, and the
+ * previous program is handed to the next one, so a warm check only parses and checks the script.
+ */
+import path from "node:path";
+import ts from "typescript";
+
+export interface Diagnostic {
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+  code: number;
+}
+
+export interface TypeCheckInput {
+  source: string;
+  /** The `declare module "rewind:tools"` text of the run's toolset. */
+  declarations: string;
+  /** Identifies `declarations` (the toolset id) so its parse is reused. */
+  declarationsKey: string;
+}
+
+export const SCRIPT_FILE = "script.ts";
+const DECLARATIONS_FILE = "rewind-tools.d.ts";
+const GLOBALS_FILE = "rewind-globals.d.ts";
+
+/** What the sandbox provides besides the ES library: a console that writes to the run's log. */
+const GLOBALS = `declare var console: {
+  log(...data: unknown[]): void; info(...data: unknown[]): void; debug(...data: unknown[]): void;
+  warn(...data: unknown[]): void; error(...data: unknown[]): void;
+};
+`;
+
+const OPTIONS: ts.CompilerOptions = {
+  strict: true,
+  target: ts.ScriptTarget.ES2023,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  lib: ["lib.es2023.d.ts"],
+  types: [],
+  noEmit: true,
+  isolatedModules: true,
+  erasableSyntaxOnly: true,
+  skipLibCheck: true,
+  noFallthroughCasesInSwitch: true,
+};
+
+const LIB_DIR = path.dirname(ts.getDefaultLibFilePath(OPTIONS));
+const MAX_DECLARATION_SETS = 64;
+
+export interface TypeChecker {
+  check(input: TypeCheckInput): Diagnostic[];
+}
+
+export function createTypeChecker(): TypeChecker {
+  const libs = new Map<string, ts.SourceFile | undefined>();
+  const declarationSets = new Map<string, ts.SourceFile>();
+  const globals = ts.createSourceFile(GLOBALS_FILE, GLOBALS, ts.ScriptTarget.ES2023, true);
+  let previous: ts.Program | undefined;
+
+  function lib(fileName: string): ts.SourceFile | undefined {
+    if (!libs.has(fileName)) {
+      const text = ts.sys.readFile(fileName);
+      libs.set(fileName, text === undefined ? undefined : ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2023, true));
+    }
+    return libs.get(fileName);
+  }
+
+  function declarations(key: string, text: string): ts.SourceFile {
+    let file = declarationSets.get(key);
+    if (!file || file.text !== text) {
+      file = ts.createSourceFile(DECLARATIONS_FILE, text, ts.ScriptTarget.ES2023, true);
+      if (declarationSets.size >= MAX_DECLARATION_SETS) declarationSets.clear();
+      declarationSets.set(key, file);
+    }
+    return file;
+  }
+
+  return {
+    check(input) {
+      const script = ts.createSourceFile(SCRIPT_FILE, input.source, ts.ScriptTarget.ES2023, true, ts.ScriptKind.TS);
+      const tools = declarations(input.declarationsKey, input.declarations);
+      const host: ts.CompilerHost = {
+        getSourceFile: (name) => (name === SCRIPT_FILE ? script : name === DECLARATIONS_FILE ? tools : name === GLOBALS_FILE ? globals : lib(name)),
+        getDefaultLibFileName: () => path.join(LIB_DIR, "lib.es2023.d.ts"),
+        getDefaultLibLocation: () => LIB_DIR,
+        writeFile: () => undefined,
+        getCurrentDirectory: () => "/",
+        getCanonicalFileName: (name) => name,
+        useCaseSensitiveFileNames: () => true,
+        getNewLine: () => "\n",
+        fileExists: (name) => name === SCRIPT_FILE || name === DECLARATIONS_FILE || name === GLOBALS_FILE || ts.sys.fileExists(name),
+        readFile: (name) => ts.sys.readFile(name),
+      };
+      const program = ts.createProgram({ rootNames: [SCRIPT_FILE, DECLARATIONS_FILE, GLOBALS_FILE], options: OPTIONS, host, oldProgram: previous });
+      previous = program;
+      const found = [...program.getSyntacticDiagnostics(script), ...program.getSemanticDiagnostics(script)];
+      const diagnostics = found.map(toDiagnostic);
+      if (diagnostics.length === 0) diagnostics.push(...checkDefaultExport(program, script));
+      return diagnostics;
+    },
+  };
+}
+
+function toDiagnostic(d: ts.Diagnostic): Diagnostic {
+  const message = ts.flattenDiagnosticMessageText(d.messageText, "\n");
+  if (!d.file || d.start === undefined) return { file: SCRIPT_FILE, line: 1, column: 1, message, code: d.code };
+  const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
+  return { file: d.file.fileName, line: line + 1, column: character + 1, message, code: d.code };
+}
+
+/** The run calls the default export with its input, so the script must have a callable one. */
+function checkDefaultExport(program: ts.Program, script: ts.SourceFile): Diagnostic[] {
+  const checker = program.getTypeChecker();
+  const moduleSymbol = checker.getSymbolAtLocation(script);
+  const exported = moduleSymbol ? checker.getExportsOfModule(moduleSymbol).find((s) => s.name === "default") : undefined;
+  if (!exported) {
+    return [{ file: SCRIPT_FILE, line: 1, column: 1, message: "The script must have a default export: `export default async function main(input) { … }`.", code: 0 }];
+  }
+  const type = checker.getTypeOfSymbolAtLocation(exported, script);
+  if (type.getCallSignatures().length === 0) {
+    return [{ file: SCRIPT_FILE, line: 1, column: 1, message: "The script's default export must be a function.", code: 0 }];
+  }
+  return [];
+}

@@ -1,0 +1,75 @@
+/**
+ * Decides, synchronously and before a call gets into the journal, whether a call the script
+ * issued may be dispatched: the tool must exist in the pinned toolset, its arguments must fit
+ * the pinned schema, and built-ins get their arguments normalized (durations to ms). A refused
+ * call still takes a seq, so replay stays aligned, but is never dispatched.
+ */
+import { parseDuration } from "../shared/durations.ts";
+import type { PinnedTool, PinnedToolset } from "../shared/toolset.ts";
+
+export type GateVerdict = { args: unknown } | { refused: { code: "invalidArguments" | "unknownTool"; message: string; details?: unknown } };
+
+/** Validates arguments against a JSON Schema; returns undefined when they fit. */
+export type SchemaValidator = (schema: PinnedTool["inputSchema"], args: unknown) => { message: string; details?: unknown } | undefined;
+
+export const MAX_ARGS_BYTES = 1024 * 1024;
+
+const invalid = (message: string, details?: unknown): GateVerdict => ({ refused: { code: "invalidArguments", message, details } });
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function signalName(value: unknown, what: string): string | GateVerdict {
+  if (typeof value !== "string" || value.length === 0 || value.length > 200) return invalid(`${what} must be a non-empty string of at most 200 characters`);
+  return value;
+}
+
+function builtin(toolset: PinnedToolset, tool: string, args: Record<string, unknown>): GateVerdict {
+  switch (tool) {
+    case "rewind.sleep": {
+      const parsed = parseDuration(args["duration"]);
+      return "error" in parsed ? invalid(`sleep: ${parsed.error}`) : { args: { ms: parsed.ms } };
+    }
+    case "rewind.waitForSignal": {
+      const name = signalName(args["name"], "waitForSignal: the signal name");
+      if (typeof name !== "string") return name;
+      if (args["timeout"] === null) return { args: { name, timeoutMs: null } };
+      const parsed = parseDuration(args["timeout"]);
+      return "error" in parsed ? invalid(`waitForSignal: timeout: ${parsed.error}`) : { args: { name, timeoutMs: parsed.ms } };
+    }
+    case "rewind.webhook": {
+      const name = signalName(args["name"], "webhook: the name");
+      return typeof name === "string" ? { args: { name } } : name;
+    }
+    case "rewind.workflows.start":
+    case "rewind.workflows.signal": {
+      const workflow = args["workflow"];
+      if (typeof workflow !== "string" || !(workflow in toolset.workflows)) return { refused: { code: "unknownTool", message: `no workflow "${String(workflow)}" in this toolset` } };
+      return { args };
+    }
+    case "http.fetch":
+      if (!toolset.http) return { refused: { code: "unknownTool", message: "this toolset does not enable http" } };
+      return { args };
+    default:
+      return { refused: { code: "unknownTool", message: `unknown built-in ${tool}` } };
+  }
+}
+
+export function createCallGate(toolset: PinnedToolset, validate: SchemaValidator): (tool: string, args: unknown, argsBytes: number) => GateVerdict {
+  const tools = new Map<string, PinnedTool>();
+  for (const [group, server] of Object.entries({ ...toolset.mcpServers, ...toolset.hostTools })) {
+    for (const t of server.tools) tools.set(`${group}.${t.name}`, t);
+  }
+  return (tool, args, argsBytes) => {
+    if (argsBytes > MAX_ARGS_BYTES) return invalid(`${tool}: arguments are ${argsBytes} bytes of JSON, more than the limit of ${MAX_ARGS_BYTES}`);
+    const pinned = tools.get(tool);
+    if (pinned) {
+      const problem = validate(pinned.inputSchema, args ?? {});
+      return problem ? invalid(`${tool}: ${problem.message}`, problem.details) : { args: args ?? {} };
+    }
+    const fields = record(args);
+    if (!fields) return invalid(`${tool}: arguments must be an object`);
+    return builtin(toolset, tool, fields);
+  };
+}

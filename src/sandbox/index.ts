@@ -1,0 +1,4 @@
+/** The sandbox's public surface: one step of a script, with warm sessions and limits. */
+export { createSandbox, type Sandbox, type SandboxOptions } from "./sandbox.ts";
+export { validateAgainstSchema, schemaProblem } from "./schema-validator.ts";
+export { isExportableName, RESERVED_EXPORTS } from "./module-sources.ts";

@@ -1,0 +1,107 @@
+/**
+ * The one file that touches isolated-vm. It builds an isolate with a heap limit, links the
+ * script's modules, and exposes the runtime's entry points as plain async functions with a time
+ * budget. Only an `ivm.Callback` (copied string arguments, copied string result) ever crosses
+ * into the isolate; no Reference, ExternalCopy, Isolate or Context does.
+ */
+import ivm from "isolated-vm";
+import {
+  ENTRY_MODULE_SOURCE, ENTRY_SPECIFIER, INTERNAL_MODULE_SOURCE, INTERNAL_SPECIFIER, SCRIPT_SPECIFIER, TOOLS_SPECIFIER,
+} from "./module-sources.ts";
+import { RUNTIME_FILENAME, RUNTIME_SOURCE } from "./runtime-source.ts";
+
+export interface IsolateOptions {
+  memoryMb: number;
+  /** Answers the runtime's synchronous calls: `op` and a JSON payload in, a JSON string out. */
+  onHostCall: (op: string, payload: string) => string;
+  scriptSource: string;
+  toolsSource: string;
+}
+
+/** Why an entry into the isolate did not return normally. */
+export type IsolateFault = { kind: "timeout" } | { kind: "memory" } | { kind: "error"; error: Error };
+
+export interface ScriptIsolate {
+  /** Calls the script's default export with the run input (JSON). */
+  start(inputJson: string, timeoutMs: number): Promise<IsolateFault | undefined>;
+  /** Settles one call's promise, at workflow time `at`, and drains the microtasks that follow. */
+  feed(eventJson: string, at: number, timeoutMs: number): Promise<IsolateFault | undefined>;
+  /** CPU time the isolate has used so far, in ms. */
+  cpuTimeMs(): number;
+  readonly disposed: boolean;
+  dispose(): void;
+}
+
+/** Thrown when the script's modules can't be compiled or linked: a fault of the script. */
+export class ScriptLoadError extends Error {
+  override name = "ScriptLoadError";
+}
+
+function classify(isolate: ivm.Isolate, error: unknown): IsolateFault {
+  const message = error instanceof Error ? error.message : String(error);
+  if (isolate.isDisposed || /memory limit/i.test(message)) return { kind: "memory" };
+  if (/timed out/i.test(message)) return { kind: "timeout" };
+  return { kind: "error", error: error instanceof Error ? error : new Error(message) };
+}
+
+export async function createScriptIsolate(options: IsolateOptions): Promise<ScriptIsolate> {
+  const isolate = new ivm.Isolate({ memoryLimit: options.memoryMb });
+  try {
+    const context = await isolate.createContext();
+    await context.global.set("__rewindHost", new ivm.Callback(options.onHostCall));
+    const control = (await context.eval(RUNTIME_SOURCE, { filename: RUNTIME_FILENAME, reference: true })) as ivm.Reference;
+    const startRef = (await control.get("start", { reference: true })) as ivm.Reference;
+    const feedRef = (await control.get("feed", { reference: true })) as ivm.Reference;
+
+    const compile = async (code: string, filename: string): Promise<ivm.Module> => {
+      try {
+        return await isolate.compileModule(code, { filename });
+      } catch (error) {
+        throw new ScriptLoadError(error instanceof Error ? error.message : String(error));
+      }
+    };
+    const script = await compile(options.scriptSource, SCRIPT_SPECIFIER);
+    const tools = await compile(options.toolsSource, TOOLS_SPECIFIER);
+    const internal = await compile(INTERNAL_MODULE_SOURCE, INTERNAL_SPECIFIER);
+    const entry = await compile(ENTRY_MODULE_SOURCE, ENTRY_SPECIFIER);
+    // The internal module is reachable only from the entry and rewind:tools; a script that
+    // imports anything but rewind:tools fails to link with a message saying so.
+    await entry.instantiate(context, (specifier, referrer) => {
+      if (specifier === TOOLS_SPECIFIER) return tools;
+      if (specifier === INTERNAL_SPECIFIER && (referrer === entry || referrer === tools)) return internal;
+      if (specifier === SCRIPT_SPECIFIER && referrer === entry) return script;
+      throw new ScriptLoadError(`cannot import "${specifier}": scripts may import only "rewind:tools"`);
+    });
+
+    const enter = async (ref: ivm.Reference, args: (string | number)[], timeoutMs: number): Promise<IsolateFault | undefined> => {
+      try {
+        await ref.apply(undefined, args, { timeout: Math.max(1, Math.ceil(timeoutMs)) });
+        return undefined;
+      } catch (error) {
+        return classify(isolate, error);
+      }
+    };
+
+    return {
+      async start(inputJson, timeoutMs) {
+        try {
+          await entry.evaluate({ timeout: Math.max(1, Math.ceil(timeoutMs)) });
+        } catch (error) {
+          return classify(isolate, error);
+        }
+        return enter(startRef, [inputJson], timeoutMs);
+      },
+      feed: (eventJson, at, timeoutMs) => enter(feedRef, [eventJson, at], timeoutMs),
+      cpuTimeMs: () => (isolate.isDisposed ? 0 : Number(isolate.cpuTime) / 1e6),
+      get disposed() {
+        return isolate.isDisposed;
+      },
+      dispose() {
+        if (!isolate.isDisposed) isolate.dispose();
+      },
+    };
+  } catch (error) {
+    if (!isolate.isDisposed) isolate.dispose();
+    throw error;
+  }
+}

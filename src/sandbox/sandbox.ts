@@ -1,0 +1,112 @@
+/**
+ * The sandbox as the `advance` activity sees it: run one step of a run's script. Warm sessions
+ * are kept per run in a bounded LRU and fed only the batches they have not seen; when the
+ * session is missing or at another position, the step asks the workflow for a cold start and
+ * replays the script from its journal. A session that hit a limit or settled is dropped.
+ */
+import type { AdvanceInput, AdvanceResult, ColdStart, ScriptError } from "../shared/step.ts";
+import type { SchemaValidator } from "./call-gate.ts";
+import { ScriptLoadError } from "./isolate.ts";
+import { ScriptSession } from "./script-session.ts";
+
+export interface SandboxOptions {
+  memoryMb: number;
+  cpuMsPerStep: number;
+  /** Warm sessions kept; 0 replays every step from the journal. */
+  warmSessions: number;
+  validate: SchemaValidator;
+}
+
+export interface Sandbox {
+  advance(input: AdvanceInput): Promise<AdvanceResult>;
+  /** Warm sessions currently held. */
+  readonly warmCount: number;
+  dispose(): void;
+}
+
+export function createSandbox(options: SandboxOptions): Sandbox {
+  const warm = new Map<string, ScriptSession>();
+
+  const drop = (runId: string): void => {
+    warm.get(runId)?.dispose();
+    warm.delete(runId);
+  };
+
+  const keep = (runId: string, session: ScriptSession): void => {
+    if (options.warmSessions === 0) return session.dispose();
+    warm.delete(runId);
+    warm.set(runId, session);
+    while (warm.size > options.warmSessions) {
+      const oldest = warm.keys().next().value;
+      if (oldest === undefined) break;
+      drop(oldest);
+    }
+  };
+
+  async function coldSession(runId: string, cold: ColdStart): Promise<ScriptSession | ScriptError> {
+    let session: ScriptSession;
+    try {
+      session = await ScriptSession.create({
+        runId, script: cold.script, toolset: cold.toolset, startedAt: cold.startedAt, knownCalls: cold.knownCalls,
+        memoryMb: options.memoryMb, cpuMsPerStep: options.cpuMsPerStep, validate: options.validate,
+      });
+    } catch (error) {
+      if (error instanceof ScriptLoadError) return { name: "SyntaxError", message: error.message };
+      throw error;
+    }
+    session.beginStep();
+    const fault = (await session.start(cold.input)) ?? (await replay(session, cold));
+    return fault ?? session;
+  }
+
+  async function replay(session: ScriptSession, cold: ColdStart): Promise<ScriptError | undefined> {
+    for (const batch of cold.history) {
+      // Each batch of the past gets the budget of the step it was first fed in.
+      session.resetBudget();
+      const fault = await session.feed(batch);
+      if (fault) return fault;
+    }
+    return undefined;
+  }
+
+  async function advance(input: AdvanceInput): Promise<AdvanceResult> {
+    let session = warm.get(input.runId);
+    if (session && (session.consumedBatches !== input.consumedBatches || session.disposed || session.settled)) {
+      drop(input.runId);
+      session = undefined;
+    }
+    warm.delete(input.runId);
+    if (!session) {
+      if (!input.cold) return { kind: "needsColdStart" };
+      const created = await coldSession(input.runId, input.cold);
+      if (!(created instanceof ScriptSession)) return { kind: "failed", error: created, calls: [], logs: [] };
+      session = created;
+      session.resetBudget();
+    } else {
+      session.beginStep();
+    }
+
+    for (const batch of input.batches) {
+      const fault = await session.feed(batch);
+      if (fault) return { kind: "failed", error: fault, ...session.takeStepOutput() };
+    }
+    const output = session.takeStepOutput();
+    const settled = session.settled;
+    if (!settled) {
+      keep(input.runId, session);
+      return { kind: "waiting", ...output };
+    }
+    session.dispose();
+    return settled.ok ? { kind: "done", result: settled.value, ...output } : { kind: "failed", error: settled.error, ...output };
+  }
+
+  return {
+    advance,
+    get warmCount() {
+      return warm.size;
+    },
+    dispose() {
+      for (const runId of [...warm.keys()]) drop(runId);
+    },
+  };
+}

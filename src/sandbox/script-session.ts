@@ -1,0 +1,174 @@
+/**
+ * One run's script, alive in an isolate between steps. It owns the seq counter, turns the
+ * runtime's host calls into journal-ready calls, and runs a step under the CPU budget. A
+ * session is only ever fed forward: its position (`consumedBatches`) is what the step cache
+ * compares against, so a stale or out-of-order step falls back to a cold replay.
+ */
+import { createHash } from "node:crypto";
+import type { CallEvent, EventBatch, IssuedCall } from "../shared/journal.ts";
+import type { ScriptError } from "../shared/step.ts";
+import type { ToolErrorData } from "../shared/tool-error.ts";
+import type { PinnedToolset } from "../shared/toolset.ts";
+import { createCallGate, type SchemaValidator } from "./call-gate.ts";
+import { createScriptIsolate, type IsolateFault, type ScriptIsolate } from "./isolate.ts";
+import { toolsModuleSource } from "./module-sources.ts";
+import { RUNTIME_FILENAME } from "./runtime-source.ts";
+
+export interface SessionOptions {
+  runId: string;
+  script: string;
+  toolset: PinnedToolset;
+  startedAt: number;
+  /** Calls the workflow already knows of: replayed calls up to this seq are not reported. */
+  knownCalls: number;
+  memoryMb: number;
+  cpuMsPerStep: number;
+  validate: SchemaValidator;
+}
+
+export type Settlement = { ok: true; value: unknown } | { ok: false; error: ScriptError };
+
+const MAX_LOG_LINES = 200;
+const MAX_LOG_CHARS = 2000;
+export const MAX_RESULT_BYTES = 4 * 1024 * 1024;
+
+function seedFrom(runId: string): number[] {
+  const digest = createHash("sha256").update(runId).digest();
+  return [0, 4, 8, 12].map((offset) => digest.readUInt32LE(offset));
+}
+
+/** Keeps the script's frames and drops the runtime's own. */
+function cleanStack(stack: string | undefined): string | undefined {
+  if (!stack) return undefined;
+  return stack.split("\n").filter((line) => !line.includes(RUNTIME_FILENAME) && !line.includes("rewind:entry") && !line.includes("rewind:internal")).join("\n");
+}
+
+export class ScriptSession {
+  consumedBatches = 0;
+  private seq = 0;
+  private newCalls: IssuedCall[] = [];
+  private logs: string[] = [];
+  private settlement: Settlement | undefined;
+  private stepCpuStart = 0;
+  private isolate: ScriptIsolate | undefined;
+  private readonly gate: ReturnType<typeof createCallGate>;
+  private readonly options: SessionOptions;
+
+  private constructor(options: SessionOptions) {
+    this.options = options;
+    this.gate = createCallGate(options.toolset, options.validate);
+  }
+
+  static async create(options: SessionOptions): Promise<ScriptSession> {
+    const session = new ScriptSession(options);
+    session.isolate = await createScriptIsolate({
+      memoryMb: options.memoryMb,
+      scriptSource: options.script,
+      toolsSource: toolsModuleSource(options.toolset),
+      onHostCall: (op, payload) => session.onHostCall(op, payload),
+    });
+    return session;
+  }
+
+  get settled(): Settlement | undefined {
+    return this.settlement;
+  }
+
+  get disposed(): boolean {
+    return this.isolate?.disposed ?? true;
+  }
+
+  /** Resets what one step reports, and its CPU budget. */
+  beginStep(): void {
+    this.newCalls = [];
+    this.logs = [];
+    this.resetBudget();
+  }
+
+  /** Gives the next entries into the isolate a full step's CPU budget. */
+  resetBudget(): void {
+    this.stepCpuStart = this.isolate?.cpuTimeMs() ?? 0;
+  }
+
+  takeStepOutput(): { calls: IssuedCall[]; logs: string[] } {
+    return { calls: this.newCalls, logs: this.logs };
+  }
+
+  async start(input: unknown): Promise<ScriptError | undefined> {
+    return this.fault(await this.required().start(JSON.stringify(input ?? null), this.budgetLeft()));
+  }
+
+  async feed(batch: EventBatch): Promise<ScriptError | undefined> {
+    for (const event of batch.events) {
+      if (this.settlement) break;
+      const fault = this.fault(await this.required().feed(JSON.stringify(event satisfies CallEvent), batch.at, this.budgetLeft()));
+      if (fault) return fault;
+    }
+    this.consumedBatches += 1;
+    return undefined;
+  }
+
+  dispose(): void {
+    this.isolate?.dispose();
+  }
+
+  private required(): ScriptIsolate {
+    if (!this.isolate || this.isolate.disposed) throw new Error("script isolate is gone");
+    return this.isolate;
+  }
+
+  private budgetLeft(): number {
+    const used = (this.isolate?.cpuTimeMs() ?? 0) - this.stepCpuStart;
+    return Math.max(1, this.options.cpuMsPerStep - used);
+  }
+
+  private fault(fault: IsolateFault | undefined): ScriptError | undefined {
+    if (!fault) return undefined;
+    this.dispose();
+    if (fault.kind === "timeout") {
+      return { name: "LimitExceeded", limit: "cpu", message: `the script used more than its CPU time limit of ${this.options.cpuMsPerStep} ms in one step` };
+    }
+    if (fault.kind === "memory") {
+      return { name: "LimitExceeded", limit: "memory", message: `the script exceeded its memory limit of ${this.options.memoryMb} MB` };
+    }
+    return { name: fault.error.name, message: fault.error.message };
+  }
+
+  private onHostCall(op: string, payload: string): string {
+    switch (op) {
+      case "options":
+        return JSON.stringify({ startedAt: this.options.startedAt, seed: seedFrom(this.options.runId) });
+      case "call":
+        return this.onCall(payload);
+      case "log":
+        if (this.logs.length < MAX_LOG_LINES) {
+          const { level, line } = JSON.parse(payload) as { level: string; line: string };
+          this.logs.push(`[${level}] ${line.slice(0, MAX_LOG_CHARS)}`);
+        }
+        return "null";
+      case "done":
+        this.settlement = payload.length > MAX_RESULT_BYTES
+          ? { ok: false, error: { name: "RangeError", message: `the script's result is ${payload.length} bytes of JSON, more than the limit of ${MAX_RESULT_BYTES}` } }
+          : { ok: true, value: JSON.parse(payload) as unknown };
+        return "null";
+      case "failed": {
+        const error = JSON.parse(payload) as ScriptError;
+        this.settlement = { ok: false, error: { ...error, stack: cleanStack(error.stack) } };
+        return "null";
+      }
+      default:
+        return "null";
+    }
+  }
+
+  private onCall(payload: string): string {
+    const { tool, args } = JSON.parse(payload) as { tool: string; args: unknown };
+    const seq = ++this.seq;
+    const verdict = this.gate(tool, args, payload.length);
+    const refused: ToolErrorData | undefined = "refused" in verdict ? { ...verdict.refused, tool, seq } : undefined;
+    if (seq > this.options.knownCalls) {
+      this.newCalls.push(refused ? { seq, tool, args, refused } : { seq, tool, args: "args" in verdict ? verdict.args : args });
+    }
+    return JSON.stringify(refused ? { seq, refused } : { seq });
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The journal: one entry per call a script made, and the order in which calls completed.
+ * It is the script's only input besides the run input, so replaying a script against it must
+ * issue the same calls with the same seqs. Shared by the workflow (which keeps it), the sandbox
+ * (which is fed from it) and the API (which shows it).
+ */
+import type { ToolErrorData } from "./tool-error.ts";
+
+/** Built-in tools the workflow serves itself. */
+export const BUILTIN_TOOLS = {
+  sleep: "rewind.sleep",
+  waitForSignal: "rewind.waitForSignal",
+  webhook: "rewind.webhook",
+} as const;
+
+export type CallStatus = "pending" | "running" | "parked" | "completed" | "failed";
+
+export interface JournalEntry {
+  seq: number;
+  /** Qualified name: `group.tool`, or a built-in such as `rewind.sleep`. */
+  tool: string;
+  args: unknown;
+  status: CallStatus;
+  result?: unknown;
+  error?: ToolErrorData;
+  attempts: number;
+  /** Workflow time (ms since epoch) the call was issued, started and completed. */
+  issuedAt: number;
+  startedAt?: number;
+  completedAt?: number;
+}
+
+/** A completion fed into the script, in completion order. */
+export type CallEvent =
+  | { seq: number; ok: true; value: unknown }
+  | { seq: number; ok: false; error: ToolErrorData };
+
+/**
+ * A batch of completions fed in one step, with the workflow time of that step, which is what
+ * `Date.now()` returns inside the script while it handles them.
+ */
+export interface EventBatch {
+  at: number;
+  events: CallEvent[];
+}
+
+/** A call the script issued in the last step. */
+export interface IssuedCall {
+  seq: number;
+  tool: string;
+  args: unknown;
+  /** Set when the call was refused before dispatch (e.g. invalid arguments); already settled in the script. */
+  refused?: ToolErrorData;
+}

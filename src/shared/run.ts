@@ -1,0 +1,63 @@
+/**
+ * What starts a run and what the workflow reports about itself. Shared by the API (which starts
+ * runs and reads them back) and the workflow (which keeps them).
+ */
+import type { SearchAttributeType } from "@temporalio/common";
+import type { JournalEntry } from "./journal.ts";
+import type { PinnedToolset } from "./toolset.ts";
+
+export const RUN_WORKFLOW_TYPE = "runScript";
+export const RUN_ID_PREFIX = "run_";
+
+export interface RunInput {
+  runId: string;
+  /** The script as JavaScript (types stripped, positions kept). */
+  script: string;
+  /** SHA-256 of the script as written, for cassettes and listing. */
+  scriptHash: string;
+  toolsetId: string;
+  toolset: PinnedToolset;
+  input: unknown;
+  namespace: string;
+  endUser?: string;
+  /** Carried over by continue-as-new: the journal so far. */
+  carried?: CarriedJournal;
+}
+
+export interface CarriedJournal {
+  startedAt: number;
+  entries: JournalEntry[];
+  completionOrder: number[];
+  batches: { at: number; seqs: number[] }[];
+  signals: Record<string, unknown[]>;
+}
+
+export type RunState = "running" | "parked" | "completed" | "failed" | "cancelled";
+
+export interface RunStatus {
+  state: RunState;
+  calls: { total: number; inFlight: number };
+  parked: { seq: number; tool: string; args: unknown; reason: string }[];
+}
+
+export interface JournalView {
+  entries: JournalEntry[];
+  completionOrder: number[];
+}
+
+const keyword = (name: string): { name: string; type: typeof SearchAttributeType.KEYWORD } => ({ name, type: "KEYWORD" });
+
+/** Search attributes every run carries, registered as Keyword by the dev server's config. */
+export const SEARCH_ATTRIBUTES = {
+  toolset: keyword("RewindToolset"),
+  endUser: keyword("RewindEndUser"),
+  namespace: keyword("RewindNamespace"),
+  status: keyword("RewindStatus"),
+} as const;
+
+/** Failure types a run can end with (ApplicationFailure.type). */
+export const RUN_FAILURE_TYPES = {
+  scriptFailed: "ScriptFailed",
+  limitExceeded: "LimitExceeded",
+  stuck: "ScriptStuck",
+} as const;

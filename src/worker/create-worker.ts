@@ -1,0 +1,66 @@
+/**
+ * Creates the Rewind worker: the run workflow, the sandbox step, and (as they arrive) the
+ * dispatchers, on the `rewind` task queue. Everything it needs comes in as options, so tests
+ * and the embedded stack build it the same way.
+ */
+import { NativeConnection, Worker } from "@temporalio/worker";
+import { createActivities } from "../activities/index.ts";
+import type { SandboxLimits } from "../config.ts";
+import { createSandbox, validateAgainstSchema, type Sandbox } from "../sandbox/index.ts";
+import { loadWorkflowBundle } from "./workflow-bundle.ts";
+
+export interface RewindWorkerOptions {
+  /** Temporal frontend, e.g. `127.0.0.1:7233`. */
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  sandbox: SandboxLimits;
+  /** Warm isolates kept (LRU). */
+  warmIsolates: number;
+  /** Where the workflow bundle is cached. */
+  cacheDir: string;
+  /** Workflows kept in the sticky cache. Default 1000. */
+  maxCachedWorkflows?: number;
+}
+
+export interface RewindWorker {
+  worker: Worker;
+  sandbox: Sandbox;
+  /** Runs until shutdown() is called; rejects if the worker fails. */
+  run(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export async function createRewindWorker(options: RewindWorkerOptions): Promise<RewindWorker> {
+  const connection = await NativeConnection.connect({ address: options.address });
+  const sandbox = createSandbox({
+    memoryMb: options.sandbox.memoryMb,
+    cpuMsPerStep: options.sandbox.cpuMsPerStep,
+    warmSessions: options.warmIsolates,
+    validate: validateAgainstSchema,
+  });
+  const worker = await Worker.create({
+    connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    workflowBundle: await loadWorkflowBundle(options.cacheDir),
+    activities: createActivities({ sandbox }),
+    maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
+  });
+  let running: Promise<void> | undefined;
+  return {
+    worker,
+    sandbox,
+    run() {
+      running ??= worker.run().finally(async () => {
+        sandbox.dispose();
+        await connection.close();
+      });
+      return running;
+    },
+    async shutdown() {
+      if (worker.getState() === "RUNNING") worker.shutdown();
+      await running;
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/**
+ * Builds the workflow bundle once per content and caches it under the state dir, so starting a
+ * worker (the embedded stack, each test file, a restarted worker) does not pay webpack's few
+ * seconds every time. The cache key covers every file the bundle can include from src/ and the
+ * SDK version, so an edit always rebuilds.
+ */
+import { createHash } from "node:crypto";
+import { mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { bundleWorkflowCode } from "@temporalio/worker";
+
+const SRC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const WORKFLOWS_PATH = path.join(SRC_DIR, "workflows", "index.ts");
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const nested = await Promise.all(entries.map((e) => {
+    const full = path.join(dir, e.name);
+    return e.isDirectory() ? filesUnder(full) : Promise.resolve(e.name.endsWith(".ts") ? [full] : []);
+  }));
+  return nested.flat().sort();
+}
+
+async function contentKey(): Promise<string> {
+  const hash = createHash("sha256");
+  const sdk = JSON.parse(await readFile(path.join(SRC_DIR, "..", "node_modules", "@temporalio", "workflow", "package.json"), "utf8")) as { version: string };
+  hash.update(sdk.version);
+  for (const dir of ["workflows", "shared"]) {
+    for (const file of await filesUnder(path.join(SRC_DIR, dir))) {
+      hash.update(file).update(await readFile(file));
+    }
+  }
+  return hash.digest("hex").slice(0, 16);
+}
+
+/** Returns the bundle's code, from the cache when the sources have not changed. */
+export async function loadWorkflowBundle(cacheDir: string): Promise<{ code: string }> {
+  const file = path.join(cacheDir, `workflows-${await contentKey()}.js`);
+  try {
+    return { code: await readFile(file, "utf8") };
+  } catch {
+    const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+    await mkdir(cacheDir, { recursive: true });
+    const temp = `${file}.${process.pid}.tmp`;
+    await writeFile(temp, code);
+    await rename(temp, file);
+    return { code };
+  }
+}
+
+const noop = (): void => undefined;
+const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };

@@ -1,0 +1,2 @@
+/** Every workflow the Rewind worker registers (the worker's `workflowsPath` points here). */
+export * from "./run-script.ts";

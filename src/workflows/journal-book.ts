@@ -1,0 +1,80 @@
+/**
+ * The workflow's journal: entries by seq, the completion order, and how completions were
+ * grouped into batches. A cold sandbox start is rebuilt from it, so batches keep only seqs and
+ * times; the values live once, in the entries.
+ */
+import type { CallEvent, EventBatch, IssuedCall, JournalEntry } from "../shared/journal.ts";
+import type { CarriedJournal, JournalView } from "../shared/run.ts";
+import type { ToolErrorData } from "../shared/tool-error.ts";
+
+export class JournalBook {
+  readonly entries: JournalEntry[];
+  readonly completionOrder: number[];
+  readonly batches: { at: number; seqs: number[] }[];
+
+  constructor(carried?: CarriedJournal) {
+    this.entries = carried?.entries ?? [];
+    this.completionOrder = carried?.completionOrder ?? [];
+    this.batches = carried?.batches ?? [];
+  }
+
+  get callCount(): number {
+    return this.entries.length;
+  }
+
+  entry(seq: number): JournalEntry | undefined {
+    return this.entries[seq - 1];
+  }
+
+  /** Records a call the script issued; a refused call is recorded already failed. */
+  record(call: IssuedCall, now: number): JournalEntry {
+    if (call.seq !== this.entries.length + 1) {
+      throw new Error(`journal out of step: expected seq ${this.entries.length + 1}, got ${call.seq}`);
+    }
+    const entry: JournalEntry = call.refused
+      ? { seq: call.seq, tool: call.tool, args: call.args, status: "failed", error: call.refused, attempts: 0, issuedAt: now, completedAt: now }
+      : { seq: call.seq, tool: call.tool, args: call.args, status: "pending", attempts: 0, issuedAt: now };
+    this.entries.push(entry);
+    return entry;
+  }
+
+  complete(seq: number, outcome: { ok: true; value: unknown } | { ok: false; error: ToolErrorData }, now: number): void {
+    const entry = this.entry(seq);
+    if (!entry) throw new Error(`no journal entry for seq ${seq}`);
+    entry.status = outcome.ok ? "completed" : "failed";
+    if (outcome.ok) entry.result = outcome.value;
+    else entry.error = outcome.error;
+    entry.completedAt = now;
+  }
+
+  /** Notes that these completions were fed to the script together, at `at`. */
+  addBatch(at: number, seqs: number[]): EventBatch {
+    this.batches.push({ at, seqs });
+    this.completionOrder.push(...seqs);
+    return { at, events: seqs.map((seq) => this.eventOf(seq)) };
+  }
+
+  /** Every batch fed so far, with values, for a cold replay. */
+  history(): EventBatch[] {
+    return this.batches.map(({ at, seqs }) => ({ at, events: seqs.map((seq) => this.eventOf(seq)) }));
+  }
+
+  view(afterSeq = 0, limit = Number.MAX_SAFE_INTEGER): JournalView {
+    return {
+      entries: this.entries.slice(afterSeq, afterSeq + limit),
+      completionOrder: this.completionOrder,
+    };
+  }
+
+  carry(startedAt: number, signals: Record<string, unknown[]>): CarriedJournal {
+    return { startedAt, entries: this.entries, completionOrder: this.completionOrder, batches: this.batches, signals };
+  }
+
+  private eventOf(seq: number): CallEvent {
+    const entry = this.entry(seq);
+    if (!entry) throw new Error(`no journal entry for seq ${seq}`);
+    if (entry.status === "completed") return { seq, ok: true, value: entry.result ?? null };
+    if (entry.error) return { seq, ok: false, error: entry.error };
+    throw new Error(`seq ${seq} has not completed`);
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * The run workflow's queries, signals and updates, as named definitions shared by the workflow
+ * and the API's client, so both sides agree on names and payloads at compile time.
+ */
+import { defineQuery, defineSignal } from "@temporalio/workflow";
+import type { JournalView, RunStatus } from "../shared/run.ts";
+
+export const getStatusQuery = defineQuery<RunStatus>("getStatus");
+export const getJournalQuery = defineQuery<JournalView, [{ afterSeq?: number; limit?: number }?]>("getJournal");
+
+/** Delivers a named signal to the script's `waitForSignal(name)`; buffered until awaited. */
+export const deliverSignal = defineSignal<[{ name: string; payload: unknown }]>("deliverSignal");
