@@ -1,0 +1,9 @@
+/**
+ * The declarations folder's public surface: what the API and the type-check step import to turn
+ * a pinned toolset into the `rewind:tools` declarations.
+ */
+export { formatJsDoc, isIdentifierName, jsonSchemaToTs, propertyKey } from "./json-schema-to-ts.ts";
+export type { JsonSchemaToTsOptions, TypeStyle } from "./json-schema-to-ts.ts";
+export { BUILTIN_EXPORTS, argsAreOptional, isBindingName, renderDts } from "./render-dts.ts";
+export type { ObservedResult, RenderOptions } from "./render-dts.ts";
+export { renderPrompt, summarize } from "./render-prompt.ts";

@@ -1,0 +1,77 @@
+/**
+ * Renders a pinned toolset as the compact text a model reads before writing a script: the
+ * import line it should copy, then one line per tool and per built-in. Every token spent here
+ * is spent on every prompt, so types are single-line and descriptions cut to their first
+ * sentence; the .d.ts keeps the full text for the type-checker.
+ */
+import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
+import { listToolGroups } from "../shared/toolset.ts";
+import type { PinnedTool, PinnedToolset } from "../shared/toolset.ts";
+import { isIdentifierName, jsonSchemaToTs } from "./json-schema-to-ts.ts";
+import { isBindingName, resultSchemaOf } from "./render-dts.ts";
+import type { RenderOptions } from "./render-dts.ts";
+
+const SUMMARY_LENGTH = 200;
+
+export function renderPrompt(toolset: PinnedToolset, options: RenderOptions = {}): string {
+  const groups = listToolGroups(toolset);
+  const workflows = Object.keys(toolset.workflows);
+  const imports = groups.map(({ group }) => (isBindingName(group) ? group : `${JSON.stringify(group)} as ${localName(group)}`));
+  imports.push("sleep", "waitForSignal", "webhook", ...(workflows.length > 0 ? ["workflows"] : []), "ToolError");
+  const lines = [`import { ${imports.join(", ")} } from "rewind:tools";`];
+  for (const { group, tools } of groups) {
+    for (const tool of tools) lines.push(toolLine(localName(group), group, tool, options));
+  }
+  lines.push(...builtinLines(workflows, toolset.http?.allowedHosts));
+  return `${lines.join("\n")}\n`;
+}
+
+/** The first sentence of a description, on one line and short enough for a prompt. */
+export function summarize(description: string | undefined): string {
+  const text = (description ?? "").trim().split(/\n\s*\n/)[0]?.replace(/\s+/g, " ").trim() ?? "";
+  const sentence = /^(.+?[.!?])\s(?=\S)/.exec(text)?.[1] ?? text;
+  if (sentence.length <= SUMMARY_LENGTH) return sentence;
+  const cut = sentence.slice(0, SUMMARY_LENGTH - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${space > SUMMARY_LENGTH / 2 ? cut.slice(0, space) : cut}…`;
+}
+
+/** How a script refers to a group: its own name, or an alias when the name cannot be a binding. */
+function localName(group: string): string {
+  if (isBindingName(group)) return group;
+  const alias = group.replace(/[^A-Za-z0-9_$]/g, "_");
+  return isBindingName(alias) ? alias : `_${alias}`;
+}
+
+function toolLine(local: string, group: string, tool: PinnedTool, options: RenderOptions): string {
+  const access = isIdentifierName(tool.name) ? `.${tool.name}` : `[${JSON.stringify(tool.name)}]`;
+  const args = jsonSchemaToTs(tool.inputSchema, { style: "prompt" });
+  const result = resultSchemaOf(group, tool, options);
+  const summary = summarize(tool.description);
+  const note = result.observed === undefined ? "" : `${summary ? " " : ""}(result type observed)`;
+  const tail = summary || note ? ` · ${summary}${note}` : "";
+  return `${local}${access}(${args}) → ${jsonSchemaToTs(result.schema, { style: "prompt" })}${tail}`;
+}
+
+function builtinLines(workflows: string[], allowedHosts: string[] | undefined): string[] {
+  const from = 'From "rewind":';
+  const lines = [
+    `sleep(duration: number | string) → void · ${from} pauses the run durably, in milliseconds or a string such as "2s" or "10 days".`,
+    `waitForSignal(name, { timeout? }) → unknown · ${from} resolves with the payload of the signal \`name\` sent to this run; rejects with ToolError("timedOut") once a timeout passes.`,
+    `webhook(name) → { url: string } · ${from} a URL bound to this run; what is posted to it becomes the signal \`name\`.`,
+  ];
+  for (const name of workflows) {
+    const ref = isIdentifierName(name) ? `workflows.${name}` : `workflows[${JSON.stringify(name)}]`;
+    lines.push(`${ref}.start(input?) → { runId: string } · ${from} starts the workflow \`${name}\` as a new run.`);
+    lines.push(`${ref}.signal(runId, signal, payload?) → void · ${from} sends a signal to a run of \`${name}\` started by this one.`);
+  }
+  if (allowedHosts) {
+    const hosts = allowedHosts.join(", ") || "none";
+    lines.push(
+      `fetch(url, init?: { method?, headers?, body? }) → Response · ${from} the only network, each request a journaled call; allowed hosts: ${hosts}.`,
+    );
+  }
+  const codes = TOOL_ERROR_CODES.map((code) => JSON.stringify(code)).join(" | ");
+  lines.push(`ToolError { code, tool, seq, message, details? } · ${from} what every failed call rejects with; code: ${codes}.`);
+  return lines;
+}

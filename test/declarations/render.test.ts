@@ -1,0 +1,74 @@
+/**
+ * The toolset-level rules of both renderings that the golden fixture does not pin down:
+ * how descriptions are cut for the prompt, when `args` is optional, how awkward group names
+ * are exported, and that nothing but the documented names leaves `rewind:tools`.
+ */
+import { describe, expect, it } from "vitest";
+import { argsAreOptional, isBindingName, renderDts, renderPrompt, summarize } from "../../src/declarations/index.ts";
+import type { PinnedToolset } from "../../src/shared/toolset.ts";
+import { EMPTY_TOOLSET } from "../../src/shared/toolset.ts";
+
+function toolsetWith(group: string, tools: PinnedToolset["mcpServers"][string]["tools"]): PinnedToolset {
+  return { ...EMPTY_TOOLSET, mcpServers: { [group]: { url: "http://127.0.0.1:9/mcp", tools } } };
+}
+
+describe("summarize", () => {
+  it("keeps the first sentence of the first paragraph, on one line", () => {
+    expect(summarize("Lists issues.\nSupports paging. Needs a token.")).toBe("Lists issues.");
+    expect(summarize("  Lists   the\n issues of a repo  \n\nMore here.")).toBe("Lists the issues of a repo");
+    expect(summarize("Version 1.2 of the API is used. Then more.")).toBe("Version 1.2 of the API is used.");
+    expect(summarize(undefined)).toBe("");
+  });
+
+  it("cuts a long sentence at a word, near 200 characters", () => {
+    const long = `${"word ".repeat(100)}end.`;
+    const cut = summarize(long);
+    expect(cut.length).toBeLessThanOrEqual(200);
+    expect(cut.endsWith("word…")).toBe(true);
+  });
+});
+
+describe("argsAreOptional", () => {
+  it("is true only when nothing is required", () => {
+    expect(argsAreOptional({ type: "object", properties: { a: { type: "string" } } })).toBe(true);
+    expect(argsAreOptional({ type: "object", required: ["a"] })).toBe(false);
+    expect(argsAreOptional({ allOf: [{ required: ["a"] }] })).toBe(false);
+    expect(argsAreOptional(true)).toBe(true);
+    expect(argsAreOptional(null)).toBe(true);
+  });
+});
+
+describe("renderDts and renderPrompt", () => {
+  it("exports a group whose name cannot be a binding under its string name", () => {
+    expect(isBindingName("github")).toBe(true);
+    expect(isBindingName("delete")).toBe(false);
+    expect(isBindingName("my-server")).toBe(false);
+    const toolset = toolsetWith("delete", [{ name: "go", inputSchema: { type: "object" } }]);
+    expect(renderDts(toolset)).toContain('  const __group0: {\n    go(args?: {}): Promise<unknown>;\n  };\n  export { __group0 as "delete" };');
+    const text = renderPrompt(toolset);
+    expect(text.startsWith('import { "delete" as _delete, sleep,')).toBe(true);
+    expect(text).toContain("\n_delete.go({}) → unknown\n");
+  });
+
+  it("exports only the groups and the documented built-ins", () => {
+    const dts = renderDts({ ...toolsetWith("github", []), workflows: { report: "wf_1" }, http: { allowedHosts: [] } });
+    const exported = [...dts.matchAll(/export (?:const|function|type|class) (\w+)/g)].map((m) => m[1]);
+    expect(exported).toEqual(["github", "sleep", "waitForSignal", "webhook", "ToolErrorCode", "ToolError", "workflows"]);
+    expect(dts).toContain("Allowed hosts: none.");
+    expect(dts.indexOf("declare function fetch")).toBeGreaterThan(dts.lastIndexOf("}\n\n"));
+  });
+
+  it("marks observed result types and prefers a declared output schema", () => {
+    const tools = [
+      { name: "a", inputSchema: { type: "object" } },
+      { name: "b", inputSchema: { type: "object" }, outputSchema: { type: "string" } },
+    ];
+    const observed = { "g.a": { schema: { type: "number" }, count: 1 }, "g.b": { schema: { type: "number" }, count: 5 } };
+    const dts = renderDts(toolsetWith("g", tools), { observed });
+    expect(dts).toContain("    /** @observed from 1 result */\n    a(args?: {}): Promise<number>;");
+    expect(dts).toContain("    b(args?: {}): Promise<string>;");
+    const text = renderPrompt(toolsetWith("g", tools), { observed });
+    expect(text).toContain("\ng.a({}) → number · (result type observed)\n");
+    expect(text).toContain("\ng.b({}) → string\n");
+  });
+});

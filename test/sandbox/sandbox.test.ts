@@ -1,0 +1,110 @@
+/**
+ * The sandbox step on a real isolated-vm: warm and cold steps agree, the script sees a
+ * deterministic clock and randomness, nothing of the host leaks in, and limits end a step
+ * with an error that names them.
+ */
+import { stripTypeScriptTypes } from "node:module";
+import { afterEach, describe, expect, it } from "vitest";
+import { createSandbox, validateAgainstSchema, type Sandbox } from "../../src/sandbox/index.ts";
+import type { AdvanceResult } from "../../src/shared/step.ts";
+import { EMPTY_TOOLSET, type PinnedToolset } from "../../src/shared/toolset.ts";
+
+let sandbox: Sandbox;
+afterEach(() => sandbox?.dispose());
+
+function make(warmSessions = 8): Sandbox {
+  sandbox = createSandbox({ memoryMb: 64, cpuMsPerStep: 300, warmSessions, validate: validateAgainstSchema });
+  return sandbox;
+}
+
+const cold = (script: string, input: unknown = null, toolset: PinnedToolset = EMPTY_TOOLSET, knownCalls = 0, history: { at: number; events: { seq: number; ok: true; value: unknown }[] }[] = []) =>
+  ({ script: stripTypeScriptTypes(script), input, toolset, startedAt: 1_000, history, knownCalls });
+
+async function once(script: string, input: unknown = null): Promise<AdvanceResult> {
+  return make().advance({ runId: "run_once", consumedBatches: 0, batches: [], cold: cold(script, input) });
+}
+
+const SLEEPER = `import { sleep } from "rewind:tools";
+export default async function main() {
+  const seen = [Date.now(), Math.random()];
+  await sleep(5);
+  seen.push(Date.now(), Math.random());
+  await Promise.all([sleep(1), sleep(2)]);
+  seen.push(Date.now());
+  return seen;
+}`;
+
+describe("sandbox steps", () => {
+  it("reports issued calls in seq order and resumes with fed completions", async () => {
+    const box = make();
+    const first = await box.advance({ runId: "run_a", consumedBatches: 0, batches: [], cold: cold(SLEEPER) });
+    expect(first).toMatchObject({ kind: "waiting", calls: [{ seq: 1, tool: "rewind.sleep", args: { ms: 5 } }] });
+    const second = await box.advance({ runId: "run_a", consumedBatches: 0, batches: [{ at: 2_000, events: [{ seq: 1, ok: true, value: null }] }] });
+    expect(second).toMatchObject({ kind: "waiting", calls: [{ seq: 2, args: { ms: 1 } }, { seq: 3, args: { ms: 2 } }] });
+    const third = await box.advance({ runId: "run_a", consumedBatches: 1, batches: [{ at: 3_000, events: [{ seq: 3, ok: true, value: null }, { seq: 2, ok: true, value: null }] }] });
+    expect(third.kind).toBe("done");
+    expect(third.kind === "done" && third.result).toEqual([1_000, expect.any(Number), 2_000, expect.any(Number), 3_000]);
+  });
+
+  it("asks for a cold start when the warm session is missing or elsewhere, and a cold replay gives the same result", async () => {
+    const box = make();
+    const batches = [{ at: 2_000, events: [{ seq: 1, ok: true as const, value: null }] }, { at: 3_000, events: [{ seq: 2, ok: true as const, value: null }, { seq: 3, ok: true as const, value: null }] }];
+    await box.advance({ runId: "run_w", consumedBatches: 0, batches: [], cold: cold(SLEEPER) });
+    await box.advance({ runId: "run_w", consumedBatches: 0, batches: [batches[0]!] });
+    const warm = await box.advance({ runId: "run_w", consumedBatches: 1, batches: [batches[1]!] });
+    expect(await box.advance({ runId: "run_x", consumedBatches: 1, batches: [] })).toEqual({ kind: "needsColdStart" });
+    const replayed = await make(0).advance({ runId: "run_w", consumedBatches: 1, batches: [batches[1]!], cold: cold(SLEEPER, null, EMPTY_TOOLSET, 3, [batches[0]!]) });
+    expect(replayed).toEqual(warm);
+  });
+
+  it("seeds Math.random from the run id", async () => {
+    const script = "export default async () => [Math.random(), Math.random()];";
+    const a1 = await make().advance({ runId: "run_seed_a", consumedBatches: 0, batches: [], cold: cold(script) });
+    const a2 = await make().advance({ runId: "run_seed_a", consumedBatches: 0, batches: [], cold: cold(script) });
+    const b = await make().advance({ runId: "run_seed_b", consumedBatches: 0, batches: [], cold: cold(script) });
+    expect(a1).toEqual(a2);
+    expect(b).not.toEqual(a1);
+  });
+
+  it("gives the script no host objects, timers or runtime internals", async () => {
+    const result = await once(`export default async function main() {
+      const g = globalThis as Record<string, unknown>;
+      return {
+        process: typeof g.process, require: typeof g.require, setTimeout: typeof g.setTimeout, fetch: typeof g.fetch,
+        internal: typeof g.__rewindInternal, host: typeof g.__rewindHost,
+        fnThis: typeof (Function("return this")() as Record<string, unknown>).process,
+      };
+    }`);
+    expect(result).toMatchObject({ kind: "done", result: { process: "undefined", require: "undefined", setTimeout: "undefined", fetch: "undefined", internal: "undefined", host: "undefined", fnThis: "undefined" } });
+  });
+
+  it("refuses imports other than rewind:tools", async () => {
+    const result = await once("import fs from \"node:fs\";\nexport default async () => fs;");
+    expect(result).toMatchObject({ kind: "failed", error: { message: expect.stringMatching(/may import only "rewind:tools"/) } });
+  });
+
+  it("names the CPU and memory limits when a step exceeds them", async () => {
+    expect(await once("export default async () => { for (;;) {} };")).toMatchObject({ kind: "failed", error: { limit: "cpu" } });
+    expect(await once("export default async () => { const a: number[][] = []; for (;;) a.push(new Array(1e6).fill(1)); };")).toMatchObject({ kind: "failed", error: { limit: "memory" } });
+    // A loop hidden in a microtask chain is bounded too.
+    expect(await once("export default async () => { for (;;) await null; };")).toMatchObject({ kind: "failed", error: { limit: "cpu" } });
+  });
+
+  it("collects console output of a step, bounded", async () => {
+    const result = await once("export default async () => { console.log(\"hello\", { a: 1 }); for (let i = 0; i < 500; i++) console.warn(i); return 1; };");
+    expect(result.kind).toBe("done");
+    const logs = result.kind === "done" ? result.logs : [];
+    expect(logs[0]).toBe("[info] hello {\"a\":1}");
+    expect(logs).toHaveLength(200);
+  });
+
+  it("refuses a call with invalid arguments in the script, with a seq, and reports it for the journal", async () => {
+    const result = await once("import { sleep } from \"rewind:tools\";\nexport default async () => { try { await sleep(-5); } catch (e) { return (e as { code: string }).code; } };");
+    expect(result).toMatchObject({ kind: "done", result: "invalidArguments", calls: [{ seq: 1, refused: { code: "invalidArguments", seq: 1 } }] });
+  });
+
+  it("fails with the script's position for a non-Error throw and a missing default export", async () => {
+    expect(await once("export default async () => { throw \"plain\"; };")).toMatchObject({ kind: "failed", error: { message: expect.stringContaining("plain") } });
+    expect(await once("export const x = 1;")).toMatchObject({ kind: "failed", error: { message: expect.stringMatching(/default export must be a function/) } });
+  });
+});
