@@ -7,6 +7,7 @@ import type { Logger } from "../shared/logger.ts";
 import { createAuth } from "./auth.ts";
 import { createErrorHandler, notFoundRoute } from "./error-handler.ts";
 import { createRunsRouter, type RunsRouteDeps } from "./routes/runs.ts";
+import { createToolsetsRouter } from "./routes/toolsets.ts";
 
 export interface ApiDeps extends RunsRouteDeps {
   apiKeys: Map<string, string>;
@@ -24,6 +25,7 @@ export function createApp(deps: ApiDeps): Express {
   });
   app.use(express.json({ limit: MAX_BODY_BYTES, strict: false }));
   app.use(createAuth(deps.apiKeys));
+  app.use(createToolsetsRouter(deps));
   app.use(createRunsRouter(deps));
   app.use(notFoundRoute);
   app.use(createErrorHandler(deps.logger));

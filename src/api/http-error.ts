@@ -8,6 +8,7 @@ export type ApiErrorCode =
   | "unsupportedMediaType"
   | "payloadTooLarge"
   | "typeCheckFailed"
+  | "toolsetRejected"
   | "unauthorized"
   | "notFound"
   | "conflict"

@@ -4,10 +4,12 @@
  * started it; asking for another namespace's run looks exactly like asking for a missing one.
  */
 import { createHash } from "node:crypto";
-import { Client, WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from "@temporalio/client";
+import type { Client} from "@temporalio/client";
+import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from "@temporalio/client";
 import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
-import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunInput, type RunState } from "../shared/run.ts";
+import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
+import { getJournalQuery } from "../workflows/messages.ts";
 import { notFound } from "./http-error.ts";
 
 export interface RunServiceOptions {
@@ -15,6 +17,8 @@ export interface RunServiceOptions {
   taskQueue: string;
   /** Base URL of the Temporal Web UI, when there is one. */
   uiUrl: string | undefined;
+  /** Passed to every run: continue as new after this many history events. */
+  continueAsNewAfterEvents?: number | undefined;
 }
 
 export interface RunView {
@@ -73,7 +77,7 @@ export function createRunService(options: RunServiceOptions) {
         await client.workflow.start(RUN_WORKFLOW_TYPE, {
           taskQueue: options.taskQueue,
           workflowId: runId,
-          args: [{ ...rest, runId } satisfies RunInput],
+          args: [{ ...rest, runId, ...(options.continueAsNewAfterEvents ? { continueAsNewAfterEvents: options.continueAsNewAfterEvents } : {}) } satisfies RunInput],
           typedSearchAttributes: new TypedSearchAttributes(attributes),
           workflowIdReusePolicy: "REJECT_DUPLICATE",
         });
@@ -108,6 +112,16 @@ export function createRunService(options: RunServiceOptions) {
       const d = await describeOwned(runId, namespace);
       if (d.status.name === "RUNNING") await client.workflow.getHandle(runId).cancel();
       return this.get(runId, namespace);
+    },
+
+    /** The run's journal, a page of entries at a time (answered by a worker, from its state). */
+    async journal(runId: string, namespace: string, afterSeq: number, limit: number): Promise<JournalView & { nextAfterSeq?: number }> {
+      await describeOwned(runId, namespace);
+      const view = await client.workflow.getHandle(runId).query(getJournalQuery, { afterSeq, limit: limit + 1 });
+      const more = view.entries.length > limit;
+      const entries = view.entries.slice(0, limit);
+      const last = entries.at(-1);
+      return { entries, completionOrder: view.completionOrder, ...(more && last ? { nextAfterSeq: last.seq } : {}) };
     },
 
     async list(namespace: string, pageSize: number, pageToken: string | undefined) {

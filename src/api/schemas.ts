@@ -17,3 +17,8 @@ export const listRunsQuery = z.strictObject({
   pageSize: z.coerce.number().int().min(1).max(1000).default(50),
   pageToken: z.string().max(4096).optional(),
 });
+
+export const journalQuery = z.strictObject({
+  afterSeq: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(1000).default(200),
+});

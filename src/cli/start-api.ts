@@ -9,7 +9,12 @@ import { createApp, createRunService } from "../api/index.ts";
 import type { Config } from "../config.ts";
 import { createTypeChecker } from "../declarations/type-check.ts";
 import type { Logger } from "../shared/logger.ts";
-import { createBuiltinOnlyRegistry } from "../toolsets/toolset-registry.ts";
+import { listAllTools } from "../mcp/index.ts";
+import { createToolsetRegistry } from "../toolsets/toolset-registry.ts";
+import { createTemporalToolsetStore } from "../toolsets/toolset-store.ts";
+
+/** How long registration waits for one MCP server to list all its tools. */
+const REGISTRATION_TIMEOUT_MS = 10_000;
 
 export interface RunningApi {
   url: string;
@@ -20,8 +25,11 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
   const connection = await Connection.connect({ address: temporalAddress });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const app = createApp({
-    runs: createRunService({ client, taskQueue: config.temporal.taskQueue, uiUrl }),
-    toolsets: createBuiltinOnlyRegistry(),
+    runs: createRunService({ client, taskQueue: config.temporal.taskQueue, uiUrl, continueAsNewAfterEvents: config.continueAsNewAfterEvents }),
+    toolsets: createToolsetRegistry({
+      store: createTemporalToolsetStore(client, config.temporal.taskQueue),
+      listTools: (url) => listAllTools({ url, timeoutMs: REGISTRATION_TIMEOUT_MS }),
+    }),
     typeChecker: createTypeChecker(),
     apiKeys: config.api.keys,
     logger,

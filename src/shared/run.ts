@@ -20,6 +20,8 @@ export interface RunInput {
   input: unknown;
   namespace: string;
   endUser?: string;
+  /** Continue as new once history has this many events (default: when Temporal suggests it). */
+  continueAsNewAfterEvents?: number;
   /** Carried over by continue-as-new: the journal so far. */
   carried?: CarriedJournal;
 }
@@ -30,6 +32,8 @@ export interface CarriedJournal {
   completionOrder: number[];
   batches: { at: number; seqs: number[] }[];
   signals: Record<string, unknown[]>;
+  /** Calls completed but not yet fed to the script, in completion order. */
+  unfed: number[];
 }
 
 export type RunState = "running" | "parked" | "completed" | "failed" | "cancelled";

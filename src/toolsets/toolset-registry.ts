@@ -1,10 +1,14 @@
 /**
- * Where the API finds a toolset by id, with its declarations rendered once. The empty toolset
- * (built-ins only) always exists, so a run without a toolset needs no registration.
+ * Toolsets as the API uses them: register (pin, address, store), and look up by id with the
+ * declarations rendered once per toolset. The empty toolset (built-ins only) always exists, so
+ * a run that names no toolset needs no registration.
  */
 import { renderDts, renderPrompt } from "../declarations/index.ts";
 import { EMPTY_TOOLSET, type PinnedToolset } from "../shared/toolset.ts";
+import { pinToolset, type PinDeps } from "./pin-toolset.ts";
+import type { RegisterToolsetBody } from "./registration-request.ts";
 import { toolsetId } from "./toolset-id.ts";
+import type { ToolsetStore } from "./toolset-store.ts";
 
 export interface ResolvedToolset {
   id: string;
@@ -16,20 +20,48 @@ export interface ResolvedToolset {
 export interface ToolsetRegistry {
   /** The toolset runs get when they name none. */
   readonly empty: ResolvedToolset;
+  register(namespace: string, request: RegisterToolsetBody): Promise<{ toolset: ResolvedToolset; created: boolean }>;
   get(id: string, namespace: string): Promise<ResolvedToolset | undefined>;
+}
+
+export interface RegistryDeps {
+  store: ToolsetStore;
+  listTools: PinDeps["listTools"];
 }
 
 export function resolveToolset(document: PinnedToolset, id = toolsetId(document)): ResolvedToolset {
   return { id, document, dts: renderDts(document), prompt: renderPrompt(document) };
 }
 
-/** A registry that knows only the empty toolset: runs of tool-less scripts. */
-export function createBuiltinOnlyRegistry(): ToolsetRegistry {
+const MAX_RESOLVED = 256;
+
+export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
   const empty = resolveToolset(EMPTY_TOOLSET);
+  const resolved = new Map<string, ResolvedToolset>([[empty.id, empty]]);
+  const remember = (toolset: ResolvedToolset) => {
+    if (resolved.size >= MAX_RESOLVED) resolved.clear();
+    resolved.set(toolset.id, toolset);
+    return toolset;
+  };
+
+  async function get(id: string, namespace: string): Promise<ResolvedToolset | undefined> {
+    if (id === empty.id) return empty;
+    const document = await deps.store.load(namespace, id);
+    if (!document) return undefined;
+    return resolved.get(id) ?? remember(resolveToolset(document, id));
+  }
+
   return {
     empty,
-    async get(id) {
-      return id === empty.id ? empty : undefined;
+    get,
+    async register(namespace, request) {
+      const document = await pinToolset(request, {
+        listTools: deps.listTools,
+        loadBase: async (id) => (await get(id, namespace))?.document,
+      });
+      const id = toolsetId(document);
+      const created = await deps.store.save(namespace, id, document);
+      return { toolset: resolved.get(id) ?? remember(resolveToolset(document, id)), created };
     },
   };
 }

@@ -6,6 +6,7 @@
 import { NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "../activities/index.ts";
 import type { SandboxLimits } from "../config.ts";
+import { createMcpPool } from "../mcp/index.ts";
 import { createSandbox, validateAgainstSchema, type Sandbox } from "../sandbox/index.ts";
 import { loadWorkflowBundle } from "./workflow-bundle.ts";
 
@@ -39,12 +40,13 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     warmSessions: options.warmIsolates,
     validate: validateAgainstSchema,
   });
+  const mcpPool = createMcpPool({});
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: await loadWorkflowBundle(options.cacheDir),
-    activities: createActivities({ sandbox }),
+    activities: createActivities({ sandbox, mcpPool }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
   });
   let running: Promise<void> | undefined;
@@ -54,6 +56,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     run() {
       running ??= worker.run().finally(async () => {
         sandbox.dispose();
+        await mcpPool.close();
         await connection.close();
       });
       return running;

@@ -7,12 +7,21 @@
 import { isCancellation, sleep } from "@temporalio/workflow";
 import type { JournalEntry } from "../shared/journal.ts";
 import type { ToolErrorData } from "../shared/tool-error.ts";
+import type { PinnedToolset } from "../shared/toolset.ts";
+import { dispatchMcp, splitTool } from "./mcp-dispatch.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
 
 export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: ToolErrorData };
 
 export interface DispatchContext {
+  runId: string;
+  toolset: PinnedToolset;
   inbox: SignalInbox;
+}
+
+/** Built-ins are served by the workflow itself and are not subject to tool-call limits. */
+export function isBuiltin(tool: string): boolean {
+  return tool.startsWith("rewind.");
 }
 
 const failure = (entry: JournalEntry, code: ToolErrorData["code"], message: string): CallOutcome => ({
@@ -23,15 +32,17 @@ const failure = (entry: JournalEntry, code: ToolErrorData["code"], message: stri
 async function dispatchBuiltin(entry: JournalEntry, context: DispatchContext): Promise<CallOutcome> {
   const args = entry.args as Record<string, unknown>;
   switch (entry.tool) {
+    // Deadlines count from when the call was issued, so a call carried over by continue-as-new
+    // waits only for what is left.
     case "rewind.sleep":
-      await sleep(Number(args["ms"]));
+      await sleep(Math.max(0, entry.issuedAt + Number(args["ms"]) - Date.now()));
       return { ok: true, value: null };
     case "rewind.waitForSignal": {
-      const timeoutMs = typeof args["timeoutMs"] === "number" ? args["timeoutMs"] : null;
+      const timeoutMs = typeof args["timeoutMs"] === "number" ? Math.max(0, entry.issuedAt + args["timeoutMs"] - Date.now()) : null;
       const taken = await context.inbox.take(String(args["name"]), timeoutMs);
       return "payload" in taken
         ? { ok: true, value: taken.payload ?? null }
-        : failure(entry, "timedOut", `no signal "${String(args["name"])}" arrived within ${timeoutMs} ms`);
+        : failure(entry, "timedOut", `no signal "${String(args["name"])}" arrived within ${String(args["timeoutMs"])} ms`);
     }
     default:
       return failure(entry, "unknownTool", `${entry.tool} is not available in this version of Rewind`);
@@ -40,8 +51,9 @@ async function dispatchBuiltin(entry: JournalEntry, context: DispatchContext): P
 
 export async function dispatchCall(entry: JournalEntry, context: DispatchContext): Promise<CallOutcome> {
   try {
-    if (entry.tool.startsWith("rewind.")) return await dispatchBuiltin(entry, context);
-    return failure(entry, "unknownTool", `no dispatcher for ${entry.tool}`);
+    if (isBuiltin(entry.tool)) return await dispatchBuiltin(entry, context);
+    if (context.toolset.mcpServers[splitTool(entry.tool).group]) return await dispatchMcp(entry, context.runId, context.toolset);
+    return failure(entry, "unknownTool", `${entry.tool} can't be dispatched by this version of Rewind`);
   } catch (error) {
     if (isCancellation(error)) throw error;
     return failure(entry, "toolFailed", error instanceof Error ? error.message : String(error));

@@ -1,2 +1,3 @@
 /** Every workflow the Rewind worker registers (the worker's `workflowsPath` points here). */
 export * from "./run-script.ts";
+export * from "./toolset-record.ts";

@@ -66,8 +66,13 @@ export class JournalBook {
     };
   }
 
-  carry(startedAt: number, signals: Record<string, unknown[]>): CarriedJournal {
-    return { startedAt, entries: this.entries, completionOrder: this.completionOrder, batches: this.batches, signals };
+  carry(startedAt: number, signals: Record<string, unknown[]>, unfed: number[]): CarriedJournal {
+    return { startedAt, entries: this.entries, completionOrder: this.completionOrder, batches: this.batches, signals, unfed };
+  }
+
+  /** Calls issued and not finished: a continued run dispatches them again, under the same seq. */
+  unfinished(): JournalEntry[] {
+    return this.entries.filter((entry) => entry.status === "pending" || entry.status === "running");
   }
 
   private eventOf(seq: number): CallEvent {

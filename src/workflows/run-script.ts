@@ -2,16 +2,19 @@
  * The run workflow: alternate between advancing the script in the sandbox and dispatching the
  * calls it issued, feeding completions back in the order they happened. Determinism rests on
  * the journal: the script's only inputs are the run input and the batches of completions, each
- * with the workflow time at which it was fed.
+ * with the workflow time at which it was fed. Before history grows too long, the run drains its
+ * tool calls and continues as new, carrying the journal.
  */
 import {
-  ApplicationFailure, condition, proxyLocalActivities, setHandler, upsertSearchAttributes,
+  ApplicationFailure, condition, continueAsNew, isCancellation, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo,
 } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.ts";
 import type { JournalEntry } from "../shared/journal.ts";
 import { RUN_FAILURE_TYPES, SEARCH_ATTRIBUTES, type RunInput, type RunState } from "../shared/run.ts";
 import type { AdvanceInput, AdvanceResult, ScriptError } from "../shared/step.ts";
-import { dispatchCall } from "./dispatch.ts";
+import { RUN_CONCURRENCY } from "../shared/tool-call.ts";
+import { CallScheduler } from "./call-scheduler.ts";
+import { dispatchCall, isBuiltin } from "./dispatch.ts";
 import { JournalBook } from "./journal-book.ts";
 import { deliverSignal, getJournalQuery, getStatusQuery } from "./messages.ts";
 import { SignalInbox } from "./signal-inbox.ts";
@@ -27,15 +30,39 @@ function scriptFailure(error: ScriptError): ApplicationFailure {
   return ApplicationFailure.create({ type, message: where + error.message, details: [error], nonRetryable: true });
 }
 
+function shouldContinueAsNew(afterEvents: number | undefined): boolean {
+  const info = workflowInfo();
+  return info.continueAsNewSuggested || (afterEvents !== undefined && info.historyLength >= afterEvents);
+}
+
 export async function runScript(input: RunInput): Promise<unknown> {
   const journal = new JournalBook(input.carried);
   const inbox = new SignalInbox(input.carried?.signals);
   const startedAt = input.carried?.startedAt ?? Date.now();
-  const ready: number[] = [];
-  let inFlight = 0;
+  const ready: number[] = [...(input.carried?.unfed ?? [])];
+  let builtinsInFlight = 0;
   let state: RunState = "running";
+  const context = { runId: input.runId, toolset: input.toolset, inbox };
 
-  setHandler(getStatusQuery, () => ({ state, calls: { total: journal.callCount, inFlight }, parked: [] }));
+  const perform = async (entry: JournalEntry): Promise<void> => {
+    entry.status = "running";
+    entry.startedAt ??= Date.now();
+    entry.attempts = Math.max(entry.attempts, 1);
+    let outcome;
+    try {
+      outcome = await dispatchCall(entry, context);
+    } catch (error) {
+      // Only the run's own cancellation gets here; the main loop sees it too and ends the run.
+      if (isCancellation(error)) return;
+      throw error;
+    }
+    journal.complete(entry.seq, outcome, Date.now());
+    ready.push(entry.seq);
+  };
+  const scheduler = new CallScheduler(RUN_CONCURRENCY, (tool) => input.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY, perform);
+  const inFlight = () => scheduler.inFlight + scheduler.queued + builtinsInFlight;
+
+  setHandler(getStatusQuery, () => ({ state, calls: { total: journal.callCount, inFlight: inFlight() }, parked: [] }));
   setHandler(getJournalQuery, (options) => journal.view(options?.afterSeq, options?.limit));
   setHandler(deliverSignal, ({ name, payload }) => inbox.deliver(name, payload));
 
@@ -45,33 +72,32 @@ export async function runScript(input: RunInput): Promise<unknown> {
   };
 
   const dispatch = (entry: JournalEntry): void => {
-    inFlight += 1;
-    entry.status = "running";
-    entry.startedAt = Date.now();
-    entry.attempts = 1;
-    void dispatchCall(entry, { inbox }).then((outcome) => {
-      journal.complete(entry.seq, outcome, Date.now());
-      inFlight -= 1;
-      ready.push(entry.seq);
-    });
+    if (!isBuiltin(entry.tool)) return scheduler.enqueue(entry);
+    builtinsInFlight += 1;
+    void perform(entry).finally(() => { builtinsInFlight -= 1; });
   };
+
+  const coldStart = (consumedBatches: number): NonNullable<AdvanceInput["cold"]> => ({
+    script: input.script, input: input.input, toolset: input.toolset, startedAt,
+    history: journal.history().slice(0, consumedBatches), knownCalls: journal.callCount,
+  });
 
   const step = async (base: Omit<AdvanceInput, "cold">): Promise<AdvanceResult> => {
     const warm = await advanceScript(base);
     if (warm.kind !== "needsColdStart") return warm;
-    const history = journal.history().slice(0, base.consumedBatches);
-    const cold = { script: input.script, input: input.input, toolset: input.toolset, startedAt, history, knownCalls: journal.callCount };
-    const result = await advanceScript({ ...base, cold });
+    const result = await advanceScript({ ...base, cold: coldStart(base.consumedBatches) });
     if (result.kind === "needsColdStart") throw ApplicationFailure.nonRetryable("the sandbox refused a cold start");
     return result;
   };
 
-  let outcome = journal.batches.length === 0 && journal.callCount === 0
-    ? await advanceScript({
-      runId: input.runId, consumedBatches: 0, batches: [],
-      cold: { script: input.script, input: input.input, toolset: input.toolset, startedAt, history: [], knownCalls: 0 },
-    })
-    : await step({ runId: input.runId, consumedBatches: journal.batches.length, batches: [] });
+  let outcome: AdvanceResult;
+  if (input.carried) {
+    // A continued run: what was in flight when the last one drained is sent again, same seqs.
+    journal.unfinished().forEach(dispatch);
+    outcome = { kind: "waiting", calls: [], logs: [] };
+  } else {
+    outcome = await advanceScript({ runId: input.runId, consumedBatches: 0, batches: [], cold: coldStart(0) });
+  }
 
   for (;;) {
     if (outcome.kind === "needsColdStart") throw ApplicationFailure.nonRetryable("the sandbox refused a cold start");
@@ -87,13 +113,18 @@ export async function runScript(input: RunInput): Promise<unknown> {
       setState("failed");
       throw scriptFailure(outcome.error);
     }
-    if (inFlight === 0 && ready.length === 0) {
+    if (inFlight() === 0 && ready.length === 0) {
       setState("failed");
       throw ApplicationFailure.create({
         type: RUN_FAILURE_TYPES.stuck,
         nonRetryable: true,
         message: "the script is waiting for a promise that nothing will settle (no call is in flight)",
       });
+    }
+    if (shouldContinueAsNew(input.continueAsNewAfterEvents)) {
+      scheduler.pause();
+      await condition(() => scheduler.inFlight === 0);
+      await continueAsNew<typeof runScript>({ ...input, carried: journal.carry(startedAt, inbox.snapshot(), ready) });
     }
     await condition(() => ready.length > 0);
     const consumedBatches = journal.batches.length;

@@ -8,7 +8,7 @@ import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
 import { namespaceOf } from "../auth.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
-import { listRunsQuery, startRunBody } from "../schemas.ts";
+import { journalQuery, listRunsQuery, startRunBody } from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
 
 export interface RunsRouteDeps {
@@ -59,6 +59,11 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
 
   router.get("/v1/runs/:id", async function getRun(req, res) {
     res.json(await deps.runs.get(runIdParam(req.params.id), namespaceOf(req)));
+  });
+
+  router.get("/v1/runs/:id/journal", async function getJournal(req, res) {
+    const query = parseOrThrow(journalQuery, req.query, "query");
+    res.json(await deps.runs.journal(runIdParam(req.params.id), namespaceOf(req), query.afterSeq, query.limit));
   });
 
   router.post("/v1/runs/:id/cancel", async function cancelRun(req, res) {

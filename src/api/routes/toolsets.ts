@@ -1,0 +1,58 @@
+/**
+ * The toolsets routes: register (pin the servers' tools under a content address), read the
+ * pinned document, and render the declarations a model is shown.
+ */
+import { Router } from "express";
+import { z } from "zod";
+import { RegistrationError } from "../../toolsets/pin-toolset.ts";
+import { registerToolsetBody } from "../../toolsets/registration-request.ts";
+import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
+import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
+import { namespaceOf } from "../auth.ts";
+import { HttpError, notFound } from "../http-error.ts";
+import { parseOrThrow } from "../validate.ts";
+
+export interface ToolsetsRouteDeps {
+  toolsets: ToolsetRegistry;
+}
+
+const declarationsQuery = z.strictObject({ format: z.enum(["dts", "prompt"]).default("dts") });
+
+function view(toolset: ResolvedToolset) {
+  return { id: toolset.id, document: toolset.document };
+}
+
+export function createToolsetsRouter(deps: ToolsetsRouteDeps): Router {
+  const router = Router();
+
+  async function find(id: string | undefined, namespace: string): Promise<ResolvedToolset> {
+    if (!id || !TOOLSET_ID_PATTERN.test(id)) throw notFound(`toolset ${id ?? ""}`);
+    const toolset = await deps.toolsets.get(id, namespace);
+    if (!toolset) throw notFound(`toolset ${id}`);
+    return toolset;
+  }
+
+  router.post("/v1/toolsets", async function registerToolset(req, res) {
+    const body = parseOrThrow(registerToolsetBody, req.body, "body");
+    try {
+      const { toolset, created } = await deps.toolsets.register(namespaceOf(req), body);
+      res.status(created ? 201 : 200).location(`/v1/toolsets/${toolset.id}`).json(view(toolset));
+    } catch (error) {
+      if (!(error instanceof RegistrationError)) throw error;
+      const code = error.status === 422 ? "toolsetRejected" : error.status === 404 ? "notFound" : "badRequest";
+      throw new HttpError(error.status, code, error.message, error.details);
+    }
+  });
+
+  router.get("/v1/toolsets/:id", async function getToolset(req, res) {
+    res.json(view(await find(req.params.id, namespaceOf(req))));
+  });
+
+  router.get("/v1/toolsets/:id/declarations", async function getDeclarations(req, res) {
+    const { format } = parseOrThrow(declarationsQuery, req.query, "query");
+    const toolset = await find(req.params.id, namespaceOf(req));
+    res.type("text/plain; charset=utf-8").send(format === "dts" ? toolset.dts : toolset.prompt);
+  });
+
+  return router;
+}

