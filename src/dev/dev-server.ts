@@ -110,13 +110,16 @@ export async function startDevServer(options: StartDevServerOptions): Promise<De
   const where = uiUrl === undefined ? "headless" : `UI ${uiUrl}`;
   const storage = options.dbFile ?? "in memory";
   options.log?.(`Temporal dev server at ${address} (${where}, ${storage}) ready in ${Date.now() - started} ms`);
-  return uiUrl === undefined ? { address, namespace: config.namespace, stop } : { address, namespace: config.namespace, uiUrl, stop };
+  const server: DevServer = { address, namespace: config.namespace, stop };
+  if (uiUrl !== undefined) server.uiUrl = uiUrl;
+  return server;
 }
 
 function startFailure(cliPath: string, args: string[], reason: string, tail: string[]): string {
   const busy = tail.some((line) => /address already in use/i.test(line))
     ? "\nA port it needs is already in use: stop the other process or change the ports in temporal-dev.yml."
     : "";
-  const output = tail.length === 0 ? " (it printed nothing)" : `; its last output:\n${tail.map((l) => `    ${l}`).join("\n")}`;
+  const output =
+    tail.length === 0 ? " (it printed nothing)" : `; its last output:\n${tail.map((l) => `    ${l}`).join("\n")}`;
   return `Temporal dev server failed to start: ${reason}.${busy}\nCommand: ${cliPath} ${args.join(" ")}${output}`;
 }

@@ -9,6 +9,8 @@ import { execFile, type ExecFileException } from "node:child_process";
 export interface RunCommandOptions {
   /** Environment for the child. Default: inherited from this process. */
   env?: NodeJS.ProcessEnv | undefined;
+  /** Working directory of the child. Default: this process's. */
+  cwd?: string;
   /** Kill the child after this many milliseconds. Default 60 000. */
   timeoutMs?: number;
 }
@@ -25,7 +27,13 @@ export async function runCommand(file: string, args: string[], options: RunComma
     execFile(
       file,
       args,
-      { env: options.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024, encoding: "utf8" },
+      {
+        env: options.env,
+        cwd: options.cwd,
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: 16 * 1024 * 1024,
+        encoding: "utf8",
+      },
       (error, stdout, stderr) => {
         if (error === null) {
           resolve({ stdout, stderr });

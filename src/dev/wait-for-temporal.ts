@@ -26,13 +26,18 @@ export async function waitForTemporal(options: WaitForTemporalOptions): Promise<
   let lastError = "no attempt made";
   while (Date.now() < deadline) {
     if (exitReason !== undefined) throw new Error(`the server exited before it was ready: ${exitReason}`);
-    const attempt = await Promise.race([describeOnce(options.address, options.namespace), options.exited.then(() => "exited")]);
+    const attempt = await Promise.race([
+      describeOnce(options.address, options.namespace),
+      options.exited.then(() => "exited"),
+    ]);
     if (attempt === true) return;
     if (exitReason !== undefined) throw new Error(`the server exited before it was ready: ${exitReason}`);
     lastError = attempt;
     await sleep(200);
   }
-  throw new Error(`the server did not answer at ${options.address} within ${options.timeoutMs} ms (last error: ${lastError})`);
+  throw new Error(
+    `the server did not answer at ${options.address} within ${options.timeoutMs} ms (last error: ${lastError})`,
+  );
 }
 
 /** One connection attempt: true on success, else the error text. */

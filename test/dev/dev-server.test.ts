@@ -1,0 +1,84 @@
+/**
+ * The dev server as tests and `npm start` see it: the global setup's server answers with the
+ * namespace and Rewind's search attributes, a server we start can be stopped and frees its port,
+ * and the ways a start goes wrong (busy port, a binary that dies) come back as clear errors.
+ */
+
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Connection } from "@temporalio/client";
+import { describe, expect, inject, it } from "vitest";
+import { loadDevServerConfig, startDevServer } from "../../src/dev/index.ts";
+import { getFreePort, isPortFree } from "../helpers/free-port.ts";
+
+const REPO_ROOT = resolve(import.meta.dirname, "..", "..");
+/** `IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD` (@temporalio/proto is not a direct dependency). */
+const KEYWORD = 2;
+
+describe("the shared dev server from the global setup", () => {
+  it("serves the default namespace with Rewind's search attributes as Keyword", async () => {
+    const connection = await Connection.connect({ address: inject("temporalAddress") });
+    try {
+      const namespace = inject("temporalNamespace");
+      expect(namespace).toBe("default");
+      const described = await connection.workflowService.describeNamespace({ namespace });
+      expect(described.namespaceInfo?.name).toBe("default");
+      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+      for (const name of ["RewindToolset", "RewindEndUser", "RewindNamespace", "RewindStatus"]) {
+        expect(customAttributes?.[name], name).toBe(KEYWORD);
+      }
+    } finally {
+      await connection.close();
+    }
+  });
+});
+
+describe("startDevServer", () => {
+  it("starts a second headless server on a given port and stops it, freeing the port", async () => {
+    const config = await loadDevServerConfig(resolve(REPO_ROOT, "temporal-dev.yml"));
+    const port = await getFreePort();
+    const lines: string[] = [];
+    const server = await startDevServer({ cliPath: inject("temporalCliPath"), config, port, uiPort: false, log: (l) => lines.push(l) });
+    expect(server.address).toBe(`127.0.0.1:${port}`);
+    expect(server.uiUrl).toBeUndefined();
+    expect(lines).toEqual([expect.stringMatching(/^Temporal dev server at 127\.0\.0\.1:\d+ \(headless, in memory\) ready in \d+ ms$/)]);
+    await server.stop();
+    await server.stop();
+    expect(await isPortFree(port)).toBe(true);
+  });
+
+  it("refuses a busy gRPC port before spawning anything", async () => {
+    const config = await loadDevServerConfig(resolve(REPO_ROOT, "temporal-dev.yml"));
+    const holder = await listen();
+    try {
+      const port = (holder.address() as { port: number }).port;
+      const attempt = startDevServer({ cliPath: "/nonexistent", config, port, uiPort: false });
+      await expect(attempt).rejects.toThrow(`The Temporal gRPC port 127.0.0.1:${port} is already in use.`);
+    } finally {
+      holder.close();
+    }
+  });
+
+  it("reports the server's last output when it exits before answering", async () => {
+    const config = await loadDevServerConfig(resolve(REPO_ROOT, "temporal-dev.yml"));
+    const dir = await mkdtemp(join(tmpdir(), "rewind-dev-"));
+    try {
+      const broken = join(dir, "temporal");
+      await writeFile(broken, "#!/bin/sh\necho 'unable to start: boom' >&2\nexit 3\n");
+      await chmod(broken, 0o755);
+      const attempt = startDevServer({ cliPath: broken, config, port: await getFreePort(), uiPort: false });
+      await expect(attempt).rejects.toThrow(/failed to start: the server exited before it was ready: exit code 3[\s\S]*unable to start: boom/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+async function listen(): Promise<Server> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => done(server));
+  });
+}

@@ -1,0 +1,55 @@
+/**
+ * The install lock keeps two processes from installing the CLI into one state dir at once, and
+ * never leaves a user stuck behind a lock whose owner died.
+ */
+
+import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { acquireInstallLock } from "../../src/dev/install-lock.ts";
+
+let root: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "rewind-lock-"));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("acquireInstallLock", () => {
+  it("makes a second holder wait until the first releases", async () => {
+    const lockDir = join(root, "install.lock");
+    const order: string[] = [];
+    const releaseFirst = await acquireInstallLock(lockDir);
+    let waitedFor: number | undefined;
+    const second = acquireInstallLock(lockDir, { onWait: (pid) => (waitedFor = pid) }).then((release) => {
+      order.push("second acquired");
+      return release;
+    });
+    await sleep(300);
+    order.push("first releases");
+    await releaseFirst();
+    const releaseSecond = await second;
+    expect(order).toEqual(["first releases", "second acquired"]);
+    expect(waitedFor).toBe(process.pid);
+    await releaseSecond();
+    await expect(stat(lockDir)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("takes over a lock whose owner process is gone", async () => {
+    const lockDir = join(root, "install.lock");
+    await mkdir(lockDir);
+    await writeFile(join(lockDir, "owner"), "2147483646"); // no such pid
+    const release = await acquireInstallLock(lockDir, { timeoutMs: 2_000 });
+    await release();
+  });
+
+  it("gives up after its timeout with a message saying how to clear the lock", async () => {
+    const lockDir = join(root, "install.lock");
+    const release = await acquireInstallLock(lockDir);
+    await expect(acquireInstallLock(lockDir, { timeoutMs: 300 })).rejects.toThrow(/delete that directory/);
+    await release();
+  });
+});
