@@ -1,0 +1,134 @@
+/**
+ * The runs API's contract: status codes, error shapes, type errors with positions, listing,
+ * cancellation, idempotent starts and namespace isolation. Bad input must get a clear 4xx.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+
+let stack: RewindStack;
+beforeAll(async () => {
+  stack = await startRewindStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe("POST /v1/runs", () => {
+  it("answers 201 with the run's id, status and Temporal link", async () => {
+    const { status, body } = await stack.request("POST", "/v1/runs", { script: "export default async () => 1;" });
+    expect(status).toBe(201);
+    expect(body.id).toMatch(/^run_/);
+    expect(["running", "completed"]).toContain(body.status);
+    expect(String(body.toolset)).toMatch(/^ts_[0-9a-f]{64}$/);
+  });
+
+  it("refuses a script that does not type-check with 422, line and column", async () => {
+    const script = "export default async function main(input: { n: number }) {\n  const s: string = input.n;\n  return s;\n}";
+    const { status, body } = await stack.request("POST", "/v1/runs", { script });
+    expect(status).toBe(422);
+    expect(body.error?.code).toBe("typeCheckFailed");
+    expect(body.error?.details).toEqual([
+      expect.objectContaining({ line: 2, column: 9, message: "Type 'number' is not assignable to type 'string'." }),
+    ]);
+  });
+
+  it("refuses a script without a default export, and one that imports a Node module", async () => {
+    const noDefault = await stack.request("POST", "/v1/runs", { script: "export const x = 1;" });
+    expect(noDefault.status).toBe(422);
+    expect(JSON.stringify(noDefault.body.error?.details)).toContain("default export");
+    const importsFs = await stack.request("POST", "/v1/runs", { script: "import fs from \"node:fs\";\nexport default async () => fs;" });
+    expect(importsFs.status).toBe(422);
+    expect(importsFs.body.error?.details).toEqual([expect.objectContaining({ line: 1, column: 16 })]);
+  });
+
+  it("refuses syntax the sandbox would need to transform (enum) with its position", async () => {
+    const { status, body } = await stack.request("POST", "/v1/runs", { script: "enum Color { Red }\nexport default async () => Color.Red;" });
+    expect(status).toBe(422);
+    expect(body.error?.details).toEqual([expect.objectContaining({ line: 1, column: 6 })]);
+  });
+
+  it("answers 400 for bad bodies, naming the problem", async () => {
+    const cases: [unknown, RegExp][] = [
+      [{}, /script/],
+      [{ script: "" }, /script/],
+      [{ script: 42 }, /script/],
+      [{ script: "export default async () => 1;", extra: true }, /extra/],
+      [{ script: "export default async () => 1;", toolset: "nope" }, /toolset/],
+      [[1, 2], /expected object/],
+    ];
+    for (const [body, message] of cases) {
+      const response = await stack.request("POST", "/v1/runs", body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.error?.code).toBe("badRequest");
+      expect(response.body.error?.message).toMatch(message);
+    }
+  });
+
+  it("answers 400 for malformed JSON and for a body that is not JSON", async () => {
+    const malformed = await fetch(`${stack.api.url}/v1/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: "{\"script\": " });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe("invalidJson");
+    const text = await fetch(`${stack.api.url}/v1/runs`, { method: "POST", headers: { "content-type": "text/plain" }, body: "export default 1" });
+    expect(text.status).toBe(400);
+    expect(((await text.json()) as { error: { message: string } }).error.message).toMatch(/JSON body/);
+  });
+
+  it("answers 413 for a body over the limit", async () => {
+    const response = await stack.request("POST", "/v1/runs", { script: "x".repeat(3 * 1024 * 1024) });
+    expect(response.status).toBe(413);
+    expect(response.body.error?.code).toBe("payloadTooLarge");
+  });
+
+  it("answers 404 for an unknown toolset", async () => {
+    const response = await stack.request("POST", "/v1/runs", { script: "export default async () => 1;", toolset: `ts_${"0".repeat(64)}` });
+    expect(response.status).toBe(404);
+  });
+
+  it("starts one run for repeated requests with the same Idempotency-Key", async () => {
+    const key = `key-${Date.now()}`;
+    const first = await stack.request("POST", "/v1/runs", { script: "export default async () => 7;" }, { "Idempotency-Key": key });
+    const second = await stack.request("POST", "/v1/runs", { script: "export default async () => 7;" }, { "Idempotency-Key": key });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(200);
+    expect(second.body.id).toBe(first.body.id);
+  });
+});
+
+describe("reading, listing and cancelling runs", () => {
+  it("answers 404 for an unknown run and for a malformed id", async () => {
+    expect((await stack.request("GET", "/v1/runs/run_01ABCDEFGHJKMNPQRSTVWXYZ00")).status).toBe(404);
+    expect((await stack.request("GET", "/v1/runs/not-a-run")).status).toBe(404);
+    expect((await stack.request("POST", "/v1/runs/run_01ABCDEFGHJKMNPQRSTVWXYZ00/cancel")).status).toBe(404);
+  });
+
+  it("cancels a sleeping run", async () => {
+    const started = await stack.request("POST", "/v1/runs", { script: "import { sleep } from \"rewind:tools\";\nexport default async () => { await sleep(\"1 hour\"); return 1; };" });
+    const cancelled = await stack.request("POST", `/v1/runs/${started.body.id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    const done = await waitForRun(stack, String(started.body.id));
+    expect(done.status).toBe("cancelled");
+  });
+
+  it("lists runs newest first, in pages", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = await stack.request("POST", "/v1/runs", { script: `export default async () => ${i};` });
+      ids.push(String(started.body.id));
+    }
+    // Visibility is eventually consistent: wait until all three are listed.
+    let seen: string[] = [];
+    for (let attempt = 0; attempt < 50 && !ids.every((id) => seen.includes(id)); attempt++) {
+      const page = await stack.request("GET", "/v1/runs?pageSize=1000");
+      seen = (page.body.runs ?? []).map((r) => r.id);
+      if (!ids.every((id) => seen.includes(id))) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(seen.indexOf(ids[2]!)).toBeLessThan(seen.indexOf(ids[0]!));
+    const first = await stack.request("GET", "/v1/runs?pageSize=2");
+    expect(first.body.runs).toHaveLength(2);
+    expect(first.body.nextPageToken).toBeTruthy();
+    const second = await stack.request("GET", `/v1/runs?pageSize=2&pageToken=${first.body.nextPageToken}`);
+    expect(second.status).toBe(200);
+    expect(second.body.runs?.[0]?.id).not.toBe(first.body.runs?.[0]?.id);
+    expect((await stack.request("GET", "/v1/runs?pageSize=0")).status).toBe(400);
+  });
+});
