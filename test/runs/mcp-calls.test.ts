@@ -1,0 +1,118 @@
+/**
+ * MCP tool calls from scripts, end to end against real MCP servers: results in issue and
+ * completion order, the idempotency key on every attempt, each policy's behaviour, run-time
+ * validation, concurrency limits, and a clean replay of the finished history.
+ */
+import path from "node:path";
+import { Worker } from "@temporalio/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
+import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { IDEMPOTENCY_KEY, droppingTool, echoTool, effectCounterTool, failingTool, fixedTool, slowTool } from "../helpers/mcp-test-tools.ts";
+import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { registerToolset, startRun } from "../helpers/toolset.ts";
+
+let stack: RewindStack;
+let server: TestMcpServer;
+let toolset: string;
+const effects = effectCounterTool();
+const flaky = droppingTool({ dropAttempts: 2 });
+const slow = slowTool({ delayMs: 300 });
+const limited = slowTool({ delayMs: 200, name: "limited" });
+const hang = slowTool({ delayMs: 10_000, name: "hang" });
+
+beforeAll(async () => {
+  stack = await startRewindStack();
+  server = await startMcpServer({
+    tools: [
+      echoTool(), effects.tool, flaky.tool, slow.tool, limited.tool, hang.tool, failingTool(),
+      fixedTool("structured", { content: [{ type: "text", text: "ignored" }], structuredContent: { answer: 42 } }),
+      fixedTool("plain", { content: [{ type: "text", text: "not json" }] }),
+      { name: "typed", inputSchema: { type: "object", properties: { n: { type: "integer", minimum: 1 } }, required: ["n"] }, handler: async () => ({ content: [{ type: "text", text: "1" }] }) },
+    ],
+  });
+  toolset = await registerToolset(stack, {
+    mcpServers: { svc: { url: server.url } },
+    policies: { "svc.hang": { onInterruption: "at_most_once", timeout: "1s" }, "svc.limited": { concurrency: 4 } },
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await server?.close();
+});
+
+async function run(script: string, input?: unknown) {
+  const id = await startRun(stack, { toolset, script: `import { svc, ToolError } from "rewind:tools";\n${script}`, input });
+  return { id, ...(await waitForRun(stack, id, 60_000)) };
+}
+
+describe("MCP calls from scripts", () => {
+  it("runs sequential and parallel calls and journals each one", async () => {
+    const done = await run(`export default async function main() {
+  const first = await svc.echo({ message: "one" }) as { args: { message: string } };
+  const [a, b, c] = await Promise.all([svc.structured({}), svc.plain({}), svc.echo({ message: "two" })]);
+  return { first: first.args.message, a, b, c: (c as { args: unknown }).args };
+}`);
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    expect(done.result).toEqual({ first: "one", a: { answer: 42 }, b: "not json", c: { message: "two" } });
+    const journal = await stack.request("GET", `/v1/runs/${done.id}/journal`);
+    const entries = journal.body["entries"] as { seq: number; tool: string; status: string; args: unknown; attempts: number }[];
+    expect(entries.map((e) => [e.seq, e.tool, e.status])).toEqual([
+      [1, "svc.echo", "completed"], [2, "svc.structured", "completed"], [3, "svc.plain", "completed"], [4, "svc.echo", "completed"],
+    ]);
+    expect(entries[0]?.args).toEqual({ message: "one" });
+    expect((journal.body["completionOrder"] as number[])[0]).toBe(1);
+  });
+
+  it("sends <run_id>/<seq> on every attempt: a call dropped twice is answered on the third", async () => {
+    const done = await run("export default async () => { await svc.echo({}); return await svc.flaky({}); };");
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    expect(done.result).toEqual({ attempt: 3 });
+    const attempts = server.calls.filter((c) => c.name === "flaky" && c.meta[IDEMPOTENCY_KEY] === `${done.id}/2`);
+    expect(attempts).toHaveLength(3);
+    const echo = server.calls.find((c) => c.name === "echo" && c.meta[IDEMPOTENCY_KEY] === `${done.id}/1`);
+    expect(echo).toBeDefined();
+    const journal = await stack.request("GET", `/v1/runs/${done.id}/journal`);
+    expect((journal.body["entries"] as { attempts: number }[])[1]?.attempts).toBe(3);
+  });
+
+  it("gives an at_most_once call that times out outcomeUnknown, after exactly one attempt", async () => {
+    const before = hang.state.started;
+    const done = await run("export default async () => { try { await svc.hang({}); return \"answered\"; } catch (e) { return e instanceof ToolError ? [e.code, e.seq, e.tool] : String(e); } };");
+    expect(done.result).toEqual(["outcomeUnknown", 1, "svc.hang"]);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(hang.state.started - before).toBe(1);
+  });
+
+  it("turns isError into toolFailed, not retried, and fails the run when uncaught", async () => {
+    const caught = await run("export default async () => { try { await svc.fail({}); } catch (e) { return e instanceof ToolError ? [e.code, e.message] : \"other\"; } };");
+    expect(caught.result).toEqual(["toolFailed", expect.stringContaining("the repository does not exist")]);
+    expect(server.calls.filter((c) => c.name === "fail" && c.meta[IDEMPOTENCY_KEY] === `${caught.id}/1`)).toHaveLength(1);
+    const uncaught = await run("export default async () => svc.fail({});");
+    expect(uncaught.status).toBe("failed");
+    expect(uncaught.error?.message).toMatch(/ToolError\(toolFailed\) from svc\.fail \(seq 1\)/);
+    expect(uncaught.error?.details).toMatchObject({ code: "toolFailed", tool: "svc.fail", seq: 1 });
+  });
+
+  it("refuses invalid arguments with invalidArguments before anything reaches the server", async () => {
+    const before = server.calls.filter((c) => c.name === "typed").length;
+    const done = await run("export default async () => { try { await svc.typed({ n: 0 }); } catch (e) { return e instanceof ToolError ? [e.code, e.message] : \"other\"; } };");
+    expect(done.result).toEqual(["invalidArguments", expect.stringMatching(/arguments\/n must be >= 1/)]);
+    expect(server.calls.filter((c) => c.name === "typed").length).toBe(before);
+  });
+
+  it("keeps 40 parallel calls within 16 in flight, and a tool's own limit of 4", async () => {
+    const done = await run("export default async () => { const a = await Promise.all(Array.from({ length: 40 }, () => svc.slow({}))); const b = await Promise.all(Array.from({ length: 12 }, () => svc.limited({}))); return [a.length, b.length]; };");
+    expect(done.result).toEqual([40, 12]);
+    expect(slow.state.maxInFlight).toBe(16);
+    expect(limited.state.maxInFlight).toBe(4);
+  });
+
+  it("replays the finished history of a run with tool calls without non-determinism", async () => {
+    const done = await run("export default async () => { const r = await Promise.all([svc.echo({ message: String(Math.random()) }), svc.slow({}), svc.structured({})]); await svc.record_effect({ label: String(Date.now()) }); return r.length; };");
+    expect(done.status).toBe("completed");
+    const history = await stack.client.workflow.getHandle(done.id).fetchHistory();
+    const bundle = await loadWorkflowBundle(path.join(stack.config.stateDir, "cache"));
+    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history, done.id)).resolves.toBeUndefined();
+  });
+});
