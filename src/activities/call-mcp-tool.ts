@@ -54,7 +54,10 @@ export function createCallMcpTool(deps: McpCallDeps) {
       if (error.reason === "toolError") {
         return { ok: false, error: { code: "toolFailed", message: `${input.server}.${input.tool}: ${error.message}`, details: { reason: "toolError" } }, attempt };
       }
-      const failure = FAILURE_OF_REASON[error.reason] ?? { type: CALL_FAILURE.interrupted, retryable: true };
+      // A call that provably never left (e.g. a connect timeout) is "unreachable" whatever the
+      // reason says: at-most-once tools may then be told it was not sent.
+      const reason = (error.reason === "timedOut" || error.reason === "interrupted") && !error.outcomeUnknown ? "unreachable" : error.reason;
+      const failure = FAILURE_OF_REASON[reason] ?? { type: CALL_FAILURE.interrupted, retryable: true };
       throw ApplicationFailure.create({ type: failure.type, message: error.message, nonRetryable: !failure.retryable, details: [{ attempt }] });
     } finally {
       clearInterval(heartbeat);

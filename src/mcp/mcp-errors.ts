@@ -1,0 +1,144 @@
+/**
+ * The two errors of the MCP layer, and the facts the layers above decide with: whether a call may
+ * have run (at-most-once tools depend on it), the HTTP status of a refusal, the server at fault.
+ * Error text ends up in Temporal history in clear, so messages name a server by origin and path
+ * only (no userinfo, no query) and have header values scrubbed out; no raw `cause` is attached.
+ */
+
+/** Why listing tools (or opening a connection) failed. */
+export type McpConnectReason = "unreachable" | "notMcp" | "timedOut" | "unauthorized" | "forbidden" | "protocol" | "cancelled";
+
+/** Why a tool call did not produce a result. See {@link McpCallError} for how each is detected. */
+export type McpCallReason = "unreachable" | "interrupted" | "timedOut" | "unauthorized" | "forbidden" | "toolError" | "cancelled";
+
+export interface McpErrorDetails {
+  /** The server, as `origin + path`. */
+  url: string;
+  /** The HTTP status of a refusal (401, 403, 404, 500…), when there was one. */
+  status?: number;
+  /** A 403 whose `WWW-Authenticate` said `error="insufficient_scope"`: not an expiry. */
+  insufficientScope?: boolean;
+  /** @internal The server forgot our session (HTTP 404): nothing ran, a new session may retry. */
+  sessionExpired?: boolean;
+}
+
+/**
+ * Connecting to an MCP server or listing its tools failed.
+ *
+ * - `unreachable`: no HTTP answer at all (connection refused, DNS failure, reset, invalid URL).
+ * - `notMcp`: an HTTP answer, but not from an MCP endpoint (404, HTML, JSON that is not JSON-RPC).
+ * - `timedOut`: no complete answer within the bound.
+ * - `unauthorized` (401) / `forbidden` (403, see `insufficientScope`).
+ * - `protocol`: an MCP server that failed otherwise (JSON-RPC error, 5xx, unsupported version).
+ * - `cancelled`: the caller's signal aborted.
+ */
+export class McpConnectError extends Error {
+  override name = "McpConnectError";
+  readonly reason: McpConnectReason;
+  readonly url: string;
+  readonly status: number | undefined;
+  readonly insufficientScope: boolean;
+  readonly sessionExpired: boolean;
+
+  constructor(reason: McpConnectReason, message: string, details: McpErrorDetails) {
+    super(message);
+    this.reason = reason;
+    this.url = details.url;
+    this.status = details.status;
+    this.insufficientScope = details.insufficientScope ?? false;
+    this.sessionExpired = details.sessionExpired ?? false;
+  }
+}
+
+export interface McpCallErrorDetails extends McpErrorDetails {
+  /** True when the server may have run the call: the request left this process and no answer came. */
+  outcomeUnknown: boolean;
+  /** `toolError`: the JSON-RPC error code (or the HTTP status of a 4xx refusal). */
+  code?: number;
+}
+
+/**
+ * A tool call ended without a result. How each reason is detected (the transport's fetch is
+ * observed per request, so these are facts, not guesses from message text):
+ *
+ * - `unreachable` (`outcomeUnknown: false`): the `tools/call` request never reached the server.
+ *   Either the MCP session could not be established (the error of connecting, or its bound), or
+ *   the POST failed while connecting (ECONNREFUSED, DNS, unreachable host, connect timeout, TLS
+ *   handshake), or the server answered 404 for the request (it forgot the session or the
+ *   endpoint: the pool retries once on a new session first). Safe to send again.
+ * - `interrupted` (`outcomeUnknown: true`): the POST had left the connect phase and then the
+ *   socket was reset or closed before an answer (this includes, conservatively, a keep-alive
+ *   socket the server closed at the very moment it was reused); or the call's SSE response
+ *   stream ended or broke without carrying the answer and without an event id to resume from
+ *   (or resuming failed); or the connection was closed under the call (pool closed); or the
+ *   server answered 5xx or something that is not MCP. The server may have run the call.
+ * - `timedOut` (`outcomeUnknown: true` once sent): `timeoutMs` passed without an answer.
+ * - `unauthorized` / `forbidden`: HTTP 401 / 403 to the POST (or to connecting). Nothing ran.
+ * - `toolError` (`outcomeUnknown: false`): the server answered with a JSON-RPC error (unknown
+ *   tool, invalid params; `code` and message kept), refused the HTTP request with another 4xx,
+ *   or sent a result that is not a CallToolResult. A tool's own failure is not an error here:
+ *   it is a result with `isError: true`.
+ * - `cancelled`: the caller's signal aborted; `outcomeUnknown` says whether it was already sent.
+ */
+export class McpCallError extends Error {
+  override name = "McpCallError";
+  readonly reason: McpCallReason;
+  readonly url: string;
+  readonly outcomeUnknown: boolean;
+  readonly status: number | undefined;
+  readonly code: number | undefined;
+  readonly insufficientScope: boolean;
+  readonly sessionExpired: boolean;
+
+  constructor(reason: McpCallReason, message: string, details: McpCallErrorDetails) {
+    super(message);
+    this.reason = reason;
+    this.url = details.url;
+    this.outcomeUnknown = details.outcomeUnknown;
+    this.status = details.status;
+    this.code = details.code;
+    this.insufficientScope = details.insufficientScope ?? false;
+    this.sessionExpired = details.sessionExpired ?? false;
+  }
+}
+
+/** `origin + path` of a URL, for messages: userinfo and query strings may carry secrets. */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    return "(an invalid URL)";
+  }
+}
+
+/**
+ * What must never appear in an error message: header values (and each long word of one, e.g. a
+ * bearer token), and the userinfo and query of the URL (fetch errors quote the URL they got).
+ */
+export function secretsOf(headers: Record<string, string> | undefined, url: string): string[] {
+  const secrets = new Set<string>();
+  const add = (value: string) => { if (value.length >= 4) secrets.add(value); };
+  for (const value of Object.values(headers ?? {})) {
+    add(value);
+    for (const word of value.split(/\s+/)) if (word.length >= 8) secrets.add(word);
+  }
+  if (URL.canParse(url)) {
+    const parsed = new URL(url);
+    for (const part of [parsed.username, parsed.password, parsed.search.slice(1), decodeURIComponent(parsed.password)]) add(part);
+    for (const value of parsed.searchParams.values()) add(value);
+  }
+  return [...secrets].sort((a, b) => b.length - a.length);
+}
+
+/** Replaces every secret in `text`. */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) result = result.split(secret).join("[redacted]");
+  return result;
+}
+
+/** Whether `WWW-Authenticate` carries `error="insufficient_scope"` (RFC 6750 §3.1). */
+export function saysInsufficientScope(wwwAuthenticate: string | undefined): boolean {
+  return wwwAuthenticate !== undefined && /error\s*=\s*"?insufficient_scope"?/i.test(wwwAuthenticate);
+}

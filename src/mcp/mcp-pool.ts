@@ -1,0 +1,170 @@
+/**
+ * Pooled MCP sessions for the dispatcher: one initialized connection per pool key (server and
+ * credentials), shared by concurrent calls, because initializing costs round trips and servers
+ * keep state per session. A connection that failed is retired (closed once its calls are done)
+ * and the next call opens a new one; one idle for `maxIdleMs` is closed. A call that found its
+ * session forgotten by the server (HTTP 404, e.g. after a restart) was not run, so it is sent
+ * once more on a new session.
+ */
+import { openMcpConnection, type McpConnection } from "./mcp-client.ts";
+import { McpCallError, McpConnectError, describeUrl, type McpCallReason, type McpConnectReason } from "./mcp-errors.ts";
+import type { McpCallOutcome, McpCallRequest, McpPool, McpPoolOptions, McpToolDescriptor } from "./mcp-types.ts";
+import { startDeadline } from "./request-watch.ts";
+
+/** Bound of listing tools on a pooled connection. */
+const LIST_TIMEOUT_MS = 10_000;
+/** After these, the session is not worth reusing. */
+const CALL_RETIRES = new Set<McpCallReason>(["unreachable", "interrupted", "unauthorized", "forbidden"]);
+const LIST_RETIRES = new Set<McpConnectReason>(["unreachable", "notMcp", "unauthorized", "forbidden", "protocol"]);
+
+interface Entry {
+  key: string;
+  ready: Promise<McpConnection>;
+  connection: McpConnection | undefined;
+  inFlight: number;
+  lastUsed: number;
+  retired: boolean;
+  closing: Promise<void> | undefined;
+  idleTimer: NodeJS.Timeout | undefined;
+}
+
+/** Waits for the entry's connection within the caller's own bound and signal. */
+async function connectionOf(entry: Entry, timeoutMs: number, signal: AbortSignal | undefined, where: string): Promise<McpConnection> {
+  if (entry.connection?.open) return entry.connection;
+  const deadline = startDeadline(timeoutMs, signal);
+  try {
+    const gaveUp = new Promise<never>((_, reject) => deadline.signal.addEventListener("abort", () => reject(deadline.cancelled
+      ? new McpConnectError("cancelled", `connecting to ${where} was cancelled`, { url: where })
+      : new McpConnectError("timedOut", `${where} did not open a session within ${timeoutMs} ms`, { url: where })), { once: true }));
+    return await Promise.race([entry.ready, gaveUp]);
+  } finally {
+    deadline.dispose();
+  }
+}
+
+/** A failure to get a session, as the call sees it: nothing was sent. */
+function notSent(error: unknown, where: string): McpCallError {
+  if (!(error instanceof McpConnectError)) return new McpCallError("unreachable", `could not open a session with ${where}`, { url: where, outcomeUnknown: false });
+  const details = { url: where, status: error.status, insufficientScope: error.insufficientScope, outcomeUnknown: false };
+  if (error.reason === "unauthorized" || error.reason === "forbidden" || error.reason === "cancelled") return new McpCallError(error.reason, error.message, details);
+  return new McpCallError("unreachable", `could not open a session: ${error.message}`, details);
+}
+
+/**
+ * Creates a pool. Call `close()` when the worker shuts down.
+ *
+ * @example
+ * const pool = createMcpPool({ maxIdleMs: 60_000 });
+ * const outcome = await pool.callTool({ url, headers, poolKey, name: "create_issue", arguments: { title: "x" },
+ *   meta: { "codes.rewind/idempotency-key": "run_x/3" }, timeoutMs: 300_000 });
+ */
+export function createMcpPool(options: McpPoolOptions = {}): McpPool {
+  const maxIdleMs = options.maxIdleMs ?? 60_000;
+  const maxConnections = options.maxConnections ?? 64;
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const entries = new Map<string, Entry>();
+  let closed = false;
+
+  const shut = (entry: Entry): Promise<void> => {
+    clearTimeout(entry.idleTimer);
+    entry.closing ??= entry.ready.then((connection) => connection.close(), () => undefined);
+    return entry.closing;
+  };
+  const retire = (entry: Entry): void => {
+    if (entries.get(entry.key) === entry) entries.delete(entry.key);
+    entry.retired = true;
+    if (entry.inFlight === 0) void shut(entry);
+  };
+  const trim = (): void => {
+    const idle = [...entries.values()].filter((entry) => entry.inFlight === 0).sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const entry of idle.slice(0, Math.max(0, entries.size - maxConnections))) retire(entry);
+  };
+
+  function checkOut(key: string, url: string, headers: Record<string, string> | undefined): Entry {
+    let entry = entries.get(key);
+    if (entry?.connection && !entry.connection.open) retire(entry);
+    entry = entries.get(key);
+    if (!entry) {
+      const created: Entry = { key, ready: openMcpConnection({ url, headers, timeoutMs: connectTimeoutMs }), connection: undefined, inFlight: 0, lastUsed: Date.now(), retired: false, closing: undefined, idleTimer: undefined };
+      void created.ready.then((connection) => { created.connection = connection; }, () => retire(created));
+      entries.set(key, created);
+      entry = created;
+    }
+    clearTimeout(entry.idleTimer);
+    entry.inFlight++;
+    entry.lastUsed = Date.now();
+    trim();
+    return entry;
+  }
+
+  function checkIn(entry: Entry): void {
+    entry.inFlight--;
+    entry.lastUsed = Date.now();
+    if (entry.inFlight > 0) return;
+    if (entry.retired || closed) {
+      void shut(entry);
+      return;
+    }
+    entry.idleTimer = setTimeout(() => retire(entry), maxIdleMs);
+    entry.idleTimer.unref();
+  }
+
+  async function callOnce(request: McpCallRequest, startedAt: number, where: string): Promise<McpCallOutcome> {
+    const entry = checkOut(request.poolKey, request.url, request.headers);
+    const left = () => Math.max(1, request.timeoutMs - (Date.now() - startedAt));
+    try {
+      const connection = await connectionOf(entry, left(), request.signal, where).catch((error: unknown) => { throw notSent(error, where); });
+      return await connection.callTool({ name: request.name, arguments: request.arguments, meta: request.meta, timeoutMs: left(), boundMs: request.timeoutMs, signal: request.signal });
+    } catch (error) {
+      if (error instanceof McpCallError && CALL_RETIRES.has(error.reason)) retire(entry);
+      throw error;
+    } finally {
+      checkIn(entry);
+    }
+  }
+
+  async function listOnce(url: string, headers: Record<string, string> | undefined, poolKey: string): Promise<McpToolDescriptor[]> {
+    const entry = checkOut(poolKey, url, headers);
+    try {
+      const connection = await connectionOf(entry, LIST_TIMEOUT_MS, undefined, describeUrl(url));
+      return await connection.listTools({ timeoutMs: LIST_TIMEOUT_MS });
+    } catch (error) {
+      if (error instanceof McpConnectError && LIST_RETIRES.has(error.reason)) retire(entry);
+      throw error;
+    } finally {
+      checkIn(entry);
+    }
+  }
+
+  return {
+    async callTool(request) {
+      const where = describeUrl(request.url);
+      if (closed) throw new McpCallError("unreachable", `the MCP connection pool is closed (call to ${where})`, { url: where, outcomeUnknown: false });
+      const startedAt = Date.now();
+      try {
+        return await callOnce(request, startedAt, where);
+      } catch (error) {
+        if (!(error instanceof McpCallError && error.sessionExpired)) throw error;
+        return await callOnce(request, startedAt, where);
+      }
+    },
+    async listTools(url, headers, poolKey) {
+      if (closed) throw new McpConnectError("unreachable", `the MCP connection pool is closed (listing ${describeUrl(url)})`, { url: describeUrl(url) });
+      try {
+        return await listOnce(url, headers, poolKey);
+      } catch (error) {
+        if (!(error instanceof McpConnectError && error.sessionExpired)) throw error;
+        return await listOnce(url, headers, poolKey);
+      }
+    },
+    async close() {
+      closed = true;
+      const all = [...entries.values()];
+      entries.clear();
+      await Promise.all(all.map((entry) => {
+        entry.retired = true;
+        return shut(entry);
+      }));
+    },
+  };
+}
