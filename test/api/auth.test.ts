@@ -29,6 +29,13 @@ describe("API keys", () => {
     expect((await stack.request("GET", `/v1/runs/${id}`, undefined, { authorization: `Bearer ${KEY_A}` })).status).toBe(200);
     expect((await stack.request("GET", `/v1/runs/${id}`, undefined, { authorization: `Bearer ${KEY_B}` })).status).toBe(404);
     expect((await stack.request("POST", `/v1/runs/${id}/cancel`, undefined, { authorization: `Bearer ${KEY_B}` })).status).toBe(404);
+    // Wait until visibility lists the run for its own namespace, then look from the other one.
+    let ownList: string[] = [];
+    for (let attempt = 0; attempt < 50 && !ownList.includes(id); attempt++) {
+      ownList = ((await stack.request("GET", "/v1/runs", undefined, { authorization: `Bearer ${KEY_A}` })).body.runs ?? []).map((r) => r.id);
+      if (!ownList.includes(id)) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(ownList).toContain(id);
     const listed = await stack.request("GET", "/v1/runs", undefined, { authorization: `Bearer ${KEY_B}` });
     expect((listed.body.runs ?? []).map((r) => r.id)).not.toContain(id);
   });

@@ -53,7 +53,7 @@ describe("continue-as-new", () => {
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     expect(done.result).toEqual({ rounds: 15, sum: 105, random: true });
 
-    expect(await executionsOf(id)).toBeGreaterThan(2);
+    expect(await executionsOf(id)).toBeGreaterThan(1);
 
     const journal = await stack.request("GET", `/v1/runs/${id}/journal?limit=1000`);
     const entries = journal.body["entries"] as { seq: number; tool: string; status: string }[];
