@@ -31,7 +31,7 @@ export async function runDev(config: Config, logger: Logger): Promise<void> {
     address = server.address;
     uiUrl ??= server.uiUrl;
   }
-  const worker = await startWorker(config, address);
+  const worker = await startWorker(config, address, logger);
   const workerDone = worker.run();
   const api = await startApi(config, address, uiUrl, logger);
 

@@ -33,7 +33,7 @@ async function main(argv: string[]): Promise<void> {
     case "dev":
       return runDev(config, logger);
     case "worker": {
-      const worker = await startWorker(config, requireAddress(config.temporal.address, "worker"));
+      const worker = await startWorker(config, requireAddress(config.temporal.address, "worker"), logger);
       process.once("SIGINT", () => void worker.shutdown());
       process.once("SIGTERM", () => void worker.shutdown());
       logger.info("worker started", { taskQueue: config.temporal.taskQueue });

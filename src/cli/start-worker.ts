@@ -4,9 +4,14 @@
  */
 import path from "node:path";
 import type { Config } from "../config.ts";
+import type { Logger } from "../shared/logger.ts";
 import { createRewindWorker, type RewindWorker } from "../worker/create-worker.ts";
+import { installTemporalRuntime } from "../worker/temporal-runtime.ts";
 
-export async function startWorker(config: Config, temporalAddress: string): Promise<RewindWorker> {
+const SDK_LEVEL = { debug: "DEBUG", info: "INFO", warn: "WARN", error: "ERROR" } as const;
+
+export async function startWorker(config: Config, temporalAddress: string, logger: Logger): Promise<RewindWorker> {
+  installTemporalRuntime(logger, SDK_LEVEL[config.logLevel]);
   return createRewindWorker({
     address: temporalAddress,
     namespace: config.temporal.namespace,

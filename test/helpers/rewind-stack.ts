@@ -8,9 +8,11 @@ import path from "node:path";
 import { Client, Connection } from "@temporalio/client";
 import { inject } from "vitest";
 import { loadConfig, type Config } from "../../src/config.ts";
+import { createConsoleLogger } from "../../src/cli/console-logger.ts";
 import { startApi, type RunningApi } from "../../src/cli/start-api.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import { createRewindWorker, type RewindWorker } from "../../src/worker/create-worker.ts";
+import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
 import { REPO_ROOT } from "./paths.ts";
 
 export { REPO_ROOT };
@@ -55,6 +57,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
 }
 
 export async function startRewindStack(options: StackOptions = {}): Promise<RewindStack> {
+  // Tests fail runs on purpose; the SDK's warnings about them would drown the report.
+  installTemporalRuntime(createConsoleLogger("error", "temporal-sdk"), "ERROR");
   const config = testConfig(options.env);
   const address = config.temporal.address ?? "";
   const worker = options.noWorker ? undefined : await createRewindWorker({
