@@ -95,13 +95,13 @@ export class ScriptSession {
   }
 
   async start(input: unknown): Promise<ScriptError | undefined> {
-    return this.fault(await this.required().start(JSON.stringify(input ?? null), this.budgetLeft()));
+    return this.fault(await this.required().start(JSON.stringify(input ?? null), this.wallTimeout()) ?? this.overBudget());
   }
 
   async feed(batch: EventBatch): Promise<ScriptError | undefined> {
     for (const event of batch.events) {
       if (this.settlement) break;
-      const fault = this.fault(await this.required().feed(JSON.stringify(event satisfies CallEvent), batch.at, this.budgetLeft()));
+      const fault = this.fault(await this.required().feed(JSON.stringify(event satisfies CallEvent), batch.at, this.wallTimeout()) ?? this.overBudget());
       if (fault) return fault;
     }
     this.consumedBatches += 1;
@@ -117,9 +117,21 @@ export class ScriptSession {
     return this.isolate;
   }
 
-  private budgetLeft(): number {
-    const used = (this.isolate?.cpuTimeMs() ?? 0) - this.stepCpuStart;
-    return Math.max(1, this.options.cpuMsPerStep - used);
+  private cpuUsed(): number {
+    return (this.isolate?.cpuTimeMs() ?? 0) - this.stepCpuStart;
+  }
+
+  /**
+   * isolated-vm's timeout counts wall time, which a busy machine stretches; it is only the
+   * backstop that interrupts a runaway script. The limit itself is the isolate's CPU time,
+   * checked after every entry, so a step is not failed for time it spent waiting for a core.
+   */
+  private wallTimeout(): number {
+    return Math.max(1, this.options.cpuMsPerStep - this.cpuUsed()) * 2 + 250;
+  }
+
+  private overBudget(): IsolateFault | undefined {
+    return this.cpuUsed() > this.options.cpuMsPerStep ? { kind: "timeout" } : undefined;
   }
 
   private fault(fault: IsolateFault | undefined): ScriptError | undefined {

@@ -8,7 +8,7 @@ import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewin
 let stack: RewindStack;
 
 beforeAll(async () => {
-  stack = await startRewindStack({ env: { REWIND_SANDBOX_CPU_MS: "500", REWIND_SANDBOX_MEMORY_MB: "64" } });
+  stack = await startRewindStack({ env: { REWIND_SANDBOX_CPU_MS: "1500", REWIND_SANDBOX_MEMORY_MB: "64" } });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -52,7 +52,7 @@ describe("runs of tool-less scripts", () => {
     const looped = await run("export default async function main() {\n  for (;;) {}\n}");
     expect(looped.status).toBe("failed");
     expect(looped.error?.type).toBe("LimitExceeded");
-    expect(looped.error?.message).toMatch(/CPU time limit of 500 ms/);
+    expect(looped.error?.message).toMatch(/CPU time limit of 1500 ms/);
     const next = await run("export default async () => \"still serving\";");
     expect(next.result).toBe("still serving");
   });

@@ -85,7 +85,11 @@ describe("sandbox steps", () => {
 
   it("names the CPU and memory limits when a step exceeds them", async () => {
     expect(await once("export default async () => { for (;;) {} };")).toMatchObject({ kind: "failed", error: { limit: "cpu" } });
-    expect(await once("export default async () => { const a: number[][] = []; for (;;) a.push(new Array(1e6).fill(1)); };")).toMatchObject({ kind: "failed", error: { limit: "memory" } });
+    // Generous CPU, so that only the heap limit can end this one, however busy the machine.
+    const roomy = createSandbox({ memoryMb: 64, cpuMsPerStep: 10_000, warmSessions: 0, validate: validateAgainstSchema });
+    const bomb = await roomy.advance({ runId: "run_bomb", consumedBatches: 0, batches: [], cold: cold("export default async () => { const a: number[][] = []; for (;;) a.push(new Array(1e6).fill(1)); };") });
+    roomy.dispose();
+    expect(bomb).toMatchObject({ kind: "failed", error: { limit: "memory" } });
     // A loop hidden in a microtask chain is bounded too.
     expect(await once("export default async () => { for (;;) await null; };")).toMatchObject({ kind: "failed", error: { limit: "cpu" } });
   });
