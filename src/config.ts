@@ -39,6 +39,10 @@ export interface Config {
   continueAsNewAfterEvents: number | undefined;
   /** Where a production deployment must not run with defaults (e.g. a generated secret key). */
   production: boolean;
+  /** REWIND_SECRET_KEY (32 bytes, base64): seals credentials and webhook secrets. Unset: see secretKeyFile. */
+  secretKey: Buffer | undefined;
+  /** Events of the default namespace, unless it sets its own endpoint through the API. */
+  events: { url: string; secret: string } | undefined;
   logLevel: "debug" | "info" | "warn" | "error";
 }
 
@@ -76,6 +80,23 @@ function logLevel(raw: string | undefined): Config["logLevel"] {
   throw new ConfigError(`REWIND_LOG_LEVEL must be debug, info, warn or error, got "${level}"`);
 }
 
+function secretKey(raw: string | undefined): Buffer | undefined {
+  if (!raw) return undefined;
+  const key = Buffer.from(raw, "base64");
+  if (key.length !== 32) throw new ConfigError("REWIND_SECRET_KEY must be 32 bytes, base64-encoded (e.g. `openssl rand -base64 32`)");
+  return key;
+}
+
+function events(env: Env): Config["events"] {
+  const url = env["REWIND_EVENTS_URL"];
+  const secret = env["REWIND_EVENTS_SECRET"];
+  if (!url && !secret) return undefined;
+  if (!url || !secret) throw new ConfigError("REWIND_EVENTS_URL and REWIND_EVENTS_SECRET go together");
+  if (!/^https?:\/\//.test(url)) throw new ConfigError("REWIND_EVENTS_URL must be an http(s) URL");
+  if (!/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/.test(secret)) throw new ConfigError("REWIND_EVENTS_SECRET must be a Standard Webhooks secret (whsec_ followed by base64)");
+  return { url, secret };
+}
+
 /** Reads and validates the environment. Throws ConfigError naming the variable at fault. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const host = env["REWIND_HOST"] ?? "127.0.0.1";
@@ -102,6 +123,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     warmIsolates: integer(env, "REWIND_WARM_ISOLATES", 256, 0, 100_000),
     continueAsNewAfterEvents: env["REWIND_CONTINUE_AS_NEW_EVENTS"] ? integer(env, "REWIND_CONTINUE_AS_NEW_EVENTS", 0, 50, 1_000_000) : undefined,
     production: env["NODE_ENV"] === "production",
+    secretKey: secretKey(env["REWIND_SECRET_KEY"]),
+    events: events(env),
     logLevel: logLevel(env["REWIND_LOG_LEVEL"]),
   };
 }

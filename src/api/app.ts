@@ -6,10 +6,12 @@ import express, { type Express } from "express";
 import type { Logger } from "../shared/logger.ts";
 import { createAuth } from "./auth.ts";
 import { createErrorHandler, notFoundRoute } from "./error-handler.ts";
+import { createEventsRouter, type EventsRouteDeps } from "./routes/events.ts";
 import { createRunsRouter, type RunsRouteDeps } from "./routes/runs.ts";
 import { createToolsetsRouter } from "./routes/toolsets.ts";
 
 export interface ApiDeps extends RunsRouteDeps {
+  events: EventsRouteDeps;
   apiKeys: Map<string, string>;
   logger: Logger;
 }
@@ -26,6 +28,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(express.json({ limit: MAX_BODY_BYTES, strict: false }));
   app.use(createAuth(deps.apiKeys));
   app.use(createToolsetsRouter(deps));
+  app.use(createEventsRouter(deps.events));
   app.use(createRunsRouter(deps));
   app.use(notFoundRoute);
   app.use(createErrorHandler(deps.logger));

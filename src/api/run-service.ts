@@ -4,13 +4,12 @@
  * started it; asking for another namespace's run looks exactly like asking for a missing one.
  */
 import { createHash } from "node:crypto";
-import type { Client} from "@temporalio/client";
-import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from "@temporalio/client";
+import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
 import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
 import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
-import { getJournalQuery } from "../workflows/messages.ts";
-import { notFound } from "./http-error.ts";
+import { approveCallUpdate, getJournalQuery, getStatusQuery, rejectCallUpdate } from "../workflows/messages.ts";
+import { HttpError, notFound } from "./http-error.ts";
 
 export interface RunServiceOptions {
   client: Client;
@@ -30,6 +29,8 @@ export interface RunView {
   closedAt: string | undefined;
   result?: unknown;
   error?: { type: string; message: string; details?: unknown };
+  /** Calls waiting for the harness (approval…), while the run is parked. */
+  parked?: { seq: number; tool: string; args: unknown; reason: string }[];
   temporalUrl: string | undefined;
 }
 
@@ -103,9 +104,25 @@ export function createRunService(options: RunServiceOptions) {
         closedAt: d.closeTime?.toISOString(),
         temporalUrl: uiLink(runId),
       };
+      if (view.status === "parked") view.parked = await parkedCalls(client, runId);
       if (closed === "completed") view.result = await client.workflow.getHandle(runId).result();
       if (closed === "failed") view.error = await failureOf(client, runId);
       return view;
+    },
+
+    /** Approves or rejects a parked call; 409 when the call is not waiting for a decision. */
+    async decide(runId: string, namespace: string, seq: number, decision: { approve: true } | { approve: false; reason?: string }): Promise<{ seq: number }> {
+      const d = await describeOwned(runId, namespace);
+      if (d.status.name !== "RUNNING") throw new HttpError(409, "conflict", `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its calls can no longer be decided`);
+      const handle = client.workflow.getHandle(runId);
+      try {
+        return decision.approve
+          ? await handle.executeUpdate(approveCallUpdate, { args: [{ seq }] })
+          : await handle.executeUpdate(rejectCallUpdate, { args: [{ seq, ...(decision.reason ? { reason: decision.reason } : {}) }] });
+      } catch (error) {
+        if (error instanceof WorkflowUpdateFailedError) throw new HttpError(409, "conflict", `call ${seq} of run ${runId} is not waiting for a decision`);
+        throw error;
+      }
     },
 
     async cancel(runId: string, namespace: string): Promise<RunView> {
@@ -149,6 +166,15 @@ export type RunService = ReturnType<typeof createRunService>;
 const STATUS_NAMES = ["UNSPECIFIED", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "TERMINATED", "CONTINUED_AS_NEW", "TIMED_OUT"];
 function statusName(status: number | null | undefined): string {
   return STATUS_NAMES[status ?? 0] ?? "UNSPECIFIED";
+}
+
+const QUERY_TIMEOUT_MS = 3_000;
+
+/** Parked calls come from the run's own state; without a worker to answer, they are left out. */
+async function parkedCalls(client: Client, runId: string): Promise<RunView["parked"]> {
+  const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), QUERY_TIMEOUT_MS).unref());
+  const status = await Promise.race([client.workflow.getHandle(runId).query(getStatusQuery).catch(() => undefined), timeout]);
+  return status?.parked;
 }
 
 async function failureOf(client: Client, runId: string): Promise<RunView["error"]> {

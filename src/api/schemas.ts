@@ -22,3 +22,12 @@ export const journalQuery = z.strictObject({
   afterSeq: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(200),
 });
+
+export const rejectCallBody = z.strictObject({
+  reason: z.string().min(1).max(2000).optional(),
+});
+
+export const eventsEndpointBody = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: "url must be an http or https URL" }),
+  secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, "secret must be a Standard Webhooks secret: whsec_ followed by base64").optional(),
+});

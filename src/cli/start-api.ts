@@ -7,6 +7,8 @@ import type { AddressInfo } from "node:net";
 import { Client, Connection } from "@temporalio/client";
 import { createApp, createRunService } from "../api/index.ts";
 import type { Config } from "../config.ts";
+import { createSecretBox } from "../credentials/secret-box.ts";
+import { resolveSecretKey } from "../credentials/secret-key.ts";
 import { createTypeChecker } from "../declarations/type-check.ts";
 import type { Logger } from "../shared/logger.ts";
 import { listAllTools } from "../mcp/index.ts";
@@ -31,6 +33,7 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
       listTools: (url) => listAllTools({ url, timeoutMs: REGISTRATION_TIMEOUT_MS }),
     }),
     typeChecker: createTypeChecker(),
+    events: { client, taskQueue: config.temporal.taskQueue, box: createSecretBox(await resolveSecretKey(config)) },
     apiKeys: config.api.keys,
     logger,
   });

@@ -4,6 +4,7 @@
  */
 import path from "node:path";
 import type { Config } from "../config.ts";
+import { resolveSecretKey } from "../credentials/secret-key.ts";
 import type { Logger } from "../shared/logger.ts";
 import { createRewindWorker, type RewindWorker } from "../worker/create-worker.ts";
 import { installTemporalRuntime } from "../worker/temporal-runtime.ts";
@@ -19,5 +20,7 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     sandbox: config.sandbox,
     warmIsolates: config.warmIsolates,
     cacheDir: path.join(config.stateDir, "cache"),
+    secretKey: await resolveSecretKey(config),
+    events: config.events,
   });
 }

@@ -24,6 +24,8 @@ export interface JournalEntry {
   result?: unknown;
   error?: ToolErrorData;
   attempts: number;
+  /** Set once the harness approved the call (tools with `approval: true`). */
+  approved?: boolean;
   /** Workflow time (ms since epoch) the call was issued, started and completed. */
   issuedAt: number;
   startedAt?: number;

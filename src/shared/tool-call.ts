@@ -48,3 +48,6 @@ export const RETRY_ATTEMPTS = 5;
 export const RUN_CONCURRENCY = 16;
 /** Default per-attempt timeout of MCP tools. */
 export const DEFAULT_MCP_TIMEOUT_MS = 5 * 60_000;
+
+/** The ApplicationFailure type a ToolError thrown by a host tool travels as. */
+export const HOST_TOOL_ERROR_TYPE = "HostToolError";

@@ -3,8 +3,11 @@
  * dispatchers, on the `rewind` task queue. Everything it needs comes in as options, so tests
  * and the embedded stack build it the same way.
  */
+import { Client, Connection } from "@temporalio/client";
 import { NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "../activities/index.ts";
+import { createSecretBox } from "../credentials/secret-box.ts";
+import { createEndpointResolver } from "../events/endpoint-resolver.ts";
 import type { SandboxLimits } from "../config.ts";
 import { createMcpPool } from "../mcp/index.ts";
 import { createSandbox, validateAgainstSchema, type Sandbox } from "../sandbox/index.ts";
@@ -22,6 +25,10 @@ export interface RewindWorkerOptions {
   cacheDir: string;
   /** Workflows kept in the sticky cache. Default 1000. */
   maxCachedWorkflows?: number;
+  /** Key that opens sealed secrets (webhook secrets, credentials). */
+  secretKey: Buffer;
+  /** Where the default namespace's events go unless it set an endpoint. */
+  events?: { url: string; secret: string } | undefined;
 }
 
 export interface RewindWorker {
@@ -41,12 +48,15 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     validate: validateAgainstSchema,
   });
   const mcpPool = createMcpPool({});
+  const clientConnection = await Connection.connect({ address: options.address });
+  const client = new Client({ connection: clientConnection, namespace: options.namespace });
+  const endpoints = createEndpointResolver({ client, box: createSecretBox(options.secretKey), fallback: options.events });
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: await loadWorkflowBundle(options.cacheDir),
-    activities: createActivities({ sandbox, mcpPool }),
+    activities: createActivities({ sandbox, mcpPool, endpoints }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
   });
   let running: Promise<void> | undefined;
@@ -57,6 +67,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       running ??= worker.run().finally(async () => {
         sandbox.dispose();
         await mcpPool.close();
+        await clientConnection.close();
         await connection.close();
       });
       return running;

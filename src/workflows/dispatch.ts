@@ -8,10 +8,12 @@ import { isCancellation, sleep } from "@temporalio/workflow";
 import type { JournalEntry } from "../shared/journal.ts";
 import type { ToolErrorData } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
+import type { CallOutcome } from "./call-outcome.ts";
+import { dispatchHost } from "./host-dispatch.ts";
 import { dispatchMcp, splitTool } from "./mcp-dispatch.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
 
-export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: ToolErrorData };
+export type { CallOutcome };
 
 export interface DispatchContext {
   runId: string;
@@ -52,7 +54,9 @@ async function dispatchBuiltin(entry: JournalEntry, context: DispatchContext): P
 export async function dispatchCall(entry: JournalEntry, context: DispatchContext): Promise<CallOutcome> {
   try {
     if (isBuiltin(entry.tool)) return await dispatchBuiltin(entry, context);
-    if (context.toolset.mcpServers[splitTool(entry.tool).group]) return await dispatchMcp(entry, context.runId, context.toolset);
+    const { group } = splitTool(entry.tool);
+    if (context.toolset.mcpServers[group]) return await dispatchMcp(entry, context.runId, context.toolset);
+    if (context.toolset.hostTools[group]) return await dispatchHost(entry, context.toolset);
     return failure(entry, "unknownTool", `${entry.tool} can't be dispatched by this version of Rewind`);
   } catch (error) {
     if (isCancellation(error)) throw error;

@@ -72,7 +72,7 @@ export class JournalBook {
 
   /** Calls issued and not finished: a continued run dispatches them again, under the same seq. */
   unfinished(): JournalEntry[] {
-    return this.entries.filter((entry) => entry.status === "pending" || entry.status === "running");
+    return this.entries.filter((entry) => entry.status === "pending" || entry.status === "running" || entry.status === "parked");
   }
 
   private eventOf(seq: number): CallEvent {

@@ -2,7 +2,7 @@
  * The run workflow's queries, signals and updates, as named definitions shared by the workflow
  * and the API's client, so both sides agree on names and payloads at compile time.
  */
-import { defineQuery, defineSignal } from "@temporalio/workflow";
+import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
 import type { JournalView, RunStatus } from "../shared/run.ts";
 
 export const getStatusQuery = defineQuery<RunStatus>("getStatus");
@@ -10,3 +10,7 @@ export const getJournalQuery = defineQuery<JournalView, [{ afterSeq?: number; li
 
 /** Delivers a named signal to the script's `waitForSignal(name)`; buffered until awaited. */
 export const deliverSignal = defineSignal<[{ name: string; payload: unknown }]>("deliverSignal");
+
+/** Decides a parked call. Rejected by its validator (→ HTTP 409) when the seq is not waiting. */
+export const approveCallUpdate = defineUpdate<{ seq: number }, [{ seq: number }]>("approveCall");
+export const rejectCallUpdate = defineUpdate<{ seq: number }, [{ seq: number; reason?: string }]>("rejectCall");

@@ -16,7 +16,9 @@ import { RUN_CONCURRENCY } from "../shared/tool-call.ts";
 import { CallScheduler } from "./call-scheduler.ts";
 import { dispatchCall, isBuiltin } from "./dispatch.ts";
 import { JournalBook } from "./journal-book.ts";
-import { deliverSignal, getJournalQuery, getStatusQuery } from "./messages.ts";
+import { emitEvent } from "./events.ts";
+import { approveCallUpdate, deliverSignal, getJournalQuery, getStatusQuery, rejectCallUpdate } from "./messages.ts";
+import { ParkingLot } from "./parking.ts";
 import { SignalInbox } from "./signal-inbox.ts";
 
 const { advanceScript } = proxyLocalActivities<Activities>({
@@ -60,9 +62,18 @@ export async function runScript(input: RunInput): Promise<unknown> {
     ready.push(entry.seq);
   };
   const scheduler = new CallScheduler(RUN_CONCURRENCY, (tool) => input.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY, perform);
-  const inFlight = () => scheduler.inFlight + scheduler.queued + builtinsInFlight;
+  const parking = new ParkingLot();
+  const inFlight = () => scheduler.inFlight + scheduler.queued + builtinsInFlight + parking.size;
 
-  setHandler(getStatusQuery, () => ({ state, calls: { total: journal.callCount, inFlight: inFlight() }, parked: [] }));
+  setHandler(getStatusQuery, () => ({ state, calls: { total: journal.callCount, inFlight: inFlight() }, parked: parking.list() }));
+  setHandler(approveCallUpdate, ({ seq }) => {
+    parking.decide(seq, { approved: true });
+    return { seq };
+  }, { validator: ({ seq }) => parking.assertWaiting(seq) });
+  setHandler(rejectCallUpdate, ({ seq, reason }) => {
+    parking.decide(seq, { approved: false, reason: reason ?? "rejected by the harness" });
+    return { seq };
+  }, { validator: ({ seq }) => parking.assertWaiting(seq) });
   setHandler(getJournalQuery, (options) => journal.view(options?.afterSeq, options?.limit));
   setHandler(deliverSignal, ({ name, payload }) => inbox.deliver(name, payload));
 
@@ -71,7 +82,32 @@ export async function runScript(input: RunInput): Promise<unknown> {
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.status, value: next }]);
   };
 
+  const emit = (type: Parameters<typeof emitEvent>[2], data: Record<string, unknown>, discriminator?: number) =>
+    emitEvent(input.namespace, input.runId, type, data, discriminator);
+
+  /** Parks a call that needs approval (outside the concurrency limits), then sends or rejects it. */
+  const approveThenDispatch = async (entry: JournalEntry): Promise<void> => {
+    const alreadyAnnounced = entry.status === "parked";
+    const decided = parking.park(entry, "approval");
+    setState("parked");
+    if (!alreadyAnnounced) await emit("call.approval_requested", { seq: entry.seq, tool: entry.tool, args: entry.args }, entry.seq);
+    const decision = await decided;
+    if (parking.size === 0) setState("running");
+    if (decision.approved) {
+      entry.approved = true;
+      entry.status = "pending";
+      scheduler.enqueue(entry);
+      return;
+    }
+    journal.complete(entry.seq, { ok: false, error: { code: "rejected", message: `${entry.tool}: ${decision.reason}`, tool: entry.tool, seq: entry.seq } }, Date.now());
+    ready.push(entry.seq);
+  };
+
   const dispatch = (entry: JournalEntry): void => {
+    if (input.toolset.policies[entry.tool]?.approval && !entry.approved) {
+      void approveThenDispatch(entry).catch((error: unknown) => { if (!isCancellation(error)) throw error; });
+      return;
+    }
     if (!isBuiltin(entry.tool)) return scheduler.enqueue(entry);
     builtinsInFlight += 1;
     void perform(entry).finally(() => { builtinsInFlight -= 1; });
@@ -107,19 +143,20 @@ export async function runScript(input: RunInput): Promise<unknown> {
     }
     if (outcome.kind === "done") {
       setState("completed");
+      await emit("run.completed", { result: outcome.result });
       return outcome.result;
     }
     if (outcome.kind === "failed") {
       setState("failed");
-      throw scriptFailure(outcome.error);
+      const failure = scriptFailure(outcome.error);
+      await emit("run.failed", { error: { type: failure.type, message: failure.message } });
+      throw failure;
     }
     if (inFlight() === 0 && ready.length === 0) {
       setState("failed");
-      throw ApplicationFailure.create({
-        type: RUN_FAILURE_TYPES.stuck,
-        nonRetryable: true,
-        message: "the script is waiting for a promise that nothing will settle (no call is in flight)",
-      });
+      const message = "the script is waiting for a promise that nothing will settle (no call is in flight)";
+      await emit("run.failed", { error: { type: RUN_FAILURE_TYPES.stuck, message } });
+      throw ApplicationFailure.create({ type: RUN_FAILURE_TYPES.stuck, nonRetryable: true, message });
     }
     if (shouldContinueAsNew(input.continueAsNewAfterEvents)) {
       scheduler.pause();

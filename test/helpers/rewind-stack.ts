@@ -14,6 +14,7 @@ import { silentLogger } from "../../src/shared/logger.ts";
 import { createRewindWorker, type RewindWorker } from "../../src/worker/create-worker.ts";
 import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
 import { REPO_ROOT } from "./paths.ts";
+import { TEST_SECRET_KEY } from "./secret-key.ts";
 
 export { REPO_ROOT };
 
@@ -46,12 +47,15 @@ export interface RewindStack {
   stop(): Promise<void>;
 }
 
+export { TEST_SECRET_KEY };
+
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
     REWIND_STATE_DIR: path.join(REPO_ROOT, ".rewind"),
     REWIND_PORT: "0",
     REWIND_TASK_QUEUE: `test-${randomUUID()}`,
     TEMPORAL_ADDRESS: inject("temporalAddress"),
+    REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64"),
     ...env,
   }, REPO_ROOT);
 }
@@ -68,6 +72,8 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     sandbox: config.sandbox,
     warmIsolates: config.warmIsolates,
     cacheDir: path.join(config.stateDir, "cache"),
+    secretKey: TEST_SECRET_KEY,
+    events: config.events,
   });
   const running = worker?.run();
   const api = await startApi(config, address, undefined, silentLogger);

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { REPO_ROOT } from "./paths.ts";
+import { TEST_SECRET_KEY } from "./secret-key.ts";
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -15,7 +16,7 @@ export interface WorkerProcess {
 export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", path.join(REPO_ROOT, "src/cli/main.ts"), "worker"], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64"), ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -8,7 +8,7 @@ import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
 import { namespaceOf } from "../auth.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
-import { journalQuery, listRunsQuery, startRunBody } from "../schemas.ts";
+import { journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
 
 export interface RunsRouteDeps {
@@ -64,6 +64,21 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
   router.get("/v1/runs/:id/journal", async function getJournal(req, res) {
     const query = parseOrThrow(journalQuery, req.query, "query");
     res.json(await deps.runs.journal(runIdParam(req.params.id), namespaceOf(req), query.afterSeq, query.limit));
+  });
+
+  const seqParam = (value: string | undefined): number => {
+    const seq = Number(value);
+    if (!Number.isInteger(seq) || seq < 1) throw new HttpError(404, "notFound", `call ${value ?? ""} was not found`);
+    return seq;
+  };
+
+  router.post("/v1/runs/:id/calls/:seq/approve", async function approveCall(req, res) {
+    res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { approve: true }));
+  });
+
+  router.post("/v1/runs/:id/calls/:seq/reject", async function rejectCall(req, res) {
+    const body = req.body === undefined ? {} : parseOrThrow(rejectCallBody, req.body, "body");
+    res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { approve: false, ...(body.reason ? { reason: body.reason } : {}) }));
   });
 
   router.post("/v1/runs/:id/cancel", async function cancelRun(req, res) {

@@ -1,0 +1,38 @@
+/**
+ * The `deliverEvent` activity: POST one event to the namespace's endpoint, signed as a Standard
+ * Webhook. A non-2xx answer or a network failure throws, and the delivery workflow's retry
+ * policy tries again later with the same `webhook-id`; a namespace without an endpoint drops it.
+ */
+import { Context } from "@temporalio/activity";
+import type { EndpointResolver } from "../events/endpoint-resolver.ts";
+import { signedHeaders } from "../events/sign-event.ts";
+import type { DeliverEventInput } from "../shared/events.ts";
+
+export interface DeliverEventDeps {
+  endpoints: EndpointResolver;
+}
+
+const REQUEST_TIMEOUT_MS = 15_000;
+
+export function createDeliverEvent(deps: DeliverEventDeps) {
+  return async function deliverEvent(input: DeliverEventInput): Promise<{ delivered: boolean }> {
+    const endpoint = await deps.endpoints.resolve(input.namespace);
+    if (!endpoint) {
+      Context.current().log.info("no events endpoint for the namespace; event dropped", { namespace: input.namespace, type: input.event.type });
+      return { delivered: false };
+    }
+    const body = JSON.stringify(input.event);
+    const response = await fetch(endpoint.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...signedHeaders(endpoint.secret, input.event.id, body, new Date()) },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), Context.current().cancellationSignal]),
+    });
+    await response.body?.cancel();
+    if (response.status < 200 || response.status >= 300) {
+      throw new Error(`the events endpoint answered ${response.status} for ${input.event.type} ${input.event.id}`);
+    }
+    return { delivered: true };
+  };
+}

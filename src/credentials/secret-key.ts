@@ -1,0 +1,32 @@
+/**
+ * Where the key that seals secrets comes from: REWIND_SECRET_KEY, or — for the embedded stack
+ * only — a key generated once and kept in the state dir (mode 0600). In production a missing
+ * key is a start-up error, never a silent default, since losing it loses every stored secret.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { ConfigError, type Config } from "../config.ts";
+import { generateSecretKey } from "./secret-box.ts";
+
+export async function resolveSecretKey(config: Pick<Config, "secretKey" | "production" | "stateDir">): Promise<Buffer> {
+  if (config.secretKey) return config.secretKey;
+  if (config.production) throw new ConfigError("REWIND_SECRET_KEY is required when NODE_ENV=production (32 bytes, base64)");
+  const file = path.join(config.stateDir, "secret.key");
+  try {
+    const key = Buffer.from((await readFile(file, "utf8")).trim(), "base64");
+    if (key.length === 32) return key;
+    throw new ConfigError(`${file} does not hold a 32-byte base64 key; fix or delete it (deleting loses stored secrets)`);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  await mkdir(config.stateDir, { recursive: true });
+  const key = generateSecretKey();
+  // "wx": if another process created it first, use theirs.
+  try {
+    await writeFile(file, key.toString("base64") + "\n", { mode: 0o600, flag: "wx" });
+    return key;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return Buffer.from((await readFile(file, "utf8")).trim(), "base64");
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The harness side of host tools: a Temporal worker on the harness's own task queue, whose
+ * activities are the harness's functions, one per qualified tool name. The harness needs no
+ * Temporal knowledge beyond an address: it hands plain async functions over and gets `ctx` with
+ * the call's idempotency key, heartbeat, cancellation signal and attempt number.
+ */
+import { Context } from "@temporalio/activity";
+import { ApplicationFailure } from "@temporalio/common";
+import { NativeConnection, Worker } from "@temporalio/worker";
+import type { HostCallInput } from "../shared/host-call.ts";
+import { HOST_TOOL_ERROR_TYPE, ToolError } from "./tool-error.ts";
+
+export interface HostToolContext {
+  /** `<run_id>/<seq>`: the same on every attempt of this call. */
+  idempotencyKey: string;
+  /** 1 on the first attempt, then 2, 3… */
+  attempt: number;
+  /** W3C trace context of the call, when the run has one. */
+  traceparent: string | undefined;
+  /** Fires when the call is cancelled (the run was cancelled, or the attempt timed out). */
+  signal: AbortSignal;
+  /** Reports progress; the worker also heartbeats on its own while the tool runs. */
+  heartbeat(details?: unknown): void;
+}
+
+export type HostTool = (args: Record<string, unknown>, ctx: HostToolContext) => Promise<unknown>;
+
+export interface HostToolWorkerOptions {
+  /** Temporal frontend. Default `127.0.0.1:7233`. */
+  address?: string;
+  /** Temporal namespace. Default `default`. */
+  namespace?: string;
+  /** The task queue the toolset names for these tools' group. */
+  taskQueue: string;
+  /** Tools by qualified name, e.g. `harness.ask_user`. */
+  tools: Record<string, HostTool>;
+  /** Calls run at once on this worker. Default 100. */
+  maxConcurrentCalls?: number;
+}
+
+export interface HostToolWorker {
+  /** Serves calls until shutdown(); rejects if the worker fails. */
+  run(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+function wrap(name: string, tool: HostTool) {
+  return async function hostToolActivity(input: HostCallInput): Promise<unknown> {
+    const context = Context.current();
+    const { info } = context;
+    // Heartbeats tell Temporal this worker is alive (and deliver cancellation): a worker that
+    // dies or freezes stops them, and the call is retried elsewhere after heartbeatTimeout.
+    const every = Math.max(200, Math.floor((info.heartbeatTimeoutMs ?? 60_000) / 3));
+    const timer = setInterval(() => context.heartbeat(), every);
+    try {
+      return await tool(input.args, {
+        idempotencyKey: `${info.workflowExecution?.workflowId ?? ""}/${info.activityId}`,
+        attempt: info.attempt,
+        traceparent: input.traceparent,
+        signal: context.cancellationSignal,
+        heartbeat: (details) => context.heartbeat(details),
+      }) ?? null;
+    } catch (error) {
+      if (error instanceof ToolError) {
+        throw ApplicationFailure.create({ type: HOST_TOOL_ERROR_TYPE, message: error.message, nonRetryable: true, details: [{ code: error.code, details: error.details ?? null }] });
+      }
+      throw error;
+    } finally {
+      clearInterval(timer);
+    }
+  };
+}
+
+/**
+ * Starts serving host tools.
+ *
+ * @example
+ * const worker = await createHostToolWorker({
+ *   taskQueue: "my-harness",
+ *   tools: { "harness.ask_user": async ({ question }, ctx) => ({ yes: await ask(String(question)) }) },
+ * });
+ * await worker.run();
+ */
+export async function createHostToolWorker(options: HostToolWorkerOptions): Promise<HostToolWorker> {
+  const names = Object.keys(options.tools);
+  const bad = names.find((name) => !/^[A-Za-z_$][\w$]*\..+$/.test(name));
+  if (bad) throw new TypeError(`host tool "${bad}" must be named group.tool, as in the toolset`);
+  const connection = await NativeConnection.connect({ address: options.address ?? "127.0.0.1:7233" });
+  const activities = Object.fromEntries(names.map((name) => [name, wrap(name, options.tools[name] as HostTool)]));
+  const worker = await Worker.create({
+    connection,
+    namespace: options.namespace ?? "default",
+    taskQueue: options.taskQueue,
+    activities,
+    maxConcurrentActivityTaskExecutions: options.maxConcurrentCalls ?? 100,
+  });
+  let running: Promise<void> | undefined;
+  return {
+    run() {
+      running ??= worker.run().finally(() => connection.close());
+      return running;
+    },
+    async shutdown() {
+      if (worker.getState() === "RUNNING") worker.shutdown();
+      await running;
+    },
+  };
+}

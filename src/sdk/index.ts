@@ -1,0 +1,3 @@
+/** The harness SDK: serve host tools, fail a call on purpose. */
+export { createHostToolWorker, type HostTool, type HostToolContext, type HostToolWorker, type HostToolWorkerOptions } from "./host-tool-worker.ts";
+export { ToolError } from "./tool-error.ts";
