@@ -104,12 +104,12 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
 }
 
 /** Polls GET /v1/runs/{id} until the run leaves `running`, or fails after `timeoutMs`. */
-export async function waitForRun(stack: RewindStack, id: string, timeoutMs = 30_000): Promise<ApiBody> {
+export async function waitForRun(stack: RewindStack, id: string, timeoutMs = 30_000, headers: Record<string, string> = {}): Promise<ApiBody> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const { status, body } = await stack.request("GET", `/v1/runs/${id}`);
+    const { status, body } = await stack.request("GET", `/v1/runs/${id}`, undefined, headers);
     if (status !== 200) throw new Error(`GET /v1/runs/${id} answered ${status}: ${JSON.stringify(body)}`);
-    if (body.status !== "running") return body;
+    if (body.status !== "running" && body.status !== "parked") return body;
     if (Date.now() > deadline) throw new Error(`run ${id} still running after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
