@@ -8,6 +8,8 @@ import { Context } from "@temporalio/activity";
 import { ApplicationFailure } from "@temporalio/common";
 import { NativeConnection, Worker } from "@temporalio/worker";
 import type { HostCallInput } from "../shared/host-call.ts";
+import type { Logger } from "../shared/logger.ts";
+import { installTemporalRuntime } from "../worker/temporal-runtime.ts";
 import { HOST_TOOL_ERROR_TYPE, ToolError } from "./tool-error.ts";
 
 export interface HostToolContext {
@@ -36,6 +38,8 @@ export interface HostToolWorkerOptions {
   tools: Record<string, HostTool>;
   /** Calls run at once on this worker. Default 100. */
   maxConcurrentCalls?: number;
+  /** Receives the worker's warnings and errors. Default: stderr. Ignored if the process already set up Temporal's runtime. */
+  logger?: Logger;
 }
 
 export interface HostToolWorker {
@@ -43,6 +47,13 @@ export interface HostToolWorker {
   run(): Promise<void>;
   shutdown(): Promise<void>;
 }
+
+const stderrLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (message, fields) => process.stderr.write(`rewind host worker: ${message} ${JSON.stringify(fields ?? {})}\n`),
+  error: (message, fields) => process.stderr.write(`rewind host worker: ${message} ${JSON.stringify(fields ?? {})}\n`),
+};
 
 function wrap(name: string, tool: HostTool) {
   return async function hostToolActivity(input: HostCallInput): Promise<unknown> {
@@ -85,6 +96,7 @@ export async function createHostToolWorker(options: HostToolWorkerOptions): Prom
   const names = Object.keys(options.tools);
   const bad = names.find((name) => !/^[A-Za-z_$][\w$]*\..+$/.test(name));
   if (bad) throw new TypeError(`host tool "${bad}" must be named group.tool, as in the toolset`);
+  installTemporalRuntime(options.logger ?? stderrLogger, "ERROR");
   const connection = await NativeConnection.connect({ address: options.address ?? "127.0.0.1:7233" });
   const activities = Object.fromEntries(names.map((name) => [name, wrap(name, options.tools[name] as HostTool)]));
   const worker = await Worker.create({
