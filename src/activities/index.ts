@@ -2,14 +2,16 @@
 import { createAdvanceScript, type AdvanceDeps } from "./advance-script.ts";
 import { createCallMcpTool, type McpCallDeps } from "./call-mcp-tool.ts";
 import { createDeliverEvent, type DeliverEventDeps } from "./deliver-event.ts";
+import { createMintWebhookUrl, type MintWebhookDeps } from "./mint-webhook-url.ts";
 
-export type ActivityDeps = AdvanceDeps & McpCallDeps & DeliverEventDeps;
+export type ActivityDeps = AdvanceDeps & McpCallDeps & DeliverEventDeps & MintWebhookDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {
     advanceScript: createAdvanceScript(deps),
     callMcpTool: createCallMcpTool(deps),
     deliverEvent: createDeliverEvent(deps),
+    mintWebhookUrl: createMintWebhookUrl(deps),
   };
 }
 

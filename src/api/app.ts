@@ -7,11 +7,13 @@ import type { Logger } from "../shared/logger.ts";
 import { createAuth } from "./auth.ts";
 import { createErrorHandler, notFoundRoute } from "./error-handler.ts";
 import { createEventsRouter, type EventsRouteDeps } from "./routes/events.ts";
+import { createHooksRouter, type HooksRouteDeps } from "./routes/hooks.ts";
 import { createRunsRouter, type RunsRouteDeps } from "./routes/runs.ts";
 import { createToolsetsRouter } from "./routes/toolsets.ts";
 
 export interface ApiDeps extends RunsRouteDeps {
   events: EventsRouteDeps;
+  hooks: HooksRouteDeps;
   apiKeys: Map<string, string>;
   logger: Logger;
 }
@@ -26,6 +28,8 @@ export function createApp(deps: ApiDeps): Express {
     res.json({ ok: true });
   });
   app.use(express.json({ limit: MAX_BODY_BYTES, strict: false }));
+  // Webhook URLs carry their own token and are called by third parties: no API key.
+  app.use(createHooksRouter(deps.hooks));
   app.use(createAuth(deps.apiKeys));
   app.use(createToolsetsRouter(deps));
   app.use(createEventsRouter(deps.events));

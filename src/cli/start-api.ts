@@ -9,6 +9,7 @@ import { createApp, createRunService } from "../api/index.ts";
 import type { Config } from "../config.ts";
 import { createSecretBox } from "../credentials/secret-box.ts";
 import { resolveSecretKey } from "../credentials/secret-key.ts";
+import { createWebhookTokens } from "../events/webhook-token.ts";
 import { createTypeChecker } from "../declarations/type-check.ts";
 import type { Logger } from "../shared/logger.ts";
 import { listAllTools } from "../mcp/index.ts";
@@ -26,6 +27,7 @@ export interface RunningApi {
 export async function startApi(config: Config, temporalAddress: string, uiUrl: string | undefined, logger: Logger): Promise<RunningApi> {
   const connection = await Connection.connect({ address: temporalAddress });
   const client = new Client({ connection, namespace: config.temporal.namespace });
+  const secretKey = await resolveSecretKey(config);
   const app = createApp({
     runs: createRunService({ client, taskQueue: config.temporal.taskQueue, uiUrl, continueAsNewAfterEvents: config.continueAsNewAfterEvents }),
     toolsets: createToolsetRegistry({
@@ -33,7 +35,8 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
       listTools: (url) => listAllTools({ url, timeoutMs: REGISTRATION_TIMEOUT_MS }),
     }),
     typeChecker: createTypeChecker(),
-    events: { client, taskQueue: config.temporal.taskQueue, box: createSecretBox(await resolveSecretKey(config)) },
+    events: { client, taskQueue: config.temporal.taskQueue, box: createSecretBox(secretKey) },
+    hooks: { client, webhookTokens: createWebhookTokens(secretKey) },
     apiKeys: config.api.keys,
     logger,
   });

@@ -22,5 +22,6 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     cacheDir: path.join(config.stateDir, "cache"),
     secretKey: await resolveSecretKey(config),
     events: config.events,
+    publicUrl: config.api.publicUrl,
   });
 }

@@ -8,6 +8,7 @@ import { NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "../activities/index.ts";
 import { createSecretBox } from "../credentials/secret-box.ts";
 import { createEndpointResolver } from "../events/endpoint-resolver.ts";
+import { createWebhookTokens } from "../events/webhook-token.ts";
 import type { SandboxLimits } from "../config.ts";
 import { createMcpPool } from "../mcp/index.ts";
 import { createSandbox, validateAgainstSchema, type Sandbox } from "../sandbox/index.ts";
@@ -29,6 +30,8 @@ export interface RewindWorkerOptions {
   secretKey: Buffer;
   /** Where the default namespace's events go unless it set an endpoint. */
   events?: { url: string; secret: string } | undefined;
+  /** Base URL harnesses reach the API at, for the URLs `webhook(name)` gives scripts. */
+  publicUrl: string;
 }
 
 export interface RewindWorker {
@@ -56,7 +59,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: await loadWorkflowBundle(options.cacheDir),
-    activities: createActivities({ sandbox, mcpPool, endpoints }),
+    activities: createActivities({ sandbox, mcpPool, endpoints, webhookTokens: createWebhookTokens(options.secretKey), publicUrl: options.publicUrl }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
   });
   let running: Promise<void> | undefined;

@@ -4,7 +4,8 @@
  * kind. Whatever happens, a call ends as an outcome for the script, never as a workflow error,
  * except cancellation of the run, which propagates.
  */
-import { isCancellation, sleep } from "@temporalio/workflow";
+import { isCancellation, proxyLocalActivities, sleep } from "@temporalio/workflow";
+import type { Activities } from "../activities/index.ts";
 import type { JournalEntry } from "../shared/journal.ts";
 import type { ToolErrorData } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
@@ -26,6 +27,8 @@ export function isBuiltin(tool: string): boolean {
   return tool.startsWith("rewind.");
 }
 
+const { mintWebhookUrl } = proxyLocalActivities<Activities>({ startToCloseTimeout: "10 seconds" });
+
 const failure = (entry: JournalEntry, code: ToolErrorData["code"], message: string): CallOutcome => ({
   ok: false,
   error: { code, message, tool: entry.tool, seq: entry.seq },
@@ -46,6 +49,8 @@ async function dispatchBuiltin(entry: JournalEntry, context: DispatchContext): P
         ? { ok: true, value: taken.payload ?? null }
         : failure(entry, "timedOut", `no signal "${String(args["name"])}" arrived within ${String(args["timeoutMs"])} ms`);
     }
+    case "rewind.webhook":
+      return { ok: true, value: await mintWebhookUrl({ runId: context.runId, name: String(args["name"]) }) };
     default:
       return failure(entry, "unknownTool", `${entry.tool} is not available in this version of Rewind`);
   }

@@ -65,6 +65,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
   installTemporalRuntime(createConsoleLogger("error", "temporal-sdk"), "ERROR");
   const config = testConfig(options.env);
   const address = config.temporal.address ?? "";
+  const api = await startApi(config, address, undefined, silentLogger);
   const worker = options.noWorker ? undefined : await createRewindWorker({
     address,
     namespace: config.temporal.namespace,
@@ -74,9 +75,9 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     cacheDir: path.join(config.stateDir, "cache"),
     secretKey: TEST_SECRET_KEY,
     events: config.events,
+    publicUrl: api.url,
   });
   const running = worker?.run();
-  const api = await startApi(config, address, undefined, silentLogger);
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   return {

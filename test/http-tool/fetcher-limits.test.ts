@@ -20,7 +20,11 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
   const url = new URL(req.url ?? "/", "http://placeholder");
   const size = Number(url.searchParams.get("size") ?? 0);
   switch (url.pathname) {
-    case "/plain": res.end(Buffer.alloc(size, 0x61)); break;
+    case "/plain": res.end(Buffer.alloc(size, 0x61)); break; // with content-length
+    case "/chunked": // no content-length: only counting can stop it
+      for (let sent = 0; sent < size; sent += 64 * 1024) res.write(Buffer.alloc(Math.min(64 * 1024, size - sent), 0x61));
+      res.end();
+      break;
     case "/bomb": res.writeHead(200, { "content-encoding": "gzip" }).end(bomb); break;
     case "/chained": // applied gzip first, then br: "gzip, br"
       res.writeHead(200, { "content-encoding": "gzip, br", "content-type": "text/plain; charset=utf-8" })
@@ -72,6 +76,10 @@ async function refusal(promise: Promise<unknown>): Promise<HttpRefusal> {
 describe("fetcher limits", () => {
   it("refuses a 6 MB body and accepts one at the limit", async () => {
     expect((await refusal(fetcher({ url: `${origin}/plain?size=${6 * MB}` }, list))).rule).toBe("tooLarge");
+    const chunked = await refusal(fetcher({ url: `${origin}/chunked?size=${6 * MB}` }, list));
+    expect(chunked.rule).toBe("tooLarge");
+    expect(chunked.message).toContain("after decoding");
+    expect((await fetcher({ url: `${origin}/chunked?size=${5 * MB}` }, list)).body).toHaveLength(5 * MB);
     const small = createGuardedFetcher({ resolve: dns.resolve, allowLoopbackForTests: true, maxBytes: 1000 });
     expect((await small({ url: `${origin}/plain?size=1000` }, list)).body).toHaveLength(1000);
     expect((await refusal(small({ url: `${origin}/plain?size=1001` }, list))).rule).toBe("tooLarge");

@@ -1,0 +1,16 @@
+/**
+ * The http tool's fetcher, as the rest of Rewind sees it: the activity that runs a script's
+ * `fetch` builds one with `createGuardedFetcher` and turns an `HttpRefusal` into a refused
+ * `ToolError`. The classifier and allow-list matcher are exported for toolset validation and tests.
+ */
+export { createGuardedFetcher } from "./fetcher.ts";
+export type { GuardedFetch, GuardedFetcherOptions, HttpToolResponse } from "./fetcher.ts";
+export type { HttpToolRequest } from "./request-check.ts";
+export { HttpRefusal } from "./http-refusal.ts";
+export type { HttpRefusalRule } from "./http-refusal.ts";
+export { classifyAddress } from "./address-policy.ts";
+export type { AddressPolicyOptions, AddressVerdict } from "./address-policy.ts";
+export { checkAllowList } from "./allow-list.ts";
+export type { AllowListVerdict } from "./allow-list.ts";
+export { defaultResolver } from "./resolve.ts";
+export type { ResolvedAddress, Resolver } from "./resolve.ts";
