@@ -100,8 +100,10 @@ function renderFetch(allowedHosts: string[]): string {
   return `${formatJsDoc("A response of the script's `fetch`, whose body has already been read in full.", "")}
 interface RewindResponse {
   readonly status: number;
+  readonly statusText: string;
   readonly ok: boolean;
   readonly url: string;
+  readonly redirected: boolean;
   readonly headers: Record<string, string>;
   text(): Promise<string>;
   json(): Promise<unknown>;

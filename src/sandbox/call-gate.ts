@@ -25,6 +25,24 @@ function signalName(value: unknown, what: string): string | GateVerdict {
   return value;
 }
 
+/** `fetch(url, init)` as the dispatcher sends it: method upper-cased, headers as strings. */
+function fetchArgs(args: Record<string, unknown>): GateVerdict {
+  const url = args["url"];
+  if (typeof url !== "string" || url.length === 0 || url.length > 8192) return invalid("fetch: the URL must be a string of at most 8192 characters");
+  const init = record(args["init"]) ?? {};
+  const method = init["method"] ?? "GET";
+  if (typeof method !== "string") return invalid("fetch: init.method must be a string");
+  const headers = record(init["headers"]) ?? {};
+  const plain: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== "string") return invalid(`fetch: header "${name}" must be a string`);
+    plain[name] = value;
+  }
+  const body = init["body"];
+  if (body !== undefined && body !== null && typeof body !== "string") return invalid("fetch: init.body must be a string (use JSON.stringify)");
+  return { args: { url, method: method.toUpperCase(), headers: plain, ...(typeof body === "string" ? { body } : {}) } };
+}
+
 function builtin(toolset: PinnedToolset, tool: string, args: Record<string, unknown>): GateVerdict {
   switch (tool) {
     case "rewind.sleep": {
@@ -50,7 +68,7 @@ function builtin(toolset: PinnedToolset, tool: string, args: Record<string, unkn
     }
     case "http.fetch":
       if (!toolset.http) return { refused: { code: "unknownTool", message: "this toolset does not enable http" } };
-      return { args };
+      return fetchArgs(args);
     default:
       return { refused: { code: "unknownTool", message: `unknown built-in ${tool}` } };
   }

@@ -133,7 +133,17 @@ export const RUNTIME_SOURCE = String.raw`
     sleep(duration) { return issue("rewind.sleep", { duration }); },
     waitForSignal(name, opts) { return issue("rewind.waitForSignal", { name, timeout: opts && opts.timeout !== undefined ? opts.timeout : null }); },
     webhook(name) { return issue("rewind.webhook", { name }); },
-    fetch(url, init) { return issue("http.fetch", { url: String(url), init: init === undefined ? null : init }); },
+    fetch(url, init) {
+      return issue("http.fetch", { url: String(url), init: init === undefined ? null : init }).then((raw) => {
+        const body = raw.body;
+        return Object.freeze({
+          status: raw.status, statusText: raw.statusText, ok: raw.status >= 200 && raw.status < 300,
+          url: raw.url, redirected: raw.redirects > 0, headers: Object.freeze({ ...raw.headers }), bodyEncoding: raw.bodyEncoding,
+          text() { return Promise.resolve(body); },
+          json() { try { return Promise.resolve(parse(body)); } catch (error) { return Promise.reject(error); } },
+        });
+      });
+    },
     attach(namespace) { script = namespace; },
   });
 

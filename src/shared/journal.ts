@@ -13,6 +13,9 @@ export const BUILTIN_TOOLS = {
   webhook: "rewind.webhook",
 } as const;
 
+/** The http tool: a script's `fetch`, sent by the dispatcher. */
+export const HTTP_TOOL = "http.fetch";
+
 export type CallStatus = "pending" | "running" | "parked" | "completed" | "failed";
 
 export interface JournalEntry {

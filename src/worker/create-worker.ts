@@ -10,6 +10,7 @@ import { createSecretBox } from "../credentials/secret-box.ts";
 import { createEndpointResolver } from "../events/endpoint-resolver.ts";
 import { createWebhookTokens } from "../events/webhook-token.ts";
 import type { SandboxLimits } from "../config.ts";
+import { createGuardedFetcher, type GuardedFetcherOptions } from "../http-tool/index.ts";
 import { createMcpPool } from "../mcp/index.ts";
 import { createSandbox, validateAgainstSchema, type Sandbox } from "../sandbox/index.ts";
 import { loadWorkflowBundle } from "./workflow-bundle.ts";
@@ -32,6 +33,8 @@ export interface RewindWorkerOptions {
   events?: { url: string; secret: string } | undefined;
   /** Base URL harnesses reach the API at, for the URLs `webhook(name)` gives scripts. */
   publicUrl: string;
+  /** Options of the http tool's fetcher; tests use them to reach loopback servers. Never from config. */
+  httpTool?: GuardedFetcherOptions;
 }
 
 export interface RewindWorker {
@@ -59,7 +62,12 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: await loadWorkflowBundle(options.cacheDir),
-    activities: createActivities({ sandbox, mcpPool, endpoints, webhookTokens: createWebhookTokens(options.secretKey), publicUrl: options.publicUrl }),
+    activities: createActivities({
+      sandbox, mcpPool, endpoints,
+      guardedFetch: createGuardedFetcher(options.httpTool),
+      webhookTokens: createWebhookTokens(options.secretKey),
+      publicUrl: options.publicUrl,
+    }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
   });
   let running: Promise<void> | undefined;

@@ -7,10 +7,12 @@
 import { isCancellation, proxyLocalActivities, sleep } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.ts";
 import type { JournalEntry } from "../shared/journal.ts";
+import { HTTP_TOOL } from "../shared/journal.ts";
 import type { ToolErrorData } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import type { CallOutcome } from "./call-outcome.ts";
 import { dispatchHost } from "./host-dispatch.ts";
+import { dispatchHttp } from "./http-dispatch.ts";
 import { dispatchMcp, splitTool } from "./mcp-dispatch.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
 
@@ -59,6 +61,7 @@ async function dispatchBuiltin(entry: JournalEntry, context: DispatchContext): P
 export async function dispatchCall(entry: JournalEntry, context: DispatchContext): Promise<CallOutcome> {
   try {
     if (isBuiltin(entry.tool)) return await dispatchBuiltin(entry, context);
+    if (entry.tool === HTTP_TOOL) return await dispatchHttp(entry, context.runId, context.toolset);
     const { group } = splitTool(entry.tool);
     if (context.toolset.mcpServers[group]) return await dispatchMcp(entry, context.runId, context.toolset);
     if (context.toolset.hostTools[group]) return await dispatchHost(entry, context.toolset);

@@ -13,6 +13,7 @@ import { startApi, type RunningApi } from "../../src/cli/start-api.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import { createRewindWorker, type RewindWorker } from "../../src/worker/create-worker.ts";
 import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
+import type { GuardedFetcherOptions } from "../../src/http-tool/index.ts";
 import { REPO_ROOT } from "./paths.ts";
 import { TEST_SECRET_KEY } from "./secret-key.ts";
 
@@ -34,6 +35,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Start no in-process worker (the test runs its own, e.g. in a child process). */
   noWorker?: boolean;
+  /** Options of the worker's http tool (loopback for tests, an injected resolver). */
+  httpTool?: GuardedFetcherOptions;
 }
 
 export interface RewindStack {
@@ -76,6 +79,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     secretKey: TEST_SECRET_KEY,
     events: config.events,
     publicUrl: api.url,
+    ...(options.httpTool ? { httpTool: options.httpTool } : {}),
   });
   const running = worker?.run();
   const connection = await Connection.connect({ address });

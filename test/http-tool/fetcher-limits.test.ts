@@ -7,7 +7,7 @@ import type http from "node:http";
 import zlib from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGuardedFetcher, HttpRefusal } from "../../src/http-tool/index.ts";
-import { startLoopbackServer, tableResolver, type LoopbackServer } from "./loopback.ts";
+import { startLoopbackServer, tableResolver, type LoopbackServer } from "../helpers/http-loopback.ts";
 
 const MB = 1024 * 1024;
 // 512 concatenated gzip members of 1 MB of zeros: ~0.5 MB on the wire, 512 MB decoded.

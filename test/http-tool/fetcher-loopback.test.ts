@@ -8,7 +8,7 @@ import net from "node:net";
 import type http from "node:http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createGuardedFetcher, HttpRefusal } from "../../src/http-tool/index.ts";
-import { guardConnects, startLoopbackServer, tableResolver, type ConnectGuard, type LoopbackServer } from "./loopback.ts";
+import { guardConnects, startLoopbackServer, tableResolver, type ConnectGuard, type LoopbackServer } from "../helpers/http-loopback.ts";
 
 function echo(req: http.IncomingMessage, res: http.ServerResponse): void {
   let body = "";

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGuardedFetcher, HttpRefusal } from "../../src/http-tool/index.ts";
-import { guardConnects, tableResolver, type ConnectGuard } from "./loopback.ts";
+import { guardConnects, tableResolver, type ConnectGuard } from "../helpers/http-loopback.ts";
 
 let guard: ConnectGuard;
 beforeEach(() => { guard = guardConnects(); });

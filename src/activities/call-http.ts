@@ -1,0 +1,41 @@
+/**
+ * The `callHttp` activity: one request of a script's `fetch`, sent by the SSRF-guarded fetcher
+ * (never from the sandbox). A refusal by a rule is a `refused` result the script can catch; a
+ * network failure or the deadline are `toolFailed` and `timedOut`. Every request carries the
+ * call's idempotency key as an `Idempotency-Key` header, so a server that honours it can dedupe.
+ */
+import { Context } from "@temporalio/activity";
+import { HttpRefusal, type GuardedFetch, type HttpToolResponse } from "../http-tool/index.ts";
+import { idempotencyKey } from "../shared/tool-call.ts";
+
+export interface HttpCallDeps {
+  guardedFetch: GuardedFetch;
+}
+
+export interface HttpCallInput {
+  runId: string;
+  seq: number;
+  request: { url: string; method: string; headers: Record<string, string>; body?: string };
+  allowedHosts: string[];
+}
+
+export type HttpCallResult =
+  | { ok: true; value: HttpToolResponse }
+  | { ok: false; error: { code: "refused" | "toolFailed" | "timedOut"; message: string; details: { rule: string } } };
+
+const NETWORK_RULES = new Set(["dns", "connect", "network", "aborted"]);
+
+export function createCallHttp(deps: HttpCallDeps) {
+  return async function callHttp(input: HttpCallInput): Promise<HttpCallResult> {
+    const headers = { ...input.request.headers };
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === "idempotency-key")) headers["Idempotency-Key"] = idempotencyKey(input.runId, input.seq);
+    try {
+      const value = await deps.guardedFetch({ ...input.request, headers }, input.allowedHosts, Context.current().cancellationSignal);
+      return { ok: true, value };
+    } catch (error) {
+      if (!(error instanceof HttpRefusal)) throw error;
+      const code = error.rule === "timeout" ? "timedOut" : NETWORK_RULES.has(error.rule) ? "toolFailed" : "refused";
+      return { ok: false, error: { code, message: `fetch: ${error.message}`, details: { rule: error.rule } } };
+    }
+  };
+}
