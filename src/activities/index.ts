@@ -4,8 +4,9 @@ import { createCallHttp, type HttpCallDeps } from "./call-http.ts";
 import { createCallMcpTool, type McpCallDeps } from "./call-mcp-tool.ts";
 import { createDeliverEvent, type DeliverEventDeps } from "./deliver-event.ts";
 import { createMintWebhookUrl, type MintWebhookDeps } from "./mint-webhook-url.ts";
+import { createRunLookups, type RunLookupDeps } from "./run-lookups.ts";
 
-export type ActivityDeps = AdvanceDeps & McpCallDeps & HttpCallDeps & DeliverEventDeps & MintWebhookDeps;
+export type ActivityDeps = AdvanceDeps & McpCallDeps & HttpCallDeps & DeliverEventDeps & MintWebhookDeps & RunLookupDeps;
 
 export function createActivities(deps: ActivityDeps) {
   return {
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     callHttp: createCallHttp(deps),
     deliverEvent: createDeliverEvent(deps),
     mintWebhookUrl: createMintWebhookUrl(deps),
+    ...createRunLookups(deps),
   };
 }
 

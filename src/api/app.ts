@@ -10,8 +10,9 @@ import { createEventsRouter, type EventsRouteDeps } from "./routes/events.ts";
 import { createHooksRouter, type HooksRouteDeps } from "./routes/hooks.ts";
 import { createRunsRouter, type RunsRouteDeps } from "./routes/runs.ts";
 import { createToolsetsRouter } from "./routes/toolsets.ts";
+import { createWorkflowsRouter, type WorkflowsRouteDeps } from "./routes/workflows.ts";
 
-export interface ApiDeps extends RunsRouteDeps {
+export interface ApiDeps extends RunsRouteDeps, WorkflowsRouteDeps {
   events: EventsRouteDeps;
   hooks: HooksRouteDeps;
   apiKeys: Map<string, string>;
@@ -33,6 +34,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(createAuth(deps.apiKeys));
   app.use(createToolsetsRouter(deps));
   app.use(createEventsRouter(deps.events));
+  app.use(createWorkflowsRouter(deps));
   app.use(createRunsRouter(deps));
   app.use(notFoundRoute);
   app.use(createErrorHandler(deps.logger));

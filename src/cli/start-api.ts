@@ -15,6 +15,7 @@ import type { Logger } from "../shared/logger.ts";
 import { listAllTools } from "../mcp/index.ts";
 import { createToolsetRegistry } from "../toolsets/toolset-registry.ts";
 import { createTemporalToolsetStore } from "../toolsets/toolset-store.ts";
+import { createTemporalWorkflowStore } from "../toolsets/workflow-store.ts";
 
 /** How long registration waits for one MCP server to list all its tools. */
 const REGISTRATION_TIMEOUT_MS = 10_000;
@@ -28,12 +29,15 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
   const connection = await Connection.connect({ address: temporalAddress });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const secretKey = await resolveSecretKey(config);
+  const workflows = createTemporalWorkflowStore(client, config.temporal.taskQueue);
   const app = createApp({
     runs: createRunService({ client, taskQueue: config.temporal.taskQueue, uiUrl, continueAsNewAfterEvents: config.continueAsNewAfterEvents }),
     toolsets: createToolsetRegistry({
       store: createTemporalToolsetStore(client, config.temporal.taskQueue),
       listTools: (url) => listAllTools({ url, timeoutMs: REGISTRATION_TIMEOUT_MS }),
+      workflowExists: async (namespace, id) => (await workflows.load(namespace, id)) !== undefined,
     }),
+    workflows,
     typeChecker: createTypeChecker(),
     events: { client, taskQueue: config.temporal.taskQueue, box: createSecretBox(secretKey) },
     hooks: { client, webhookTokens: createWebhookTokens(secretKey) },

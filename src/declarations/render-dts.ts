@@ -90,7 +90,7 @@ function renderMethod(group: string, tool: PinnedTool, options: RenderOptions): 
 
 function renderWorkflows(names: string[]): string {
   const shape =
-    "{ start(input?: unknown): Promise<{ runId: string }>; signal(runId: string, signal: string, payload?: unknown): Promise<void> }";
+    "{ start(input?: unknown): Promise<{ runId: string; result(): Promise<unknown> }>; signal(runId: string, signal: string, payload?: unknown): Promise<void> }";
   const members = names.map((name) => `    ${propertyKey(name)}: ${shape};\n`).join("");
   return `  /** Workflows this toolset lets a script start as new runs, and signal once started. */\n  export const workflows: {\n${members}  };`;
 }

@@ -62,7 +62,7 @@ function builtinLines(workflows: string[], allowedHosts: string[] | undefined): 
   ];
   for (const name of workflows) {
     const ref = isIdentifierName(name) ? `workflows.${name}` : `workflows[${JSON.stringify(name)}]`;
-    lines.push(`${ref}.start(input?) → { runId: string } · ${from} starts the workflow \`${name}\` as a new run.`);
+    lines.push(`${ref}.start(input?) → { runId: string, result(): unknown } · ${from} starts the workflow \`${name}\` as a new run; \`result()\` waits for its result.`);
     lines.push(`${ref}.signal(runId, signal, payload?) → void · ${from} sends a signal to a run of \`${name}\` started by this one.`);
   }
   if (allowedHosts) {

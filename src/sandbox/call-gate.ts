@@ -63,8 +63,16 @@ function builtin(toolset: PinnedToolset, tool: string, args: Record<string, unkn
     case "rewind.workflows.start":
     case "rewind.workflows.signal": {
       const workflow = args["workflow"];
-      if (typeof workflow !== "string" || !(workflow in toolset.workflows)) return { refused: { code: "unknownTool", message: `no workflow "${String(workflow)}" in this toolset` } };
-      return { args };
+      if (typeof workflow !== "string" || !Object.hasOwn(toolset.workflows, workflow)) return { refused: { code: "unknownTool", message: `no workflow "${String(workflow)}" in this toolset` } };
+      if (tool === "rewind.workflows.start") return { args };
+      const runId = signalName(args["runId"], "signal: the run id");
+      if (typeof runId !== "string") return runId;
+      const signal = signalName(args["signal"], "signal: the signal name");
+      return typeof signal === "string" ? { args: { workflow, runId, signal, payload: args["payload"] ?? null } } : signal;
+    }
+    case "rewind.workflows.result": {
+      const runId = args["runId"];
+      return typeof runId === "string" && /^run_[0-9A-Za-z]{10,64}$/.test(runId) ? { args: { runId } } : invalid("result(): not a run id");
     }
     case "http.fetch":
       if (!toolset.http) return { refused: { code: "unknownTool", message: "this toolset does not enable http" } };

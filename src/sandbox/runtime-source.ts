@@ -101,7 +101,12 @@ export const RUNTIME_SOURCE = String.raw`
 
   function workflow(name) {
     return Object.freeze({
-      start(input) { return issue("rewind.workflows.start", { workflow: name, input: input === undefined ? null : input }); },
+      start(input) {
+        return issue("rewind.workflows.start", { workflow: name, input: input === undefined ? null : input }).then((started) => Object.freeze({
+          runId: started.runId,
+          result() { return issue("rewind.workflows.result", { runId: started.runId }); },
+        }));
+      },
       signal(runId, signal, payload) { return issue("rewind.workflows.signal", { workflow: name, runId, signal, payload: payload === undefined ? null : payload }); },
     });
   }

@@ -20,6 +20,8 @@ export interface RunInput {
   input: unknown;
   namespace: string;
   endUser?: string;
+  /** Set when another run started this one (`workflows.<name>.start`): it is told the result. */
+  parentRunId?: string;
   /** Continue as new once history has this many events (default: when Temporal suggests it). */
   continueAsNewAfterEvents?: number;
   /** Carried over by continue-as-new: the journal so far. */

@@ -5,7 +5,8 @@
  */
 import { renderDts, renderPrompt } from "../declarations/index.ts";
 import { EMPTY_TOOLSET, type PinnedToolset } from "../shared/toolset.ts";
-import { pinToolset, type PinDeps } from "./pin-toolset.ts";
+import { RegistrationError, pinToolset, type PinDeps } from "./pin-toolset.ts";
+import { WORKFLOW_ID_PATTERN } from "./workflow-store.ts";
 import type { RegisterToolsetBody } from "./registration-request.ts";
 import { toolsetId } from "./toolset-id.ts";
 import type { ToolsetStore } from "./toolset-store.ts";
@@ -27,6 +28,8 @@ export interface ToolsetRegistry {
 export interface RegistryDeps {
   store: ToolsetStore;
   listTools: PinDeps["listTools"];
+  /** Whether a stored workflow script exists in the namespace (toolsets pin them by id). */
+  workflowExists(namespace: string, id: string): Promise<boolean>;
 }
 
 export function resolveToolset(document: PinnedToolset, id = toolsetId(document)): ResolvedToolset {
@@ -59,6 +62,11 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
         listTools: deps.listTools,
         loadBase: async (id) => (await get(id, namespace))?.document,
       });
+      for (const [name, id] of Object.entries(document.workflows)) {
+        if (!WORKFLOW_ID_PATTERN.test(id) || !(await deps.workflowExists(namespace, id))) {
+          throw new RegistrationError(404, `workflows.${name}: no stored workflow ${id} in this namespace (store it with POST /v1/workflows)`, { field: `workflows.${name}` });
+        }
+      }
       const id = toolsetId(document);
       const created = await deps.store.save(namespace, id, document);
       return { toolset: resolved.get(id) ?? remember(resolveToolset(document, id)), created };

@@ -13,6 +13,7 @@ import type { SandboxLimits } from "../config.ts";
 import { createGuardedFetcher, type GuardedFetcherOptions } from "../http-tool/index.ts";
 import { createMcpPool } from "../mcp/index.ts";
 import { createSandbox, validateAgainstSchema, type Sandbox } from "../sandbox/index.ts";
+import { createTemporalWorkflowStore } from "../toolsets/workflow-store.ts";
 import { loadWorkflowBundle } from "./workflow-bundle.ts";
 
 export interface RewindWorkerOptions {
@@ -67,6 +68,8 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       guardedFetch: createGuardedFetcher(options.httpTool),
       webhookTokens: createWebhookTokens(options.secretKey),
       publicUrl: options.publicUrl,
+      client,
+      workflowStore: createTemporalWorkflowStore(client, options.taskQueue),
     }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
   });

@@ -8,6 +8,8 @@ import { isCancellation, proxyLocalActivities, sleep } from "@temporalio/workflo
 import type { Activities } from "../activities/index.ts";
 import type { JournalEntry } from "../shared/journal.ts";
 import { HTTP_TOOL } from "../shared/journal.ts";
+import type { RunInput } from "../shared/run.ts";
+import { dispatchWorkflowCall } from "./child-runs.ts";
 import type { ToolErrorData } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import type { CallOutcome } from "./call-outcome.ts";
@@ -22,6 +24,7 @@ export interface DispatchContext {
   runId: string;
   toolset: PinnedToolset;
   inbox: SignalInbox;
+  run: RunInput;
 }
 
 /** Built-ins are served by the workflow itself and are not subject to tool-call limits. */
@@ -51,6 +54,10 @@ async function dispatchBuiltin(entry: JournalEntry, context: DispatchContext): P
         ? { ok: true, value: taken.payload ?? null }
         : failure(entry, "timedOut", `no signal "${String(args["name"])}" arrived within ${String(args["timeoutMs"])} ms`);
     }
+    case "rewind.workflows.start":
+    case "rewind.workflows.result":
+    case "rewind.workflows.signal":
+      return dispatchWorkflowCall(entry, { run: context.run, inbox: context.inbox });
     case "rewind.webhook":
       return { ok: true, value: await mintWebhookUrl({ runId: context.runId, name: String(args["name"]) }) };
     default:

@@ -3,3 +3,4 @@ export * from "./run-script.ts";
 export * from "./toolset-record.ts";
 export * from "./namespace-settings.ts";
 export * from "./deliver-event.ts";
+export * from "./workflow-script-record.ts";

@@ -14,6 +14,7 @@ import { RUN_FAILURE_TYPES, SEARCH_ATTRIBUTES, type RunInput, type RunState } fr
 import type { AdvanceInput, AdvanceResult, ScriptError } from "../shared/step.ts";
 import { RUN_CONCURRENCY } from "../shared/tool-call.ts";
 import { CallScheduler } from "./call-scheduler.ts";
+import { tellParent } from "./child-runs.ts";
 import { dispatchCall, isBuiltin } from "./dispatch.ts";
 import { JournalBook } from "./journal-book.ts";
 import { emitEvent } from "./events.ts";
@@ -44,7 +45,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const ready: number[] = [...(input.carried?.unfed ?? [])];
   let builtinsInFlight = 0;
   let state: RunState = "running";
-  const context = { runId: input.runId, toolset: input.toolset, inbox };
+  const context = { runId: input.runId, toolset: input.toolset, inbox, run: input };
 
   const perform = async (entry: JournalEntry): Promise<void> => {
     entry.status = "running";
@@ -144,18 +145,21 @@ export async function runScript(input: RunInput): Promise<unknown> {
     if (outcome.kind === "done") {
       setState("completed");
       await emit("run.completed", { result: outcome.result });
+      await tellParent(input, { ok: true, value: outcome.result });
       return outcome.result;
     }
     if (outcome.kind === "failed") {
       setState("failed");
       const failure = scriptFailure(outcome.error);
       await emit("run.failed", { error: { type: failure.type, message: failure.message } });
+      await tellParent(input, { ok: false, message: failure.message });
       throw failure;
     }
     if (inFlight() === 0 && ready.length === 0) {
       setState("failed");
       const message = "the script is waiting for a promise that nothing will settle (no call is in flight)";
       await emit("run.failed", { error: { type: RUN_FAILURE_TYPES.stuck, message } });
+      await tellParent(input, { ok: false, message });
       throw ApplicationFailure.create({ type: RUN_FAILURE_TYPES.stuck, nonRetryable: true, message });
     }
     if (shouldContinueAsNew(input.continueAsNewAfterEvents)) {

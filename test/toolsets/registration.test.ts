@@ -89,7 +89,9 @@ describe("POST /v1/toolsets", () => {
 
   it("derives a toolset from a base: same servers, tools and policies, its own workflows and id", async () => {
     const base = await register({ mcpServers: { github: { url: github.url } }, policies: { "github.create_issue": { approval: true } } });
-    const derived = await register({ base: base.body.id, workflows: { triage: "wf_triage" }, http: { allowedHosts: ["api.github.com"] } });
+    const stored = await stack.request("POST", "/v1/workflows", { name: "triage", script: "export default async () => \"triaged\";" });
+    expect(stored.status, JSON.stringify(stored.body)).toBe(201);
+    const derived = await register({ base: base.body.id, workflows: { triage: stored.body.id }, http: { allowedHosts: ["api.github.com"] } });
     expect(derived.status).toBe(201);
     expect(derived.body.id).not.toBe(base.body.id);
     const doc = derived.body.document as Record<string, unknown>;
@@ -97,7 +99,8 @@ describe("POST /v1/toolsets", () => {
     expect(doc["base"]).toBe(base.body.id);
     expect(doc["mcpServers"]).toEqual(baseDoc["mcpServers"]);
     expect(doc["policies"]).toEqual(baseDoc["policies"]);
-    expect(doc["workflows"]).toEqual({ triage: "wf_triage" });
+    expect(doc["workflows"]).toEqual({ triage: stored.body.id });
+    expect((await register({ base: base.body.id, workflows: { triage: `wf_${"c".repeat(64)}` } })).status).toBe(404);
     expect((await register({ base: `ts_${"b".repeat(64)}` })).status).toBe(404);
     expect((await register({ base: base.body.id, mcpServers: { x: { url: github.url } } })).status).toBe(400);
   });

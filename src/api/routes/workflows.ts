@@ -1,0 +1,54 @@
+/**
+ * Stored workflow scripts: `POST /v1/workflows {name, script, toolset?}` type-checks the script
+ * against its toolset and stores it under a content-addressed id (`wf_…`) that toolsets pin by
+ * name; `GET /v1/workflows/{id}` reads it back.
+ */
+import { Router } from "express";
+import { z } from "zod";
+import { compileScript, MAX_SCRIPT_BYTES } from "../../declarations/compile-script.ts";
+import type { TypeChecker } from "../../declarations/type-check.ts";
+import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
+import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
+import { WORKFLOW_ID_PATTERN, workflowScriptId, type WorkflowStore } from "../../toolsets/workflow-store.ts";
+import { namespaceOf } from "../auth.ts";
+import { HttpError, notFound } from "../http-error.ts";
+import { parseOrThrow } from "../validate.ts";
+
+export interface WorkflowsRouteDeps {
+  toolsets: ToolsetRegistry;
+  typeChecker: TypeChecker;
+  workflows: WorkflowStore;
+}
+
+export const storeWorkflowBody = z.strictObject({
+  name: z.string().regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, "name must be a JavaScript identifier (scripts call workflows.<name>)").max(64),
+  script: z.string().min(1).max(MAX_SCRIPT_BYTES),
+  toolset: z.string().regex(TOOLSET_ID_PATTERN, "toolset must be a toolset id").optional(),
+});
+
+export function createWorkflowsRouter(deps: WorkflowsRouteDeps): Router {
+  const router = Router();
+
+  router.post("/v1/workflows", async function storeWorkflow(req, res) {
+    const namespace = namespaceOf(req);
+    const body = parseOrThrow(storeWorkflowBody, req.body, "body");
+    const toolset = body.toolset ? await deps.toolsets.get(body.toolset, namespace) : deps.toolsets.empty;
+    if (!toolset) throw notFound(`toolset ${body.toolset}`);
+    const compiled = compileScript(deps.typeChecker, body.script, { declarations: toolset.dts, declarationsKey: toolset.id });
+    if (!compiled.ok) throw new HttpError(422, "typeCheckFailed", "the workflow script does not type-check", compiled.diagnostics);
+    const id = workflowScriptId(body.name, compiled.scriptHash, toolset.id);
+    const created = await deps.workflows.save(namespace, id, {
+      id, name: body.name, script: compiled.javascript, scriptHash: compiled.scriptHash, toolsetId: toolset.id, toolset: toolset.document,
+    });
+    res.status(created ? 201 : 200).json({ id, name: body.name, toolset: toolset.id });
+  });
+
+  router.get("/v1/workflows/:id", async function getWorkflow(req, res) {
+    const id = req.params.id ?? "";
+    const stored = WORKFLOW_ID_PATTERN.test(id) ? await deps.workflows.load(namespaceOf(req), id) : undefined;
+    if (!stored) throw notFound(`workflow ${id}`);
+    res.json({ id: stored.id, name: stored.name, toolset: stored.toolsetId, scriptHash: stored.scriptHash });
+  });
+
+  return router;
+}

@@ -1,0 +1,88 @@
+/**
+ * The `workflows` built-in: start a stored workflow script as a child run (abandoned by its
+ * parent, so each lives on its own), await its result, or signal a run of the same namespace.
+ * A child tells its parent how it ended with a signal the parent buffers, so `result()` works
+ * whenever it is called, and across the parent's continue-as-new.
+ */
+import {
+  ParentClosePolicy, getExternalWorkflowHandle, proxyLocalActivities, startChild, uuid4, workflowInfo,
+} from "@temporalio/workflow";
+import type { Activities } from "../activities/index.ts";
+import type { JournalEntry } from "../shared/journal.ts";
+import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunInput } from "../shared/run.ts";
+import { failure, type CallOutcome } from "./call-outcome.ts";
+import { deliverSignal } from "./messages.ts";
+import type { SignalInbox } from "./signal-inbox.ts";
+
+const { loadStoredWorkflow, runNamespace } = proxyLocalActivities<Activities>({ startToCloseTimeout: "30 seconds", retry: { maximumAttempts: 5 } });
+
+/** The signal a child sends its parent when it ends. */
+export const childEndedSignal = (runId: string): string => `rewind.child:${runId}`;
+
+export type ChildEnding = { ok: true; value: unknown } | { ok: false; message: string };
+
+export interface ChildRunContext {
+  run: RunInput;
+  inbox: SignalInbox;
+}
+
+export async function dispatchWorkflowCall(entry: JournalEntry, context: ChildRunContext): Promise<CallOutcome> {
+  const args = entry.args as Record<string, unknown>;
+  const { run } = context;
+  switch (entry.tool) {
+    case "rewind.workflows.start": {
+      const name = String(args["workflow"]);
+      const stored = await loadStoredWorkflow({ namespace: run.namespace, id: run.toolset.workflows[name] ?? "" });
+      if (!stored) return failure(entry, "toolFailed", `workflows.${name}: its script ${run.toolset.workflows[name]} is not stored in this namespace`);
+      const runId = RUN_ID_PREFIX + uuid4().replace(/-/g, "");
+      const child: RunInput = {
+        runId, script: stored.script, scriptHash: stored.scriptHash, toolsetId: stored.toolsetId, toolset: stored.toolset,
+        input: args["input"] ?? null, namespace: run.namespace, parentRunId: run.runId,
+        ...(run.endUser ? { endUser: run.endUser } : {}),
+        ...(run.continueAsNewAfterEvents ? { continueAsNewAfterEvents: run.continueAsNewAfterEvents } : {}),
+      };
+      await startChild(RUN_WORKFLOW_TYPE, {
+        workflowId: runId,
+        taskQueue: workflowInfo().taskQueue,
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        args: [child],
+        typedSearchAttributes: [
+          { key: SEARCH_ATTRIBUTES.namespace, value: run.namespace },
+          { key: SEARCH_ATTRIBUTES.toolset, value: stored.toolsetId },
+          { key: SEARCH_ATTRIBUTES.status, value: "running" },
+          ...(run.endUser ? [{ key: SEARCH_ATTRIBUTES.endUser, value: run.endUser }] : []),
+        ],
+      });
+      return { ok: true, value: { runId } };
+    }
+    case "rewind.workflows.result": {
+      const taken = await context.inbox.take(childEndedSignal(String(args["runId"])), null);
+      const ending = "payload" in taken ? (taken.payload as ChildEnding) : undefined;
+      if (ending?.ok) return { ok: true, value: ending.value ?? null };
+      return failure(entry, "toolFailed", `run ${String(args["runId"])} failed: ${ending?.message ?? "unknown"}`);
+    }
+    case "rewind.workflows.signal": {
+      const target = String(args["runId"]);
+      // A script reaches only runs of its own namespace; another namespace's run looks missing.
+      if ((await runNamespace({ runId: target })) !== run.namespace) return failure(entry, "toolFailed", `no run ${target}`);
+      try {
+        await getExternalWorkflowHandle(target).signal(deliverSignal, { name: String(args["signal"]), payload: args["payload"] ?? null });
+        return { ok: true, value: null };
+      } catch (error) {
+        return failure(entry, "toolFailed", `run ${target} could not be signalled: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    default:
+      return failure(entry, "unknownTool", `${entry.tool} is not a workflows call`);
+  }
+}
+
+/** Tells the parent, if any, how this run ended. A parent that has ended already is not told. */
+export async function tellParent(run: RunInput, ending: ChildEnding): Promise<void> {
+  if (!run.parentRunId) return;
+  try {
+    await getExternalWorkflowHandle(run.parentRunId).signal(deliverSignal, { name: childEndedSignal(run.runId), payload: ending });
+  } catch {
+    // The parent is gone: nobody is waiting for this result.
+  }
+}
