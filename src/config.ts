@@ -128,3 +128,21 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     logLevel: logLevel(env["REWIND_LOG_LEVEL"]),
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Client side: what the `rewind` commands that talk to a running API need (run, runs, toolsets…).
+// Separate from loadConfig so that a client never trips over a server-only setting.
+
+export interface ClientConfig {
+  /** Base URL of the Rewind API. Default `http://127.0.0.1:8787`. */
+  url: string;
+  /** Sent as `Authorization: Bearer <key>` when set. */
+  apiKey: string | undefined;
+}
+
+/** Reads REWIND_URL and REWIND_API_KEY. Throws ConfigError naming the variable at fault. */
+export function loadClientConfig(env: Env = process.env): ClientConfig {
+  const raw = env["REWIND_URL"] || "http://127.0.0.1:8787";
+  if (!/^https?:\/\/[^/]/.test(raw)) throw new ConfigError(`REWIND_URL must be an http(s) URL, got "${raw}"`);
+  return { url: raw.replace(/\/+$/, ""), apiKey: env["REWIND_API_KEY"] || undefined };
+}

@@ -1,16 +1,25 @@
 /**
  * The `callMcpTool` activity: one attempt of an MCP tool call through the worker's connection
- * pool. The idempotency key (`<run_id>/<seq>`) is derived from the input, so every attempt of a
- * call carries the same one. A tool's own error is returned as a result (never retried); an
- * interruption is thrown as a typed failure the workflow's retry policy and mapping understand.
+ * pool. Credentials are resolved and opened here, and only here; they go into the connection's
+ * headers and are scrubbed from any text that leaves. Before sending, the call is checked
+ * against the server's current schema. The idempotency key (`<run_id>/<seq>`) is derived from
+ * the input, so every attempt carries the same one. A tool's own error is returned as a result
+ * (never retried); an interruption is thrown as a typed failure the workflow understands.
  */
+import { createHash } from "node:crypto";
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
+import type { CredentialResolver } from "../credentials/credential-resolver.ts";
 import { McpCallError, resultValue, type McpPool } from "../mcp/index.ts";
+import { scrub, secretsOf } from "../mcp/mcp-errors.ts";
+import type { SchemaValidator } from "../sandbox/call-gate.ts";
 import { CALL_FAILURE, IDEMPOTENCY_META_KEY, idempotencyKey, type McpCallInput, type ToolCallResult } from "../shared/tool-call.ts";
+import { createSchemaWatch, type SchemaWatch } from "./schema-watch.ts";
 
 export interface McpCallDeps {
   mcpPool: McpPool;
+  credentials: CredentialResolver;
+  validate: SchemaValidator;
 }
 
 /** How often a pending call tells Temporal the worker is still alive. */
@@ -29,36 +38,52 @@ function textOf(content: unknown[]): string {
   return texts.join("\n").slice(0, 2000) || "the tool reported an error";
 }
 
+function fingerprint(headers: Record<string, string>): string {
+  return createHash("sha256").update(JSON.stringify(Object.entries(headers).sort())).digest("hex").slice(0, 16);
+}
+
 export function createCallMcpTool(deps: McpCallDeps) {
+  const schemas: SchemaWatch = createSchemaWatch(deps.mcpPool);
   return async function callMcpTool(input: McpCallInput): Promise<ToolCallResult> {
     const context = Context.current();
     const attempt = context.info.attempt;
+    const { scope, headers } = await deps.credentials.resolve(input.credentials, input.server);
+    const secrets = secretsOf(headers, input.url);
+    const clean = (text: string) => scrub(text, secrets);
+    const poolKey = `${input.url}#${fingerprint(headers)}`;
     const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
     try {
+      if (!input.skipSchemaCheck) {
+        const change = await schemas.check({ url: input.url, headers, poolKey, tool: input.tool, args: input.args ?? {}, validate: deps.validate });
+        if (change) {
+          throw ApplicationFailure.create({ type: CALL_FAILURE.schemaChanged, message: clean(change.message), nonRetryable: true, details: [{ attempt, current: change.current }] });
+        }
+      }
       const outcome = await deps.mcpPool.callTool({
-        url: input.url,
-        poolKey: input.url,
-        name: input.tool,
-        arguments: input.args ?? {},
+        url: input.url, headers, poolKey, name: input.tool, arguments: input.args ?? {},
         meta: { [IDEMPOTENCY_META_KEY]: idempotencyKey(input.runId, input.seq) },
         timeoutMs: input.timeoutMs,
         signal: context.cancellationSignal,
       });
       if (outcome.isError) {
-        return { ok: false, error: { code: "toolFailed", message: `${input.server}.${input.tool}: ${textOf(outcome.content)}`, details: { content: outcome.content } }, attempt };
+        const content = JSON.parse(clean(JSON.stringify(outcome.content))) as unknown[];
+        return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${textOf(outcome.content)}`), details: { content } }, attempt };
       }
       return { ok: true, value: resultValue(outcome), attempt };
     } catch (error) {
       if (!(error instanceof McpCallError)) throw error;
-      if (error.reason === "cancelled") throw new CancelledFailure(error.message);
+      if (error.reason === "cancelled") throw new CancelledFailure(clean(error.message));
       if (error.reason === "toolError") {
-        return { ok: false, error: { code: "toolFailed", message: `${input.server}.${input.tool}: ${error.message}`, details: { reason: "toolError" } }, attempt };
+        return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${error.message}`), details: { reason: "toolError" } }, attempt };
       }
       // A call that provably never left (e.g. a connect timeout) is "unreachable" whatever the
       // reason says: at-most-once tools may then be told it was not sent.
       const reason = (error.reason === "timedOut" || error.reason === "interrupted") && !error.outcomeUnknown ? "unreachable" : error.reason;
       const failure = FAILURE_OF_REASON[reason] ?? { type: CALL_FAILURE.interrupted, retryable: true };
-      throw ApplicationFailure.create({ type: failure.type, message: error.message, nonRetryable: !failure.retryable, details: [{ attempt }] });
+      throw ApplicationFailure.create({
+        type: failure.type, message: clean(error.message), nonRetryable: !failure.retryable,
+        details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope }],
+      });
     } finally {
       clearInterval(heartbeat);
     }

@@ -6,6 +6,8 @@ import express, { type Express } from "express";
 import type { Logger } from "../shared/logger.ts";
 import { createAuth } from "./auth.ts";
 import { createErrorHandler, notFoundRoute } from "./error-handler.ts";
+import { serveOpenApi } from "./openapi.ts";
+import { createCredentialsRouter, type CredentialsRouteDeps } from "./routes/credentials.ts";
 import { createEventsRouter, type EventsRouteDeps } from "./routes/events.ts";
 import { createHooksRouter, type HooksRouteDeps } from "./routes/hooks.ts";
 import { createRunsRouter, type RunsRouteDeps } from "./routes/runs.ts";
@@ -15,6 +17,7 @@ import { createWorkflowsRouter, type WorkflowsRouteDeps } from "./routes/workflo
 export interface ApiDeps extends RunsRouteDeps, WorkflowsRouteDeps {
   events: EventsRouteDeps;
   hooks: HooksRouteDeps;
+  credentials: CredentialsRouteDeps;
   apiKeys: Map<string, string>;
   logger: Logger;
 }
@@ -28,6 +31,7 @@ export function createApp(deps: ApiDeps): Express {
   app.get("/healthz", function health(_req, res) {
     res.json({ ok: true });
   });
+  app.get("/openapi.json", serveOpenApi);
   app.use(express.json({ limit: MAX_BODY_BYTES, strict: false }));
   // Webhook URLs carry their own token and are called by third parties: no API key.
   app.use(createHooksRouter(deps.hooks));
@@ -35,6 +39,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(createToolsetsRouter(deps));
   app.use(createEventsRouter(deps.events));
   app.use(createWorkflowsRouter(deps));
+  app.use(createCredentialsRouter(deps.credentials));
   app.use(createRunsRouter(deps));
   app.use(notFoundRoute);
   app.use(createErrorHandler(deps.logger));

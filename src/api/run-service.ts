@@ -8,7 +8,7 @@ import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotF
 import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
 import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
-import { approveCallUpdate, getJournalQuery, getStatusQuery, rejectCallUpdate } from "../workflows/messages.ts";
+import { approveCallUpdate, getJournalQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate } from "../workflows/messages.ts";
 import { HttpError, notFound } from "./http-error.ts";
 
 export interface RunServiceOptions {
@@ -111,11 +111,12 @@ export function createRunService(options: RunServiceOptions) {
     },
 
     /** Approves or rejects a parked call; 409 when the call is not waiting for a decision. */
-    async decide(runId: string, namespace: string, seq: number, decision: { approve: true } | { approve: false; reason?: string }): Promise<{ seq: number }> {
+    async decide(runId: string, namespace: string, seq: number, decision: { approve: true } | { approve: false; reason?: string } | { resume: true }): Promise<{ seq: number }> {
       const d = await describeOwned(runId, namespace);
       if (d.status.name !== "RUNNING") throw new HttpError(409, "conflict", `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its calls can no longer be decided`);
       const handle = client.workflow.getHandle(runId);
       try {
+        if ("resume" in decision) return await handle.executeUpdate(resumeCallUpdate, { args: [{ seq }] });
         return decision.approve
           ? await handle.executeUpdate(approveCallUpdate, { args: [{ seq }] })
           : await handle.executeUpdate(rejectCallUpdate, { args: [{ seq, ...(decision.reason ? { reason: decision.reason } : {}) }] });

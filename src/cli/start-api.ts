@@ -30,17 +30,21 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const secretKey = await resolveSecretKey(config);
   const workflows = createTemporalWorkflowStore(client, config.temporal.taskQueue);
+  const box = createSecretBox(secretKey);
+  const toolsets = createToolsetRegistry({
+    store: createTemporalToolsetStore(client, config.temporal.taskQueue),
+    listTools: (url) => listAllTools({ url, timeoutMs: REGISTRATION_TIMEOUT_MS }),
+    workflowExists: async (namespace, id) => (await workflows.load(namespace, id)) !== undefined,
+  });
   const app = createApp({
     runs: createRunService({ client, taskQueue: config.temporal.taskQueue, uiUrl, continueAsNewAfterEvents: config.continueAsNewAfterEvents }),
-    toolsets: createToolsetRegistry({
-      store: createTemporalToolsetStore(client, config.temporal.taskQueue),
-      listTools: (url) => listAllTools({ url, timeoutMs: REGISTRATION_TIMEOUT_MS }),
-      workflowExists: async (namespace, id) => (await workflows.load(namespace, id)) !== undefined,
-    }),
+    toolsets,
     workflows,
     typeChecker: createTypeChecker(),
-    events: { client, taskQueue: config.temporal.taskQueue, box: createSecretBox(secretKey) },
+    events: { client, taskQueue: config.temporal.taskQueue, box },
     hooks: { client, webhookTokens: createWebhookTokens(secretKey) },
+    credentials: { client, taskQueue: config.temporal.taskQueue, box, toolsets },
+    box,
     apiKeys: config.api.keys,
     logger,
   });

@@ -1,3 +1,4 @@
 /** The harness SDK: serve host tools, fail a call on purpose. */
 export { createHostToolWorker, type HostTool, type HostToolContext, type HostToolWorker, type HostToolWorkerOptions } from "./host-tool-worker.ts";
 export { ToolError } from "./tool-error.ts";
+export { createApiClient, RewindApiError, type ApiClient, type ApiClientOptions, type StartRunRequest } from "./api-client.ts";

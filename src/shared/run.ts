@@ -22,6 +22,8 @@ export interface RunInput {
   endUser?: string;
   /** Set when another run started this one (`workflows.<name>.start`): it is told the result. */
   parentRunId?: string;
+  /** The run's own credentials, sealed before they reached Temporal. */
+  credentials?: string;
   /** Continue as new once history has this many events (default: when Temporal suggests it). */
   continueAsNewAfterEvents?: number;
   /** Carried over by continue-as-new: the journal so far. */
@@ -43,7 +45,7 @@ export type RunState = "running" | "parked" | "completed" | "failed" | "cancelle
 export interface RunStatus {
   state: RunState;
   calls: { total: number; inFlight: number };
-  parked: { seq: number; tool: string; args: unknown; reason: string }[];
+  parked: { seq: number; tool: string; args: unknown; reason: string; details?: Record<string, unknown> }[];
 }
 
 export interface JournalView {

@@ -4,6 +4,8 @@
  * result, not a failure, so Temporal never retries it; failures are interruptions.
  */
 
+import type { CredentialRef } from "./credentials.ts";
+
 /** Input of `callMcpTool`. The idempotency key is derived from runId and seq, never passed. */
 export interface McpCallInput {
   runId: string;
@@ -15,6 +17,10 @@ export interface McpCallInput {
   args: unknown;
   /** Per-attempt budget the MCP request itself gets, in ms. */
   timeoutMs: number;
+  /** Whose credentials to resolve, inside the activity only. */
+  credentials: CredentialRef;
+  /** Set after the harness approved sending a call whose schema changed. */
+  skipSchemaCheck?: boolean;
 }
 
 export type ToolCallResult =
@@ -33,6 +39,8 @@ export const CALL_FAILURE = {
   unauthorized: "Unauthorized",
   /** The server refused the call for lack of scope (403). */
   forbidden: "Forbidden",
+  /** The call no longer fits the server's current schema, or the tool is gone. */
+  schemaChanged: "SchemaChanged",
 } as const;
 
 /** The key every attempt of a call carries, in MCP `_meta` and in host tools' context. */

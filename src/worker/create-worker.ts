@@ -6,6 +6,7 @@
 import { Client, Connection } from "@temporalio/client";
 import { NativeConnection, Worker } from "@temporalio/worker";
 import { createActivities } from "../activities/index.ts";
+import { createCredentialResolver } from "../credentials/credential-resolver.ts";
 import { createSecretBox } from "../credentials/secret-box.ts";
 import { createEndpointResolver } from "../events/endpoint-resolver.ts";
 import { createWebhookTokens } from "../events/webhook-token.ts";
@@ -57,7 +58,8 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
   const mcpPool = createMcpPool({});
   const clientConnection = await Connection.connect({ address: options.address });
   const client = new Client({ connection: clientConnection, namespace: options.namespace });
-  const endpoints = createEndpointResolver({ client, box: createSecretBox(options.secretKey), fallback: options.events });
+  const box = createSecretBox(options.secretKey);
+  const endpoints = createEndpointResolver({ client, box, fallback: options.events });
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
@@ -70,6 +72,8 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       publicUrl: options.publicUrl,
       client,
       workflowStore: createTemporalWorkflowStore(client, options.taskQueue),
+      credentials: createCredentialResolver({ client, box }),
+      validate: validateAgainstSchema,
     }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
   });

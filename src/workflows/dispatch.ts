@@ -11,18 +11,15 @@ import { HTTP_TOOL } from "../shared/journal.ts";
 import type { RunInput } from "../shared/run.ts";
 import { dispatchWorkflowCall } from "./child-runs.ts";
 import type { ToolErrorData } from "../shared/tool-error.ts";
-import type { PinnedToolset } from "../shared/toolset.ts";
 import type { CallOutcome } from "./call-outcome.ts";
 import { dispatchHost } from "./host-dispatch.ts";
 import { dispatchHttp } from "./http-dispatch.ts";
-import { dispatchMcp, splitTool } from "./mcp-dispatch.ts";
+import { dispatchMcp, splitTool, type McpDispatchContext } from "./mcp-dispatch.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
 
 export type { CallOutcome };
 
-export interface DispatchContext {
-  runId: string;
-  toolset: PinnedToolset;
+export interface DispatchContext extends McpDispatchContext {
   inbox: SignalInbox;
   run: RunInput;
 }
@@ -70,7 +67,7 @@ export async function dispatchCall(entry: JournalEntry, context: DispatchContext
     if (isBuiltin(entry.tool)) return await dispatchBuiltin(entry, context);
     if (entry.tool === HTTP_TOOL) return await dispatchHttp(entry, context.runId, context.toolset);
     const { group } = splitTool(entry.tool);
-    if (context.toolset.mcpServers[group]) return await dispatchMcp(entry, context.runId, context.toolset);
+    if (context.toolset.mcpServers[group]) return await dispatchMcp(entry, context);
     if (context.toolset.hostTools[group]) return await dispatchHost(entry, context.toolset);
     return failure(entry, "unknownTool", `${entry.tool} can't be dispatched by this version of Rewind`);
   } catch (error) {

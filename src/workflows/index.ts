@@ -4,3 +4,4 @@ export * from "./toolset-record.ts";
 export * from "./namespace-settings.ts";
 export * from "./deliver-event.ts";
 export * from "./workflow-script-record.ts";
+export * from "./toolset-credentials.ts";

@@ -1,14 +1,18 @@
 /**
  * Sends an MCP tool call as a `callMcpTool` activity with the tool's policy: activity id = seq,
- * the same idempotency key on every attempt, a heartbeat so a lost worker is noticed quickly,
- * and the failure of the last attempt translated into the ToolError code the script sees.
+ * the same idempotency key on every attempt, a heartbeat so a lost worker is noticed quickly.
+ * A call the server refuses for its credentials (401, or 403 for lack of scope) or that no
+ * longer fits the server's current schema is parked, not failed: once the harness renews the
+ * credentials or approves, it is sent again with the same key.
  */
-import { ActivityFailure, isCancellation, proxyActivities } from "@temporalio/workflow";
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.ts";
+import type { CredentialRef } from "../shared/credentials.ts";
 import type { JournalEntry } from "../shared/journal.ts";
-import { DEFAULT_MCP_TIMEOUT_MS } from "../shared/tool-call.ts";
+import { CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../shared/tool-call.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
+import type { Decision, ParkDetails, ParkReason } from "./parking.ts";
 
 /** A worker that stops heartbeating for this long is taken as lost, and the attempt as interrupted. */
 const HEARTBEAT_TIMEOUT_MS = 15_000;
@@ -18,11 +22,34 @@ export function splitTool(qualified: string): { group: string; tool: string } {
   return { group: qualified.slice(0, dot), tool: qualified.slice(dot + 1) };
 }
 
-export async function dispatchMcp(entry: JournalEntry, runId: string, toolset: PinnedToolset): Promise<CallOutcome> {
+export interface McpDispatchContext {
+  runId: string;
+  toolset: PinnedToolset;
+  credentials: CredentialRef;
+  park(entry: JournalEntry, reason: ParkReason, details: ParkDetails): Promise<Decision>;
+}
+
+/** Why a failed attempt parks the call, if it does. */
+function parkingFor(cause: unknown, entry: JournalEntry): { reason: ParkReason; details: ParkDetails } | undefined {
+  if (!(cause instanceof ApplicationFailure)) return undefined;
+  const details = (cause.details?.[0] ?? {}) as { scope?: ParkDetails["scope"]; insufficientScope?: boolean; current?: unknown };
+  switch (cause.type) {
+    case CALL_FAILURE.unauthorized:
+      return { reason: "credentialsExpired", details: { scope: details.scope ?? null, message: cause.message } };
+    case CALL_FAILURE.forbidden:
+      return details.insufficientScope ? { reason: "insufficientScope", details: { scope: details.scope ?? null, message: cause.message } } : undefined;
+    case CALL_FAILURE.schemaChanged:
+      return { reason: "schemaChanged", details: { message: cause.message, tool: entry.tool, current: details.current ?? null } };
+    default:
+      return undefined;
+  }
+}
+
+export async function dispatchMcp(entry: JournalEntry, context: McpDispatchContext): Promise<CallOutcome> {
   const { group, tool } = splitTool(entry.tool);
-  const server = toolset.mcpServers[group];
+  const server = context.toolset.mcpServers[group];
   if (!server) return failure(entry, "unknownTool", `${entry.tool} is not a tool of this run's toolset`);
-  const policy = toolset.policies[entry.tool] ?? {};
+  const policy = context.toolset.policies[entry.tool] ?? {};
   const timeoutMs = policy.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
   const { callMcpTool } = proxyActivities<Activities>({
     activityId: String(entry.seq),
@@ -32,13 +59,25 @@ export async function dispatchMcp(entry: JournalEntry, runId: string, toolset: P
     heartbeatTimeout: Math.min(HEARTBEAT_TIMEOUT_MS, timeoutMs + 5_000),
     retry: retryPolicyFor(policy),
   });
-  try {
-    const result = await callMcpTool({ runId, seq: entry.seq, server: group, tool, url: server.url, args: entry.args, timeoutMs });
-    entry.attempts = result.attempt;
-    return result.ok ? { ok: true, value: result.value } : failure(entry, "toolFailed", result.error.message, result.error.details);
-  } catch (error) {
-    if (isCancellation(error)) throw error;
-    if (error instanceof ActivityFailure) return outcomeOfFailure(entry, error, policy);
-    throw error;
+  let skipSchemaCheck = false;
+  for (;;) {
+    try {
+      const result = await callMcpTool({
+        runId: context.runId, seq: entry.seq, server: group, tool, url: server.url, args: entry.args, timeoutMs,
+        credentials: context.credentials, ...(skipSchemaCheck ? { skipSchemaCheck } : {}),
+      });
+      entry.attempts = result.attempt;
+      return result.ok ? { ok: true, value: result.value } : failure(entry, "toolFailed", result.error.message, result.error.details);
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      if (!(error instanceof ActivityFailure)) throw error;
+      const parking = parkingFor(error.cause, entry);
+      if (!parking) return outcomeOfFailure(entry, error, policy);
+      const pinned = server.tools.find((t) => t.name === tool)?.inputSchema ?? null;
+      const decision = await context.park(entry, parking.reason, parking.reason === "schemaChanged" ? { ...parking.details, pinned } : parking.details);
+      if (!decision.approved) return failure(entry, parking.reason === "schemaChanged" ? "schemaChanged" : "rejected", `${entry.tool}: ${decision.reason}`);
+      if (parking.reason === "schemaChanged") skipSchemaCheck = true;
+      entry.status = "running";
+    }
   }
 }

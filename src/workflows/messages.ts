@@ -3,6 +3,7 @@
  * and the API's client, so both sides agree on names and payloads at compile time.
  */
 import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
+import type { CredentialsRenewed } from "../shared/credentials.ts";
 import type { JournalView, RunStatus } from "../shared/run.ts";
 
 export const getStatusQuery = defineQuery<RunStatus>("getStatus");
@@ -14,3 +15,9 @@ export const deliverSignal = defineSignal<[{ name: string; payload: unknown }]>(
 /** Decides a parked call. Rejected by its validator (→ HTTP 409) when the seq is not waiting. */
 export const approveCallUpdate = defineUpdate<{ seq: number }, [{ seq: number }]>("approveCall");
 export const rejectCallUpdate = defineUpdate<{ seq: number }, [{ seq: number; reason?: string }]>("rejectCall");
+
+/** Sends a call parked on expired credentials again, with the same key. */
+export const resumeCallUpdate = defineUpdate<{ seq: number }, [{ seq: number }]>("resumeCall");
+
+/** The API tells parked runs that a scope's credentials were written. */
+export const credentialsRenewedSignal = defineSignal<[CredentialsRenewed]>("credentialsRenewed");

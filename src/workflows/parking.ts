@@ -1,17 +1,26 @@
 /**
- * Calls parked before they are sent, waiting for the harness: the run stays alive for as long
- * as it takes (a Temporal condition, surviving restarts), and each call is decided exactly once
+ * Calls parked before they are sent, waiting for the harness: for approval, for renewed
+ * credentials, or for a decision on a changed schema. The run stays alive for as long as it
+ * takes (a Temporal condition, surviving restarts); each parked call is decided exactly once,
  * through an update whose validator refuses calls that are not waiting.
  */
 import { condition } from "@temporalio/workflow";
+import type { CredentialScope } from "../shared/credentials.ts";
 import type { JournalEntry } from "../shared/journal.ts";
 
-export type ParkReason = "approval";
+export type ParkReason = "approval" | "credentialsExpired" | "insufficientScope" | "schemaChanged";
 export type Decision = { approved: true } | { approved: false; reason: string };
+
+export interface ParkDetails {
+  /** Credentials scope the call used, for expiry and scope parking. */
+  scope?: CredentialScope | null;
+  [key: string]: unknown;
+}
 
 interface ParkedCall {
   entry: JournalEntry;
   reason: ParkReason;
+  details: ParkDetails;
   decision?: Decision;
 }
 
@@ -23,8 +32,8 @@ export class ParkingLot {
   }
 
   /** Waits for the call's decision. */
-  async park(entry: JournalEntry, reason: ParkReason): Promise<Decision> {
-    const call: ParkedCall = { entry, reason };
+  async park(entry: JournalEntry, reason: ParkReason, details: ParkDetails = {}): Promise<Decision> {
+    const call: ParkedCall = { entry, reason, details };
     this.parked.set(entry.seq, call);
     entry.status = "parked";
     await condition(() => call.decision !== undefined);
@@ -32,10 +41,11 @@ export class ParkingLot {
     return call.decision as Decision;
   }
 
-  /** Throws (refusing the update) unless `seq` is parked and undecided. */
-  assertWaiting(seq: number): void {
+  /** Throws (refusing the update) unless `seq` is parked, undecided and, if given, for one of `reasons`. */
+  assertWaiting(seq: number, reasons?: ParkReason[]): void {
     const call = this.parked.get(seq);
     if (!call || call.decision) throw new Error(`call ${seq} is not waiting for a decision`);
+    if (reasons && !reasons.includes(call.reason)) throw new Error(`call ${seq} is parked for ${call.reason}, not ${reasons.join(" or ")}`);
   }
 
   decide(seq: number, decision: Decision): void {
@@ -44,7 +54,19 @@ export class ParkingLot {
     if (call) call.decision = decision;
   }
 
-  list(): { seq: number; tool: string; args: unknown; reason: ParkReason }[] {
-    return [...this.parked.values()].filter((c) => !c.decision).map(({ entry, reason }) => ({ seq: entry.seq, tool: entry.tool, args: entry.args, reason }));
+  /** Resumes every call parked on credentials of this scope; answers how many. */
+  resumeCredentials(scope: CredentialScope): number {
+    let resumed = 0;
+    for (const call of this.parked.values()) {
+      if ((call.reason === "credentialsExpired" || call.reason === "insufficientScope") && call.details.scope === scope && !call.decision) {
+        call.decision = { approved: true };
+        resumed += 1;
+      }
+    }
+    return resumed;
+  }
+
+  list(): { seq: number; tool: string; args: unknown; reason: ParkReason; details: ParkDetails }[] {
+    return [...this.parked.values()].filter((c) => !c.decision).map(({ entry, reason, details }) => ({ seq: entry.seq, tool: entry.tool, args: entry.args, reason, details }));
   }
 }

@@ -18,8 +18,10 @@ import { tellParent } from "./child-runs.ts";
 import { dispatchCall, isBuiltin } from "./dispatch.ts";
 import { JournalBook } from "./journal-book.ts";
 import { emitEvent } from "./events.ts";
-import { approveCallUpdate, deliverSignal, getJournalQuery, getStatusQuery, rejectCallUpdate } from "./messages.ts";
-import { ParkingLot } from "./parking.ts";
+import {
+  approveCallUpdate, credentialsRenewedSignal, deliverSignal, getJournalQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate,
+} from "./messages.ts";
+import { ParkingLot, type Decision, type ParkDetails, type ParkReason } from "./parking.ts";
 import { SignalInbox } from "./signal-inbox.ts";
 
 const { advanceScript } = proxyLocalActivities<Activities>({
@@ -45,7 +47,23 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const ready: number[] = [...(input.carried?.unfed ?? [])];
   let builtinsInFlight = 0;
   let state: RunState = "running";
-  const context = { runId: input.runId, toolset: input.toolset, inbox, run: input };
+  const parking = new ParkingLot();
+  const credentials = {
+    namespace: input.namespace, toolsetId: input.toolsetId,
+    ...(input.endUser ? { endUser: input.endUser } : {}), ...(input.credentials ? { runSealed: input.credentials } : {}),
+  };
+  let parkings = 0;
+  /** Parks a call, tells the harness why, and waits for its decision. */
+  const park = async (entry: JournalEntry, reason: ParkReason, details: ParkDetails = {}, announce = true): Promise<Decision> => {
+    const decided = parking.park(entry, reason, details);
+    setState("parked");
+    parkings += 1;
+    if (announce) await announceParking(entry, reason, details, parkings);
+    const decision = await decided;
+    if (parking.size === 0) setState("running");
+    return decision;
+  };
+  const context = { runId: input.runId, toolset: input.toolset, inbox, run: input, credentials, park: (entry: JournalEntry, reason: ParkReason, details: ParkDetails) => park(entry, reason, details) };
 
   const perform = async (entry: JournalEntry): Promise<void> => {
     entry.status = "running";
@@ -63,7 +81,6 @@ export async function runScript(input: RunInput): Promise<unknown> {
     ready.push(entry.seq);
   };
   const scheduler = new CallScheduler(RUN_CONCURRENCY, (tool) => input.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY, perform);
-  const parking = new ParkingLot();
   const inFlight = () => scheduler.inFlight + scheduler.queued + builtinsInFlight + parking.size;
 
   setHandler(getStatusQuery, () => ({ state, calls: { total: journal.callCount, inFlight: inFlight() }, parked: parking.list() }));
@@ -75,6 +92,11 @@ export async function runScript(input: RunInput): Promise<unknown> {
     parking.decide(seq, { approved: false, reason: reason ?? "rejected by the harness" });
     return { seq };
   }, { validator: ({ seq }) => parking.assertWaiting(seq) });
+  setHandler(resumeCallUpdate, ({ seq }) => {
+    parking.decide(seq, { approved: true });
+    return { seq };
+  }, { validator: ({ seq }) => parking.assertWaiting(seq, ["credentialsExpired", "insufficientScope"]) });
+  setHandler(credentialsRenewedSignal, ({ scope }) => { parking.resumeCredentials(scope); });
   setHandler(getJournalQuery, (options) => journal.view(options?.afterSeq, options?.limit));
   setHandler(deliverSignal, ({ name, payload }) => inbox.deliver(name, payload));
 
@@ -83,17 +105,20 @@ export async function runScript(input: RunInput): Promise<unknown> {
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.status, value: next }]);
   };
 
-  const emit = (type: Parameters<typeof emitEvent>[2], data: Record<string, unknown>, discriminator?: number) =>
+  const emit = (type: Parameters<typeof emitEvent>[2], data: Record<string, unknown>, discriminator?: number | string) =>
     emitEvent(input.namespace, input.runId, type, data, discriminator);
 
   /** Parks a call that needs approval (outside the concurrency limits), then sends or rejects it. */
+  const announceParking = async (entry: JournalEntry, reason: ParkReason, details: ParkDetails, nth: number): Promise<void> => {
+    const call = { seq: entry.seq, tool: entry.tool };
+    if (reason === "approval") await emit("call.approval_requested", { ...call, args: entry.args }, entry.seq);
+    else if (reason === "schemaChanged") await emit("tool.schema_changed", { ...call, pinned: details["pinned"] ?? null, current: details["current"] ?? null }, `${entry.seq}-${nth}`);
+    else await emit("credentials.expired", { ...call, reason, scope: details.scope ?? null, ...(input.endUser ? { endUser: input.endUser } : {}) }, `${entry.seq}-${nth}`);
+  };
+
   const approveThenDispatch = async (entry: JournalEntry): Promise<void> => {
-    const alreadyAnnounced = entry.status === "parked";
-    const decided = parking.park(entry, "approval");
-    setState("parked");
-    if (!alreadyAnnounced) await emit("call.approval_requested", { seq: entry.seq, tool: entry.tool, args: entry.args }, entry.seq);
-    const decision = await decided;
-    if (parking.size === 0) setState("running");
+    // A call carried over by continue-as-new already announced itself.
+    const decision = await park(entry, "approval", {}, entry.status !== "parked");
     if (decision.approved) {
       entry.approved = true;
       entry.status = "pending";

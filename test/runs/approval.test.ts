@@ -52,7 +52,7 @@ describe("approval", () => {
     try {
       const id = await startRun(stack, { toolset, script: SCRIPT, input: { amount: 12 } });
       const parked = await waitParked(id);
-      expect(parked["parked"]).toEqual([{ seq: 1, tool: "billing.send_invoice", args: { label: "invoice 12" }, reason: "approval" }]);
+      expect(parked["parked"]).toEqual([{ seq: 1, tool: "billing.send_invoice", args: { label: "invoice 12" }, reason: "approval", details: {} }]);
       expect(server.calls.filter((c) => c.name === "send_invoice")).toHaveLength(0);
       expect((await stack.request("POST", `/v1/runs/${id}/calls/2/approve`)).status).toBe(409);
       expect((await stack.request("POST", `/v1/runs/${id}/calls/1/approve`)).status).toBe(200);

@@ -5,7 +5,9 @@ import { Router } from "express";
 import { compileScript } from "../../declarations/compile-script.ts";
 import type { TypeChecker } from "../../declarations/type-check.ts";
 import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
+import type { SecretBox } from "../../credentials/secret-box.ts";
 import { namespaceOf } from "../auth.ts";
+import { checkServers } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
 import { journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "../schemas.ts";
@@ -15,6 +17,7 @@ export interface RunsRouteDeps {
   runs: RunService;
   toolsets: ToolsetRegistry;
   typeChecker: TypeChecker;
+  box: SecretBox;
 }
 
 function runIdParam(value: string | undefined): string {
@@ -36,6 +39,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
       const where = first ? ` (line ${first.line}, column ${first.column}: ${first.message})` : "";
       throw new HttpError(422, "typeCheckFailed", `the script does not type-check${where}`, compiled.diagnostics);
     }
+    if (body.credentials) checkServers(body.credentials, toolset);
     const idempotencyKey = req.get("Idempotency-Key") || undefined;
     if (idempotencyKey && idempotencyKey.length > 200) throw new HttpError(400, "badRequest", "Idempotency-Key must be at most 200 characters");
     const started = await deps.runs.start({
@@ -46,6 +50,8 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
       input: body.input ?? null,
       namespace,
       ...(body.endUser ? { endUser: body.endUser } : {}),
+      // The run's own credentials are sealed here: Temporal never holds them in clear.
+      ...(body.credentials ? { credentials: deps.box.seal(JSON.stringify(body.credentials)) } : {}),
       ...(idempotencyKey ? { idempotencyKey } : {}),
     });
     const view = await deps.runs.get(started.id, namespace);
@@ -79,6 +85,10 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
   router.post("/v1/runs/:id/calls/:seq/reject", async function rejectCall(req, res) {
     const body = req.body === undefined ? {} : parseOrThrow(rejectCallBody, req.body, "body");
     res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { approve: false, ...(body.reason ? { reason: body.reason } : {}) }));
+  });
+
+  router.post("/v1/runs/:id/calls/:seq/resume", async function resumeCall(req, res) {
+    res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { resume: true }));
   });
 
   router.post("/v1/runs/:id/cancel", async function cancelRun(req, res) {

@@ -16,7 +16,7 @@ export interface ToolsetsRouteDeps {
   toolsets: ToolsetRegistry;
 }
 
-const declarationsQuery = z.strictObject({ format: z.enum(["dts", "prompt"]).default("dts") });
+export const declarationsQuery = z.strictObject({ format: z.enum(["dts", "prompt"]).default("dts") });
 
 function view(toolset: ResolvedToolset) {
   return { id: toolset.id, document: toolset.document };

@@ -1,0 +1,115 @@
+/**
+ * Every route of the API as the OpenAPI document lists it: which request schema it validates
+ * with, which response schema each status answers with. The schemas are the routes' own zod
+ * schemas (requests) and response-schemas.ts (responses); this table only names them, so it is
+ * the one place to touch when a route is added. The contract test fails when it misses one.
+ */
+import type { z } from "zod";
+import { registerToolsetBody } from "../toolsets/registration-request.ts";
+import { declarationsQuery } from "./routes/toolsets.ts";
+import { storeWorkflowBody } from "./routes/workflows.ts";
+import { eventsEndpointBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "./schemas.ts";
+import * as responses from "./response-schemas.ts";
+
+/** Request schemas, validated with `io: "input"` (defaults make fields optional). */
+export const REQUEST_SCHEMAS = {
+  RegisterToolsetRequest: registerToolsetBody,
+  StartRunRequest: startRunBody,
+  RejectCallRequest: rejectCallBody,
+  EventsEndpointRequest: eventsEndpointBody,
+  StoreWorkflowRequest: storeWorkflowBody,
+} satisfies Record<string, z.ZodType>;
+
+/** Response schemas, by component name. */
+export const RESPONSE_SCHEMAS = {
+  Error: responses.errorBody,
+  TypeCheckError: responses.typeCheckErrorBody,
+  PinnedToolset: responses.pinnedToolset,
+  Toolset: responses.toolsetView,
+  Run: responses.runView,
+  RunList: responses.runList,
+  JournalEntry: responses.journalEntry,
+  Journal: responses.journalView,
+  CallDecision: responses.callDecision,
+  EventsEndpoint: responses.eventsEndpointView,
+  StoredWorkflow: responses.storedWorkflowView,
+  Workflow: responses.workflowView,
+  HookAccepted: responses.hookAccepted,
+  Health: responses.health,
+} satisfies Record<string, z.ZodType>;
+
+type ResponseName = keyof typeof RESPONSE_SCHEMAS;
+/** A response component, `text` (text/plain) or `any` (a JSON document described elsewhere). */
+export type ResponseKind = ResponseName | "text" | "any";
+
+export interface Operation {
+  method: "get" | "post" | "put";
+  /** OpenAPI path, `{param}` style. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: "runs" | "toolsets" | "workflows" | "events" | "system";
+  body?: keyof typeof REQUEST_SCHEMAS;
+  /** Is the body optional (reject's `{reason?}` may be left out). */
+  bodyOptional?: boolean;
+  query?: z.ZodObject;
+  /** Parameters no zod schema covers (headers, the webhook token). */
+  parameters?: { name: string; in: "header" | "query"; required: boolean; description: string }[];
+  /** Success and specific error statuses; 401 and 500 are added to every authenticated route. */
+  responses: Record<number, ResponseKind>;
+  /** Served without an API key (healthz, the document itself, webhook URLs). */
+  public?: boolean;
+}
+
+const idempotencyKey = { name: "Idempotency-Key", in: "header", required: false, description: "Retries with the same key start one run (at most 200 characters)." } as const;
+const hookToken = { name: "token", in: "query", required: true, description: "The token minted with the webhook URL." } as const;
+
+export const OPERATIONS: Operation[] = [
+  { method: "get", path: "/healthz", operationId: "health", summary: "Liveness", tag: "system", public: true, responses: { 200: "Health" } },
+  { method: "get", path: "/openapi.json", operationId: "openApi", summary: "This document", tag: "system", public: true, responses: { 200: "any" } },
+  {
+    method: "post", path: "/v1/toolsets", operationId: "registerToolset", tag: "toolsets", body: "RegisterToolsetRequest",
+    summary: "Register a toolset: connect to its MCP servers, pin their tools, answer its content-addressed id",
+    responses: { 201: "Toolset", 200: "Toolset", 400: "Error", 404: "Error", 413: "Error", 422: "Error" },
+  },
+  { method: "get", path: "/v1/toolsets/{id}", operationId: "getToolset", summary: "The pinned document", tag: "toolsets", responses: { 200: "Toolset", 404: "Error" } },
+  {
+    method: "get", path: "/v1/toolsets/{id}/declarations", operationId: "getDeclarations", tag: "toolsets", query: declarationsQuery,
+    summary: "The rewind:tools declarations, for the type-checker (dts) or for a prompt", responses: { 200: "text", 400: "Error", 404: "Error" },
+  },
+  {
+    method: "post", path: "/v1/runs", operationId: "startRun", tag: "runs", body: "StartRunRequest", parameters: [idempotencyKey],
+    summary: "Type-check a script and start a run of it (200 when an Idempotency-Key repeats)",
+    responses: { 201: "Run", 200: "Run", 400: "Error", 404: "Error", 413: "Error", 422: "TypeCheckError" },
+  },
+  { method: "get", path: "/v1/runs", operationId: "listRuns", summary: "Runs of the caller's namespace, newest first", tag: "runs", query: listRunsQuery, responses: { 200: "RunList", 400: "Error" } },
+  { method: "get", path: "/v1/runs/{id}", operationId: "getRun", summary: "Status, result or error, parked calls, Temporal UI link", tag: "runs", responses: { 200: "Run", 404: "Error" } },
+  {
+    method: "get", path: "/v1/runs/{id}/journal", operationId: "getJournal", tag: "runs", query: journalQuery,
+    summary: "Every call with its seq, tool, arguments, status, result or error, attempts and times", responses: { 200: "Journal", 400: "Error", 404: "Error" },
+  },
+  {
+    method: "post", path: "/v1/runs/{id}/calls/{seq}/approve", operationId: "approveCall", tag: "runs",
+    summary: "Send a call parked for approval", responses: { 200: "CallDecision", 404: "Error", 409: "Error" },
+  },
+  {
+    method: "post", path: "/v1/runs/{id}/calls/{seq}/reject", operationId: "rejectCall", tag: "runs", body: "RejectCallRequest", bodyOptional: true,
+    summary: "Reject a parked call: the script gets ToolError(rejected)", responses: { 200: "CallDecision", 400: "Error", 404: "Error", 409: "Error" },
+  },
+  { method: "post", path: "/v1/runs/{id}/cancel", operationId: "cancelRun", summary: "Cancel a run", tag: "runs", responses: { 200: "Run", 404: "Error" } },
+  {
+    method: "post", path: "/v1/workflows", operationId: "storeWorkflow", tag: "workflows", body: "StoreWorkflowRequest",
+    summary: "Type-check and store a workflow script that toolsets pin by name", responses: { 201: "StoredWorkflow", 200: "StoredWorkflow", 400: "Error", 404: "Error", 422: "TypeCheckError" },
+  },
+  { method: "get", path: "/v1/workflows/{id}", operationId: "getWorkflow", summary: "A stored workflow script", tag: "workflows", responses: { 200: "Workflow", 404: "Error" } },
+  {
+    method: "put", path: "/v1/events/endpoint", operationId: "setEventsEndpoint", tag: "events", body: "EventsEndpointRequest",
+    summary: "Where this namespace's events go; a generated secret is returned once", responses: { 200: "EventsEndpoint", 400: "Error" },
+  },
+  { method: "get", path: "/v1/events/endpoint", operationId: "getEventsEndpoint", summary: "The events endpoint's URL", tag: "events", responses: { 200: "EventsEndpoint", 404: "Error" } },
+  {
+    method: "post", path: "/v1/hooks/{runId}/{name}", operationId: "receiveHook", tag: "runs", public: true,
+    summary: "A run's webhook URL: the JSON body becomes the run's signal `name` (the token is the credential)",
+    parameters: [hookToken], responses: { 202: "HookAccepted", 400: "Error", 404: "Error", 409: "Error" },
+  },
+];

@@ -1,0 +1,150 @@
+/**
+ * The response shapes of the API, as zod schemas, so the OpenAPI document describes what the
+ * routes answer and the SDK's client is typed by the same definitions. The type assertions at
+ * the end fail `tsc` when a route's TypeScript type and its documented shape drift apart.
+ */
+import { z } from "zod";
+import type { JournalEntry } from "../shared/journal.ts";
+import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
+import type { PinnedToolset } from "../shared/toolset.ts";
+import type { ApiErrorCode } from "./http-error.ts";
+import type { RunView } from "./run-service.ts";
+
+const API_ERROR_CODES = [
+  "badRequest", "invalidJson", "unsupportedMediaType", "payloadTooLarge", "typeCheckFailed", "toolsetRejected",
+  "unauthorized", "notFound", "conflict", "unavailable", "internal",
+] as const satisfies readonly ApiErrorCode[];
+
+export const errorBody = z.object({
+  error: z.object({
+    code: z.enum(API_ERROR_CODES),
+    message: z.string().describe("One sentence saying what was wrong."),
+    details: z.unknown().optional().describe("Structured details: the problems of a 400, the diagnostics of a 422…"),
+  }),
+});
+
+export const diagnostic = z.object({
+  file: z.string().describe("`script.ts` for the script itself"),
+  line: z.number().int().min(1),
+  column: z.number().int().min(1),
+  message: z.string(),
+  code: z.number().int().describe("TypeScript's diagnostic code (TS2339 → 2339); 0 for a syntax the sandbox refuses"),
+});
+
+export const typeCheckErrorBody = z.object({
+  error: z.object({
+    code: z.literal("typeCheckFailed"),
+    message: z.string(),
+    details: z.array(diagnostic),
+  }),
+});
+
+const jsonSchema = z.union([z.record(z.string(), z.unknown()), z.boolean()]);
+
+const pinnedTool = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  inputSchema: jsonSchema,
+  outputSchema: jsonSchema.optional(),
+  annotations: z.record(z.string(), z.unknown()).optional(),
+});
+
+const pinnedPolicy = z.object({
+  onInterruption: z.enum(["retry", "at_most_once"]).optional(),
+  approval: z.boolean().optional(),
+  timeoutMs: z.number().int().optional(),
+  heartbeatTimeoutMs: z.number().int().optional(),
+  concurrency: z.number().int().optional(),
+});
+
+export const pinnedToolset = z.object({
+  format: z.literal(1),
+  base: z.string().optional(),
+  mcpServers: z.record(z.string(), z.object({ url: z.string(), tools: z.array(pinnedTool) })),
+  hostTools: z.record(z.string(), z.object({ taskQueue: z.string(), tools: z.array(pinnedTool) })),
+  http: z.object({ allowedHosts: z.array(z.string()) }).optional(),
+  workflows: z.record(z.string(), z.string()),
+  policies: z.record(z.string(), pinnedPolicy),
+});
+
+export const toolsetView = z.object({ id: z.string(), document: pinnedToolset });
+
+const runState = z.enum(["running", "parked", "completed", "failed", "cancelled"]);
+const timestamp = z.string().describe("ISO 8601");
+
+export const parkedCall = z.object({ seq: z.number().int(), tool: z.string(), args: z.unknown().optional(), reason: z.string() });
+
+export const runView = z.object({
+  id: z.string(),
+  status: runState,
+  toolset: z.string().optional(),
+  endUser: z.string().optional(),
+  startedAt: timestamp.optional(),
+  closedAt: timestamp.optional(),
+  result: z.unknown().optional().describe("The script's return value, once completed"),
+  error: z.object({ type: z.string(), message: z.string(), details: z.unknown().optional() }).optional(),
+  parked: z.array(parkedCall).optional().describe("Calls waiting for the harness, while parked"),
+  temporalUrl: z.string().optional().describe("The run in the Temporal Web UI, when there is one"),
+});
+
+export const runList = z.object({
+  runs: z.array(z.object({ id: z.string(), status: runState, startedAt: timestamp.optional(), temporalUrl: z.string().optional() })),
+  nextPageToken: z.string().optional(),
+});
+
+const toolErrorData = z.object({
+  code: z.enum(TOOL_ERROR_CODES),
+  message: z.string(),
+  tool: z.string(),
+  seq: z.number().int(),
+  details: z.unknown().optional(),
+});
+
+const workflowTime = z.number().describe("Workflow time, ms since the epoch");
+
+export const journalEntry = z.object({
+  seq: z.number().int().min(1),
+  tool: z.string().describe("`group.tool`, or a built-in such as `rewind.sleep`"),
+  args: z.unknown().optional(),
+  status: z.enum(["pending", "running", "parked", "completed", "failed"]),
+  result: z.unknown().optional(),
+  error: toolErrorData.optional(),
+  attempts: z.number().int().min(0),
+  approved: z.boolean().optional(),
+  issuedAt: workflowTime,
+  startedAt: workflowTime.optional(),
+  completedAt: workflowTime.optional(),
+});
+
+export const journalView = z.object({
+  entries: z.array(journalEntry),
+  completionOrder: z.array(z.number().int()).describe("Seqs in the order their results reached the script"),
+  nextAfterSeq: z.number().int().optional().describe("Set when there are more entries: pass it as afterSeq"),
+});
+
+export const callDecision = z.object({ seq: z.number().int() });
+export const eventsEndpointView = z.object({ url: z.string(), secret: z.string().optional().describe("Only when generated, and only once") });
+export const storedWorkflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string() });
+export const workflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string(), scriptHash: z.string() });
+export const hookAccepted = z.object({ accepted: z.literal(true) });
+export const health = z.object({ ok: z.literal(true) });
+
+export type ApiErrorBody = z.infer<typeof errorBody>;
+export type Diagnostic = z.infer<typeof diagnostic>;
+export type ToolsetView = z.infer<typeof toolsetView>;
+export type RunViewBody = z.infer<typeof runView>;
+export type RunListBody = z.infer<typeof runList>;
+export type JournalEntryBody = z.infer<typeof journalEntry>;
+export type JournalBody = z.infer<typeof journalView>;
+export type EventsEndpointBody = z.infer<typeof eventsEndpointView>;
+export type StoredWorkflowBody = z.infer<typeof storedWorkflowView>;
+export type WorkflowViewBody = z.infer<typeof workflowView>;
+
+// Drift checks: what the routes build must fit what the document says they answer.
+type Fits<Actual extends Documented, Documented> = [Actual, Documented];
+export type _Checks = [
+  Fits<RunView, RunViewBody>,
+  Fits<JournalEntry, JournalEntryBody>,
+  Fits<PinnedToolset, ToolsetView["document"]>,
+  Fits<ApiErrorCode, ApiErrorBody["error"]["code"]>,
+];

@@ -1,0 +1,86 @@
+/**
+ * Writing credentials: a toolset's (`PUT /v1/toolsets/{id}/credentials`) and an end user's for a
+ * toolset (`PUT /v1/end-users/{user}/toolsets/{id}/credentials`). Values are sealed here, before
+ * they reach Temporal, and never returned. Each write wakes the runs parked on that scope's
+ * expired credentials, found through search attributes, so their calls are sent again.
+ */
+import { Router } from "express";
+import { WithStartWorkflowOperation, type Client } from "@temporalio/client";
+import type { SecretBox } from "../../credentials/secret-box.ts";
+import { CREDENTIALS_WORKFLOW_TYPE, credentialsWorkflowId, type CredentialScope } from "../../shared/credentials.ts";
+import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES } from "../../shared/run.ts";
+import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
+import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
+import { credentialsRenewedSignal } from "../../workflows/messages.ts";
+import { setCredentialsUpdate } from "../../workflows/toolset-credentials.ts";
+import { namespaceOf } from "../auth.ts";
+import { HttpError, notFound } from "../http-error.ts";
+import { credentialsBody, type CredentialsBody } from "../schemas.ts";
+import { parseOrThrow } from "../validate.ts";
+
+export interface CredentialsRouteDeps {
+  client: Client;
+  taskQueue: string;
+  box: SecretBox;
+  toolsets: ToolsetRegistry;
+}
+
+/** Credentials may name only the toolset's MCP servers. */
+export function checkServers(body: CredentialsBody, toolset: ResolvedToolset): void {
+  const unknown = Object.keys(body.mcpServers).find((name) => !toolset.document.mcpServers[name]);
+  if (unknown) throw new HttpError(400, "badRequest", `credentials: "${unknown}" is not an MCP server of toolset ${toolset.id}`);
+}
+
+const quote = (value: string) => `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
+
+export function createCredentialsRouter(deps: CredentialsRouteDeps): Router {
+  const router = Router();
+
+  async function write(namespace: string, toolsetId: string | undefined, endUser: string | undefined, raw: unknown): Promise<{ resumedRuns: number }> {
+    if (!toolsetId || !TOOLSET_ID_PATTERN.test(toolsetId)) throw notFound(`toolset ${toolsetId ?? ""}`);
+    const toolset = await deps.toolsets.get(toolsetId, namespace);
+    if (!toolset) throw notFound(`toolset ${toolsetId}`);
+    const body = parseOrThrow(credentialsBody, raw, "body");
+    checkServers(body, toolset);
+    const sealed = deps.box.seal(JSON.stringify(body));
+    await deps.client.workflow.executeUpdateWithStart(setCredentialsUpdate, {
+      args: [{ sealed, ...(endUser !== undefined ? { endUser } : {}) }],
+      startWorkflowOperation: new WithStartWorkflowOperation(CREDENTIALS_WORKFLOW_TYPE, {
+        workflowId: credentialsWorkflowId(namespace, toolsetId),
+        taskQueue: deps.taskQueue,
+        args: [{ endUsers: {}, revision: 0 }],
+        workflowIdConflictPolicy: "USE_EXISTING",
+      }),
+    });
+    return { resumedRuns: await wakeParkedRuns(namespace, toolsetId, endUser) };
+  }
+
+  /** Runs parked on this scope are found by search attributes, never by a scan of all runs. */
+  async function wakeParkedRuns(namespace: string, toolsetId: string, endUser: string | undefined): Promise<number> {
+    const scope: CredentialScope = endUser === undefined ? "toolset" : "endUser";
+    const clauses = [
+      `WorkflowType = ${quote(RUN_WORKFLOW_TYPE)}`, `ExecutionStatus = 'Running'`,
+      `${SEARCH_ATTRIBUTES.namespace.name} = ${quote(namespace)}`, `${SEARCH_ATTRIBUTES.toolset.name} = ${quote(toolsetId)}`,
+      `${SEARCH_ATTRIBUTES.status.name} = 'parked'`,
+      ...(endUser === undefined ? [] : [`${SEARCH_ATTRIBUTES.endUser.name} = ${quote(endUser)}`]),
+    ];
+    let woken = 0;
+    for await (const run of deps.client.workflow.list({ query: clauses.join(" AND ") })) {
+      await deps.client.workflow.getHandle(run.workflowId).signal(credentialsRenewedSignal, { scope, ...(endUser !== undefined ? { endUser } : {}) }).catch(() => undefined);
+      woken += 1;
+    }
+    return woken;
+  }
+
+  router.put("/v1/toolsets/:id/credentials", async function setToolsetCredentials(req, res) {
+    res.json(await write(namespaceOf(req), req.params.id, undefined, req.body));
+  });
+
+  router.put("/v1/end-users/:user/toolsets/:id/credentials", async function setEndUserCredentials(req, res) {
+    const user = req.params.user ?? "";
+    if (user.length === 0 || user.length > 200) throw new HttpError(400, "badRequest", "the end user must be 1 to 200 characters");
+    res.json(await write(namespaceOf(req), req.params.id, user, req.body));
+  });
+
+  return router;
+}

@@ -1,0 +1,67 @@
+/**
+ * Argument parsing for the client commands, on node:util's parseArgs: strict, so a mistyped
+ * option is a usage error (exit code 2) that shows the command's usage, not a silent no-op.
+ * Every command takes `--json`.
+ */
+import { parseArgs } from "node:util";
+
+/** Wrong arguments: printed with the command's usage, exit code 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export interface CommandSpec {
+  /** `rewind runs approve <id> <seq>`: shown on a usage error. */
+  usage: string;
+  /** Names of the required positionals, in order. */
+  positionals?: string[];
+  /** Options taking a value (`--toolset id`). */
+  strings?: string[];
+  /** Flags (`--watch`). */
+  booleans?: string[];
+}
+
+export interface ParsedCommand {
+  args: string[];
+  json: boolean;
+  string(name: string): string | undefined;
+  flag(name: string): boolean;
+}
+
+export function parseCommand(argv: string[], spec: CommandSpec): ParsedCommand {
+  const options: Record<string, { type: "string" | "boolean" }> = { json: { type: "boolean" } };
+  for (const name of spec.strings ?? []) options[name] = { type: "string" };
+  for (const name of spec.booleans ?? []) options[name] = { type: "boolean" };
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\nusage: ${spec.usage}`);
+  }
+  const wanted = spec.positionals ?? [];
+  if (parsed.positionals.length < wanted.length) {
+    throw new UsageError(`missing ${wanted.slice(parsed.positionals.length).map((name) => `<${name}>`).join(" ")}\nusage: ${spec.usage}`);
+  }
+  if (parsed.positionals.length > wanted.length) {
+    throw new UsageError(`unexpected argument "${parsed.positionals[wanted.length]}"\nusage: ${spec.usage}`);
+  }
+  const { values } = parsed;
+  return {
+    args: parsed.positionals,
+    json: values["json"] === true,
+    string: (name) => (typeof values[name] === "string" ? values[name] : undefined),
+    flag: (name) => values[name] === true,
+  };
+}
+
+/** The positional at `index`, which parseCommand has checked is there. */
+export function arg(parsed: ParsedCommand, index: number): string {
+  return parsed.args[index] ?? "";
+}
+
+/** A call's seq as the user typed it: a positive integer, or a usage error. */
+export function seqArg(value: string): number {
+  const seq = Number(value);
+  if (!Number.isInteger(seq) || seq < 1) throw new UsageError(`<seq> must be a positive integer (the call's number in the journal), got "${value}"`);
+  return seq;
+}

@@ -1,0 +1,86 @@
+/**
+ * Turns successive journal snapshots into what happened since the last one: a call started, was
+ * retried, parked, was approved, finished. Polling sees states, not transitions, so the tracker
+ * remembers what it showed of each call and reports each change once; a call first seen already
+ * finished gets one line with its arguments.
+ */
+import type { JournalEntryBody, RunViewBody } from "../api/response-schemas.ts";
+import { compact, formatDuration } from "./output.ts";
+
+interface Seen {
+  status: JournalEntryBody["status"];
+  attempts: number;
+  approved: boolean;
+  announced: boolean;
+}
+
+const FINAL = new Set(["completed", "failed"]);
+
+export function createCallTracker(runId: string) {
+  const seen = new Map<number, Seen>();
+  /** Every call up to this seq is finished and shown; journal reads start after it. */
+  let settledThrough = 0;
+
+  const name = (e: JournalEntryBody) => `${e.seq} ${e.tool}`;
+  const call = (e: JournalEntryBody) => `${name(e)}(${compact(e.args, 80)})`;
+
+  function finished(e: JournalEntryBody, before: Seen | undefined): string {
+    const took = e.completedAt !== undefined ? `  ${formatDuration(e.completedAt - (e.startedAt ?? e.issuedAt))}` : "";
+    const tries = e.attempts > 1 ? ` after ${e.attempts} attempts` : "";
+    const label = before?.announced ? name(e) : call(e);
+    if (e.status === "completed") return `✓ ${label}${took}${tries} → ${compact(e.result)}`;
+    return `✗ ${label}${took}${tries} failed: ${e.error ? `${e.error.code}: ${e.error.message}` : "unknown error"}`;
+  }
+
+  function parked(e: JournalEntryBody, run: RunViewBody): string[] {
+    const reason = run.parked?.find((p) => p.seq === e.seq)?.reason ?? "approval";
+    return [
+      `⏸ ${call(e)} waits for ${reason}`,
+      `    approve: rewind runs approve ${runId} ${e.seq}`,
+      `    reject:  rewind runs reject ${runId} ${e.seq} --reason "…"`,
+    ];
+  }
+
+  function changes(e: JournalEntryBody, before: Seen | undefined, run: RunViewBody): string[] {
+    const lines: string[] = [];
+    const isFinal = FINAL.has(e.status);
+    if (!before && !isFinal) lines.push(`→ ${call(e)}`);
+    if (e.approved && !before?.approved && before?.status === "parked") lines.push(`→ ${name(e)} approved, sending`);
+    if (!isFinal && e.attempts > 1 && e.attempts > (before?.attempts ?? 1)) lines.push(`↻ ${name(e)} retrying, attempt ${e.attempts}`);
+    if (e.status === "parked" && before?.status !== "parked") lines.push(...parked(e, run));
+    if (isFinal && !FINAL.has(before?.status ?? "")) lines.push(finished(e, before));
+    return lines;
+  }
+
+  return {
+    /** Where the next journal read may start (`afterSeq`). */
+    get afterSeq(): number {
+      return settledThrough;
+    },
+
+    /** The lines to show for what changed in `entries` (a journal page from `afterSeq` on). */
+    update(entries: JournalEntryBody[], run: RunViewBody): string[] {
+      const lines: string[] = [];
+      for (const e of entries) {
+        const before = seen.get(e.seq);
+        lines.push(...changes(e, before, run));
+        seen.set(e.seq, { status: e.status, attempts: e.attempts, approved: e.approved === true, announced: (before?.announced ?? false) || !FINAL.has(e.status) });
+      }
+      while (FINAL.has(seen.get(settledThrough + 1)?.status ?? "")) settledThrough++;
+      return lines;
+    },
+
+    /** Counts for the status line. */
+    counts(): { total: number; inFlight: number; parked: number } {
+      let inFlight = 0;
+      let parkedCount = 0;
+      for (const s of seen.values()) {
+        if (s.status === "parked") parkedCount++;
+        else if (!FINAL.has(s.status)) inFlight++;
+      }
+      return { total: seen.size, inFlight, parked: parkedCount };
+    },
+  };
+}
+
+export type CallTracker = ReturnType<typeof createCallTracker>;

@@ -1,0 +1,127 @@
+/**
+ * A small typed client of the Rewind HTTP API, for harnesses and the `rewind` CLI. It speaks
+ * JSON over fetch and nothing else; every non-2xx answer becomes one RewindApiError carrying the
+ * API's `{code, message, details}`, so callers branch on `code` instead of parsing messages.
+ *
+ * @example
+ * const api = createApiClient({ url: "http://127.0.0.1:8787" });
+ * const run = await api.startRun({ script: "export default async () => 42" });
+ * console.log((await api.getRun(run.id)).status);
+ */
+import type { RegisterToolsetBody } from "../toolsets/registration-request.ts";
+import type {
+  ApiErrorBody, EventsEndpointBody, JournalBody, RunListBody, RunViewBody, StoredWorkflowBody, ToolsetView, WorkflowViewBody,
+} from "../api/response-schemas.ts";
+
+export type { ApiErrorBody, Diagnostic, JournalBody, JournalEntryBody, RunListBody, RunViewBody, ToolsetView } from "../api/response-schemas.ts";
+
+export interface ApiClientOptions {
+  /** Base URL of the API, e.g. `http://127.0.0.1:8787`. */
+  url: string;
+  /** Sent as `Authorization: Bearer <key>`; unset for a loopback API without keys. */
+  apiKey?: string | undefined;
+  /** The fetch to use. Default: the global fetch. */
+  fetch?: typeof fetch;
+}
+
+export class RewindApiError extends Error {
+  override name = "RewindApiError";
+  /** The HTTP status; 0 when the API could not be reached at all. */
+  readonly status: number;
+  /** The API's error code (`notFound`, `typeCheckFailed`…), or `unreachable`. */
+  readonly code: string;
+  readonly details: unknown;
+  /** The response body as sent, when there was one. */
+  readonly body: unknown;
+
+  constructor(status: number, code: string, message: string, details?: unknown, body?: unknown) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+    this.body = body;
+  }
+}
+
+export interface StartRunRequest {
+  script: string;
+  input?: unknown;
+  toolset?: string;
+  endUser?: string;
+  /** Retries with the same key start one run. */
+  idempotencyKey?: string;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function errorFrom(status: number, body: unknown): RewindApiError {
+  const error = (body as Partial<ApiErrorBody> | undefined)?.error;
+  if (error && typeof error.message === "string") return new RewindApiError(status, String(error.code), error.message, error.details, body);
+  return new RewindApiError(status, "unexpected", `the API answered ${status} without an error body`, undefined, body);
+}
+
+export function createApiClient(options: ApiClientOptions) {
+  const base = options.url.replace(/\/+$/, "");
+  const fetchImpl = options.fetch ?? fetch;
+
+  async function send(method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    const all: Record<string, string> = { accept: "application/json", ...headers };
+    if (options.apiKey) all["authorization"] = `Bearer ${options.apiKey}`;
+    if (body !== undefined) all["content-type"] = "application/json";
+    try {
+      return await fetchImpl(base + route, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (error) {
+      const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+      throw new RewindApiError(0, "unreachable", `could not reach the Rewind API at ${base} (${cause})`);
+    }
+  }
+
+  async function json<T>(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<T> {
+    const response = await send(method, route, body, headers);
+    const text = await response.text();
+    const parsed = parseJson(text);
+    if (!response.ok) throw errorFrom(response.status, parsed);
+    if (parsed === undefined) throw new RewindApiError(response.status, "unexpected", `the API answered ${response.status} with a body that is not JSON`);
+    return parsed as T;
+  }
+
+  const run = (id: string) => `/v1/runs/${encodeURIComponent(id)}`;
+
+  return {
+    url: base,
+    registerToolset: (body: RegisterToolsetBody) => json<ToolsetView>("POST", "/v1/toolsets", body),
+    getToolset: (id: string) => json<ToolsetView>("GET", `/v1/toolsets/${encodeURIComponent(id)}`),
+    async getDeclarations(id: string, format: "dts" | "prompt" = "dts"): Promise<string> {
+      const response = await send("GET", `/v1/toolsets/${encodeURIComponent(id)}/declarations?format=${format}`);
+      const text = await response.text();
+      if (!response.ok) throw errorFrom(response.status, parseJson(text));
+      return text;
+    },
+    startRun: ({ idempotencyKey, ...body }: StartRunRequest) =>
+      json<RunViewBody>("POST", "/v1/runs", body, idempotencyKey ? { "idempotency-key": idempotencyKey } : {}),
+    listRuns: (page: { pageSize?: number; pageToken?: string } = {}) => {
+      const query = new URLSearchParams();
+      if (page.pageSize !== undefined) query.set("pageSize", String(page.pageSize));
+      if (page.pageToken) query.set("pageToken", page.pageToken);
+      return json<RunListBody>("GET", `/v1/runs${query.size > 0 ? `?${query}` : ""}`);
+    },
+    getRun: (id: string) => json<RunViewBody>("GET", run(id)),
+    getJournal: (id: string, page: { afterSeq?: number; limit?: number } = {}) =>
+      json<JournalBody>("GET", `${run(id)}/journal?afterSeq=${page.afterSeq ?? 0}&limit=${page.limit ?? 200}`),
+    approveCall: (id: string, seq: number) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/approve`),
+    rejectCall: (id: string, seq: number, reason?: string) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/reject`, reason ? { reason } : {}),
+    cancelRun: (id: string) => json<RunViewBody>("POST", `${run(id)}/cancel`),
+    storeWorkflow: (body: { name: string; script: string; toolset?: string }) => json<StoredWorkflowBody>("POST", "/v1/workflows", body),
+    getWorkflow: (id: string) => json<WorkflowViewBody>("GET", `/v1/workflows/${encodeURIComponent(id)}`),
+    setEventsEndpoint: (body: { url: string; secret?: string }) => json<EventsEndpointBody>("PUT", "/v1/events/endpoint", body),
+    getEventsEndpoint: () => json<EventsEndpointBody>("GET", "/v1/events/endpoint"),
+  };
+}
+
+export type ApiClient = ReturnType<typeof createApiClient>;

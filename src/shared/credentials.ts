@@ -1,0 +1,40 @@
+/**
+ * Credentials as the run engine knows them: never in clear. A scope names whose credentials a
+ * call used (the run's own, an end user's for the toolset, or the toolset's); a run carries
+ * only its own credentials, sealed. The plaintext shape is per MCP server: headers to inject.
+ */
+
+/** Plaintext, only ever inside the dispatching activity or the API request that writes it. */
+export interface CredentialSet {
+  mcpServers: Record<string, { headers: Record<string, string> }>;
+}
+
+export type CredentialScope = "run" | "endUser" | "toolset";
+
+/** What a call's activity needs to resolve its credentials. */
+export interface CredentialRef {
+  namespace: string;
+  toolsetId: string;
+  endUser?: string;
+  /** The run's own credentials, sealed before they reached Temporal. */
+  runSealed?: string;
+}
+
+export const CREDENTIALS_WORKFLOW_TYPE = "toolsetCredentials";
+
+export function credentialsWorkflowId(namespace: string, toolsetId: string): string {
+  return `credentials/${namespace}/${toolsetId}`;
+}
+
+/** State of a toolset's credentials workflow: sealed values only. */
+export interface StoredCredentials {
+  toolset?: string;
+  endUsers: Record<string, string>;
+  revision: number;
+}
+
+/** Signal the API sends to parked runs when a scope's credentials were written. */
+export interface CredentialsRenewed {
+  scope: CredentialScope;
+  endUser?: string;
+}

@@ -1,0 +1,23 @@
+/**
+ * A toolset's credentials in a namespace, kept sealed in an entity workflow: the toolset's own
+ * and each end user's. Updates write them (one scope at a time, never merged); a query reads
+ * the sealed values for the dispatching activity, which alone can open them.
+ */
+import { condition, continueAsNew, defineQuery, defineUpdate, setHandler, workflowInfo } from "@temporalio/workflow";
+import type { StoredCredentials } from "../shared/credentials.ts";
+
+export const getCredentialsQuery = defineQuery<StoredCredentials>("getCredentials");
+export const setCredentialsUpdate = defineUpdate<{ revision: number }, [{ endUser?: string; sealed: string }]>("setCredentials");
+
+export async function toolsetCredentials(initial: StoredCredentials): Promise<void> {
+  const state: StoredCredentials = { endUsers: { ...initial.endUsers }, revision: initial.revision, ...(initial.toolset ? { toolset: initial.toolset } : {}) };
+  setHandler(getCredentialsQuery, () => state);
+  setHandler(setCredentialsUpdate, ({ endUser, sealed }) => {
+    if (endUser === undefined) state.toolset = sealed;
+    else state.endUsers[endUser] = sealed;
+    state.revision += 1;
+    return { revision: state.revision };
+  });
+  await condition(() => workflowInfo().continueAsNewSuggested);
+  await continueAsNew<typeof toolsetCredentials>(state);
+}
