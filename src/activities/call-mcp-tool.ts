@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
 import type { CredentialResolver } from "../credentials/credential-resolver.ts";
-import { McpCallError, resultValue, type McpPool } from "../mcp/index.ts";
+import { McpCallError, McpConnectError, resultValue, type McpPool } from "../mcp/index.ts";
 import { scrub, secretsOf } from "../mcp/mcp-errors.ts";
 import type { SchemaValidator } from "../sandbox/call-gate.ts";
 import { CALL_FAILURE, IDEMPOTENCY_META_KEY, idempotencyKey, type McpCallInput, type ToolCallResult } from "../shared/tool-call.ts";
@@ -71,6 +71,15 @@ export function createCallMcpTool(deps: McpCallDeps) {
       }
       return { ok: true, value: resultValue(outcome), attempt };
     } catch (error) {
+      if (error instanceof McpConnectError) {
+        // Listing the tools for the schema check failed: the call itself was not sent.
+        if (error.reason === "cancelled") throw new CancelledFailure(clean(error.message));
+        const type = error.reason === "unauthorized" ? CALL_FAILURE.unauthorized : error.reason === "forbidden" ? CALL_FAILURE.forbidden : CALL_FAILURE.unreachable;
+        throw ApplicationFailure.create({
+          type, message: clean(error.message), nonRetryable: type !== CALL_FAILURE.unreachable,
+          details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope }],
+        });
+      }
       if (!(error instanceof McpCallError)) throw error;
       if (error.reason === "cancelled") throw new CancelledFailure(clean(error.message));
       if (error.reason === "toolError") {

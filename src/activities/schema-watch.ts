@@ -26,7 +26,8 @@ export interface SchemaWatch {
   check(call: SchemaCheck): Promise<SchemaChange | undefined>;
 }
 
-const TTL_MS = 10_000;
+/** Short: a run that slept through a change must see it on its next call. */
+const TTL_MS = 2_000;
 
 export function createSchemaWatch(pool: McpPool): SchemaWatch {
   const listings = new Map<string, { at: number; tools: Promise<McpToolDescriptor[]> }>();

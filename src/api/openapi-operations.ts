@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { registerToolsetBody } from "../toolsets/registration-request.ts";
 import { declarationsQuery } from "./routes/toolsets.ts";
 import { storeWorkflowBody } from "./routes/workflows.ts";
-import { eventsEndpointBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "./schemas.ts";
+import { credentialsBody, eventsEndpointBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "./schemas.ts";
 import * as responses from "./response-schemas.ts";
 
 /** Request schemas, validated with `io: "input"` (defaults make fields optional). */
@@ -18,6 +18,7 @@ export const REQUEST_SCHEMAS = {
   RejectCallRequest: rejectCallBody,
   EventsEndpointRequest: eventsEndpointBody,
   StoreWorkflowRequest: storeWorkflowBody,
+  CredentialsRequest: credentialsBody,
 } satisfies Record<string, z.ZodType>;
 
 /** Response schemas, by component name. */
@@ -34,6 +35,7 @@ export const RESPONSE_SCHEMAS = {
   EventsEndpoint: responses.eventsEndpointView,
   StoredWorkflow: responses.storedWorkflowView,
   Workflow: responses.workflowView,
+  CredentialsWritten: responses.credentialsWritten,
   HookAccepted: responses.hookAccepted,
   Health: responses.health,
 } satisfies Record<string, z.ZodType>;
@@ -96,7 +98,19 @@ export const OPERATIONS: Operation[] = [
     method: "post", path: "/v1/runs/{id}/calls/{seq}/reject", operationId: "rejectCall", tag: "runs", body: "RejectCallRequest", bodyOptional: true,
     summary: "Reject a parked call: the script gets ToolError(rejected)", responses: { 200: "CallDecision", 400: "Error", 404: "Error", 409: "Error" },
   },
+  {
+    method: "post", path: "/v1/runs/{id}/calls/{seq}/resume", operationId: "resumeCall", tag: "runs",
+    summary: "Send again a call parked on expired credentials, missing scope or a changed schema", responses: { 200: "CallDecision", 404: "Error", 409: "Error" },
+  },
   { method: "post", path: "/v1/runs/{id}/cancel", operationId: "cancelRun", summary: "Cancel a run", tag: "runs", responses: { 200: "Run", 404: "Error" } },
+  {
+    method: "put", path: "/v1/toolsets/{id}/credentials", operationId: "setToolsetCredentials", tag: "toolsets", body: "CredentialsRequest",
+    summary: "Headers for the toolset's MCP servers, sealed and never returned; wakes runs parked on them", responses: { 200: "CredentialsWritten", 400: "Error", 404: "Error" },
+  },
+  {
+    method: "put", path: "/v1/end-users/{user}/toolsets/{id}/credentials", operationId: "setEndUserCredentials", tag: "toolsets", body: "CredentialsRequest",
+    summary: "An end user's headers for the toolset's MCP servers; wakes that user's parked runs", responses: { 200: "CredentialsWritten", 400: "Error", 404: "Error" },
+  },
   {
     method: "post", path: "/v1/workflows", operationId: "storeWorkflow", tag: "workflows", body: "StoreWorkflowRequest",
     summary: "Type-check and store a workflow script that toolsets pin by name", responses: { 201: "StoredWorkflow", 200: "StoredWorkflow", 400: "Error", 404: "Error", 422: "TypeCheckError" },

@@ -72,7 +72,13 @@ export const toolsetView = z.object({ id: z.string(), document: pinnedToolset })
 const runState = z.enum(["running", "parked", "completed", "failed", "cancelled"]);
 const timestamp = z.string().describe("ISO 8601");
 
-export const parkedCall = z.object({ seq: z.number().int(), tool: z.string(), args: z.unknown().optional(), reason: z.string() });
+export const parkedCall = z.object({
+  seq: z.number().int(),
+  tool: z.string(),
+  args: z.unknown().optional(),
+  reason: z.string().describe("`approval`, `credentialsExpired`, `insufficientScope` or `schemaChanged`"),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
 
 export const runView = z.object({
   id: z.string(),
@@ -126,6 +132,7 @@ export const callDecision = z.object({ seq: z.number().int() });
 export const eventsEndpointView = z.object({ url: z.string(), secret: z.string().optional().describe("Only when generated, and only once") });
 export const storedWorkflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string() });
 export const workflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string(), scriptHash: z.string() });
+export const credentialsWritten = z.object({ resumedRuns: z.number().int().min(0).describe("Parked runs woken to send their calls again") });
 export const hookAccepted = z.object({ accepted: z.literal(true) });
 export const health = z.object({ ok: z.literal(true) });
 

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
 import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
-import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
+import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type ForkSeed, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
 import { approveCallUpdate, getJournalQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate } from "../workflows/messages.ts";
 import { HttpError, notFound } from "./http-error.ts";
 
@@ -130,6 +130,22 @@ export function createRunService(options: RunServiceOptions) {
       const d = await describeOwned(runId, namespace);
       if (d.status.name === "RUNNING") await client.workflow.getHandle(runId).cancel();
       return this.get(runId, namespace);
+    },
+
+    /** What a fork needs of its parent: its toolset, end user, input, own credentials and finished calls. */
+    async forkSource(runId: string, namespace: string): Promise<{ toolsetId: string; endUser?: string; input: RunInput; seed: ForkSeed }> {
+      const d = await describeOwned(runId, namespace);
+      const history = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId: runId, runId: d.runId }, maximumPageSize: 1 });
+      const payload = history.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+      if (!payload) throw new HttpError(409, "conflict", `run ${runId} has no readable start`);
+      const input = client.options.loadedDataConverter.payloadConverter.fromPayload<RunInput>(payload);
+      const view = await client.workflow.getHandle(runId).query(getJournalQuery, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER });
+      const calls = view.entries.flatMap((e): ForkSeed["calls"] => {
+        if (e.status === "completed") return [{ seq: e.seq, tool: e.tool, args: e.args, outcome: { ok: true as const, value: e.result ?? null } }];
+        if (e.status === "failed" && e.error) return [{ seq: e.seq, tool: e.tool, args: e.args, outcome: { ok: false as const, error: e.error } }];
+        return [];
+      });
+      return { toolsetId: input.toolsetId, ...(input.endUser ? { endUser: input.endUser } : {}), input, seed: { parentRunId: runId, calls } };
     },
 
     /** The run's journal, a page of entries at a time (answered by a worker, from its state). */

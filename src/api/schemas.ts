@@ -40,3 +40,10 @@ export const eventsEndpointBody = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: "url must be an http or https URL" }),
   secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, "secret must be a Standard Webhooks secret: whsec_ followed by base64").optional(),
 });
+
+export const forkRunBody = z.strictObject({
+  script: z.string().min(1).max(MAX_SCRIPT_BYTES),
+  input: z.unknown().optional(),
+  /** What happens to the parent if it is still running: kept (default) or cancelled. */
+  parent: z.enum(["keep", "cancel"]).default("keep"),
+});

@@ -29,6 +29,8 @@ export interface JournalEntry {
   attempts: number;
   /** Set once the harness approved the call (tools with `approval: true`). */
   approved?: boolean;
+  /** Set when a fork reused its parent's outcome for this call instead of sending it. */
+  fromParent?: string;
   /** Workflow time (ms since epoch) the call was issued, started and completed. */
   issuedAt: number;
   startedAt?: number;

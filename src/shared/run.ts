@@ -4,6 +4,7 @@
  */
 import type { SearchAttributeType } from "@temporalio/common";
 import type { JournalEntry } from "./journal.ts";
+import type { ToolErrorData } from "./tool-error.ts";
 import type { PinnedToolset } from "./toolset.ts";
 
 export const RUN_WORKFLOW_TYPE = "runScript";
@@ -24,10 +25,20 @@ export interface RunInput {
   parentRunId?: string;
   /** The run's own credentials, sealed before they reached Temporal. */
   credentials?: string;
+  /** Set on a fork: the parent's finished calls, reused while the new script issues the same calls. */
+  fork?: ForkSeed;
   /** Continue as new once history has this many events (default: when Temporal suggests it). */
   continueAsNewAfterEvents?: number;
   /** Carried over by continue-as-new: the journal so far. */
   carried?: CarriedJournal;
+}
+
+export interface ForkSeed {
+  parentRunId: string;
+  /** The parent's calls by seq, with how each ended; calls that never ended are absent. */
+  calls: { seq: number; tool: string; args: unknown; outcome: { ok: true; value: unknown } | { ok: false; error: ToolErrorData } }[];
+  /** Set once the new script issued a call that differs: from that seq on, calls are sent for real. */
+  divergedAt?: number;
 }
 
 export interface CarriedJournal {
@@ -51,6 +62,8 @@ export interface RunStatus {
 export interface JournalView {
   entries: JournalEntry[];
   completionOrder: number[];
+  /** For a fork: its parent, and the first seq that was sent for real. */
+  fork?: { parentRunId: string; divergedAt: number | null };
 }
 
 const keyword = (name: string): { name: string; type: typeof SearchAttributeType.KEYWORD } => ({ name, type: "KEYWORD" });

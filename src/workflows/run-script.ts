@@ -14,6 +14,7 @@ import { RUN_FAILURE_TYPES, SEARCH_ATTRIBUTES, type RunInput, type RunState } fr
 import type { AdvanceInput, AdvanceResult, ScriptError } from "../shared/step.ts";
 import { RUN_CONCURRENCY } from "../shared/tool-call.ts";
 import { CallScheduler } from "./call-scheduler.ts";
+import { ForkReplay } from "./fork-seed.ts";
 import { tellParent } from "./child-runs.ts";
 import { dispatchCall, isBuiltin } from "./dispatch.ts";
 import { JournalBook } from "./journal-book.ts";
@@ -97,7 +98,11 @@ export async function runScript(input: RunInput): Promise<unknown> {
     return { seq };
   }, { validator: ({ seq }) => parking.assertWaiting(seq, ["credentialsExpired", "insufficientScope"]) });
   setHandler(credentialsRenewedSignal, ({ scope }) => { parking.resumeCredentials(scope); });
-  setHandler(getJournalQuery, (options) => journal.view(options?.afterSeq, options?.limit));
+  const forkReplay = new ForkReplay(input.fork);
+  setHandler(getJournalQuery, (options) => {
+    const fork = forkReplay.view();
+    return { ...journal.view(options?.afterSeq, options?.limit), ...(fork ? { fork } : {}) };
+  });
   setHandler(deliverSignal, ({ name, payload }) => inbox.deliver(name, payload));
 
   const setState = (next: RunState): void => {
@@ -130,6 +135,12 @@ export async function runScript(input: RunInput): Promise<unknown> {
   };
 
   const dispatch = (entry: JournalEntry): void => {
+    const reused = forkReplay.reuse(entry);
+    if (reused) {
+      journal.complete(entry.seq, reused, Date.now());
+      ready.push(entry.seq);
+      return;
+    }
     if (input.toolset.policies[entry.tool]?.approval && !entry.approved) {
       void approveThenDispatch(entry).catch((error: unknown) => { if (!isCancellation(error)) throw error; });
       return;

@@ -10,7 +10,7 @@ import { namespaceOf } from "../auth.ts";
 import { checkServers } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
-import { journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "../schemas.ts";
+import { forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
 
 export interface RunsRouteDeps {
@@ -89,6 +89,25 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
 
   router.post("/v1/runs/:id/calls/:seq/resume", async function resumeCall(req, res) {
     res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { resume: true }));
+  });
+
+  router.post("/v1/runs/:id/fork", async function forkRun(req, res) {
+    const namespace = namespaceOf(req);
+    const parentId = runIdParam(req.params.id);
+    const body = parseOrThrow(forkRunBody, req.body, "body");
+    const source = await deps.runs.forkSource(parentId, namespace);
+    const toolset = await deps.toolsets.get(source.toolsetId, namespace);
+    if (!toolset) throw notFound(`toolset ${source.toolsetId}`);
+    const compiled = compileScript(deps.typeChecker, body.script, { declarations: toolset.dts, declarationsKey: toolset.id });
+    if (!compiled.ok) throw new HttpError(422, "typeCheckFailed", "the script does not type-check against the parent's toolset", compiled.diagnostics);
+    const started = await deps.runs.start({
+      script: compiled.javascript, scriptHash: compiled.scriptHash, toolsetId: toolset.id, toolset: toolset.document,
+      input: body.input === undefined ? source.input.input : body.input, namespace, fork: source.seed,
+      ...(source.endUser ? { endUser: source.endUser } : {}),
+      ...(source.input.credentials ? { credentials: source.input.credentials } : {}),
+    });
+    if (body.parent === "cancel") await deps.runs.cancel(parentId, namespace);
+    res.status(201).location(`/v1/runs/${started.id}`).json({ ...(await deps.runs.get(started.id, namespace)), forkedFrom: parentId });
   });
 
   router.post("/v1/runs/:id/cancel", async function cancelRun(req, res) {
