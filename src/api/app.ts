@@ -7,7 +7,7 @@ import type { Logger } from "../shared/logger.ts";
 import { createAuth } from "./auth.ts";
 import { createErrorHandler, notFoundRoute } from "./error-handler.ts";
 import { serveOpenApi } from "./openapi.ts";
-import { createCredentialsRouter, type CredentialsRouteDeps } from "./routes/credentials.ts";
+import { createCredentialWriter, createCredentialsRouter, type CredentialsRouteDeps } from "./routes/credentials.ts";
 import { createEventsRouter, type EventsRouteDeps } from "./routes/events.ts";
 import { createHooksRouter, type HooksRouteDeps } from "./routes/hooks.ts";
 import { createRunsRouter, type RunsRouteDeps } from "./routes/runs.ts";
@@ -36,10 +36,11 @@ export function createApp(deps: ApiDeps): Express {
   // Webhook URLs carry their own token and are called by third parties: no API key.
   app.use(createHooksRouter(deps.hooks));
   app.use(createAuth(deps.apiKeys));
-  app.use(createToolsetsRouter(deps));
+  const credentialWriter = createCredentialWriter(deps.credentials);
+  app.use(createToolsetsRouter({ toolsets: deps.toolsets, credentialWriter }));
   app.use(createEventsRouter(deps.events));
   app.use(createWorkflowsRouter(deps));
-  app.use(createCredentialsRouter(deps.credentials));
+  app.use(createCredentialsRouter(credentialWriter));
   app.use(createRunsRouter(deps));
   app.use(notFoundRoute);
   app.use(createErrorHandler(deps.logger));

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { registerToolsetBody } from "../toolsets/registration-request.ts";
 import { declarationsQuery } from "./routes/toolsets.ts";
 import { storeWorkflowBody } from "./routes/workflows.ts";
-import { credentialsBody, eventsEndpointBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "./schemas.ts";
+import { credentialsBody, eventsEndpointBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "./schemas.ts";
 import * as responses from "./response-schemas.ts";
 
 /** Request schemas, validated with `io: "input"` (defaults make fields optional). */
@@ -19,6 +19,7 @@ export const REQUEST_SCHEMAS = {
   EventsEndpointRequest: eventsEndpointBody,
   StoreWorkflowRequest: storeWorkflowBody,
   CredentialsRequest: credentialsBody,
+  ForkRunRequest: forkRunBody,
 } satisfies Record<string, z.ZodType>;
 
 /** Response schemas, by component name. */
@@ -28,6 +29,7 @@ export const RESPONSE_SCHEMAS = {
   PinnedToolset: responses.pinnedToolset,
   Toolset: responses.toolsetView,
   Run: responses.runView,
+  ForkedRun: responses.forkedRunView,
   RunList: responses.runList,
   JournalEntry: responses.journalEntry,
   Journal: responses.journalView,
@@ -101,6 +103,11 @@ export const OPERATIONS: Operation[] = [
   {
     method: "post", path: "/v1/runs/{id}/calls/{seq}/resume", operationId: "resumeCall", tag: "runs",
     summary: "Send again a call parked on expired credentials, missing scope or a changed schema", responses: { 200: "CallDecision", 404: "Error", 409: "Error" },
+  },
+  {
+    method: "post", path: "/v1/runs/{id}/fork", operationId: "forkRun", tag: "runs", body: "ForkRunRequest",
+    summary: "Start a new run of a changed script that reuses the parent's finished calls while it issues the same ones",
+    responses: { 201: "ForkedRun", 400: "Error", 404: "Error", 409: "Error", 422: "TypeCheckError" },
   },
   { method: "post", path: "/v1/runs/{id}/cancel", operationId: "cancelRun", summary: "Cancel a run", tag: "runs", responses: { 200: "Run", 404: "Error" } },
   {

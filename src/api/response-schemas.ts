@@ -93,6 +93,8 @@ export const runView = z.object({
   temporalUrl: z.string().optional().describe("The run in the Temporal Web UI, when there is one"),
 });
 
+export const forkedRunView = runView.extend({ forkedFrom: z.string().describe("The parent run") });
+
 export const runList = z.object({
   runs: z.array(z.object({ id: z.string(), status: runState, startedAt: timestamp.optional(), temporalUrl: z.string().optional() })),
   nextPageToken: z.string().optional(),
@@ -117,6 +119,7 @@ export const journalEntry = z.object({
   error: toolErrorData.optional(),
   attempts: z.number().int().min(0),
   approved: z.boolean().optional(),
+  fromParent: z.string().optional().describe("Set when a fork reused its parent's outcome instead of sending the call"),
   issuedAt: workflowTime,
   startedAt: workflowTime.optional(),
   completedAt: workflowTime.optional(),
@@ -126,6 +129,7 @@ export const journalView = z.object({
   entries: z.array(journalEntry),
   completionOrder: z.array(z.number().int()).describe("Seqs in the order their results reached the script"),
   nextAfterSeq: z.number().int().optional().describe("Set when there are more entries: pass it as afterSeq"),
+  fork: z.object({ parentRunId: z.string(), divergedAt: z.number().int().nullable() }).optional().describe("For a fork: its parent, and the first seq sent for real"),
 });
 
 export const callDecision = z.object({ seq: z.number().int() });

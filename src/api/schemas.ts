@@ -6,13 +6,8 @@ import { z } from "zod";
 import { MAX_SCRIPT_BYTES } from "../declarations/compile-script.ts";
 import { TOOLSET_ID_PATTERN } from "../toolsets/toolset-id.ts";
 
-/** Credentials per MCP server of the toolset: headers to inject into its connection. */
-export const credentialsBody = z.strictObject({
-  mcpServers: z.record(z.string().min(1).max(64), z.strictObject({
-    headers: z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "header names must be tokens").max(200), z.string().max(8192).regex(/^[^\r\n\0]*$/, "header values may not hold CR, LF or NUL")),
-  })),
-});
-export type CredentialsBody = z.infer<typeof credentialsBody>;
+import { credentialsBody } from "../credentials/credentials-schema.ts";
+export { credentialsBody, type CredentialsBody } from "../credentials/credentials-schema.ts";
 
 export const startRunBody = z.strictObject({
   script: z.string().min(1, "script must not be empty").max(MAX_SCRIPT_BYTES, `script must be at most ${MAX_SCRIPT_BYTES} characters`),

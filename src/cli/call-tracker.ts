@@ -28,16 +28,17 @@ export function createCallTracker(runId: string) {
     const took = e.completedAt !== undefined ? `  ${formatDuration(e.completedAt - (e.startedAt ?? e.issuedAt))}` : "";
     const tries = e.attempts > 1 ? ` after ${e.attempts} attempts` : "";
     const label = before?.announced ? name(e) : call(e);
-    if (e.status === "completed") return `✓ ${label}${took}${tries} → ${compact(e.result)}`;
+    if (e.status === "completed") return `✓ ${label}${took}${tries}${e.result === undefined || e.result === null ? "" : ` → ${compact(e.result)}`}`;
     return `✗ ${label}${took}${tries} failed: ${e.error ? `${e.error.code}: ${e.error.message}` : "unknown error"}`;
   }
 
   function parked(e: JournalEntryBody, run: RunViewBody): string[] {
-    const reason = run.parked?.find((p) => p.seq === e.seq)?.reason ?? "approval";
+    const parkedCall = run.parked?.find((p) => p.seq === e.seq);
+    const details = parkedCall?.details && Object.keys(parkedCall.details).length > 0 ? ` ${compact(parkedCall.details, 120)}` : "";
     return [
-      `⏸ ${call(e)} waits for ${reason}`,
+      `⏸ ${call(e)} waits for ${parkedCall?.reason ?? "approval"}${details}`,
       `    approve: rewind runs approve ${runId} ${e.seq}`,
-      `    reject:  rewind runs reject ${runId} ${e.seq} --reason "…"`,
+      `    reject:  rewind runs reject ${runId} ${e.seq}`,
     ];
   }
 

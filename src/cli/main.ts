@@ -1,12 +1,12 @@
 /**
  * The `rewind` command's entry point: parse the command, load the configuration once, and hand
- * over. Errors are one clear sentence on stderr and a non-zero exit code.
+ * over. Errors are one clear sentence on stderr and a non-zero exit code. The server commands'
+ * modules (worker, Temporal, isolated-vm) are imported only when one of them runs, so the
+ * client commands start in a fraction of the time.
  */
 import { ConfigError, loadConfig } from "../config.ts";
+import { CLIENT_COMMANDS, CLIENT_USAGE, runClientCommand } from "./client-commands.ts";
 import { createConsoleLogger } from "./console-logger.ts";
-import { runDev } from "./dev-command.ts";
-import { startApi } from "./start-api.ts";
-import { startWorker } from "./start-worker.ts";
 
 const USAGE = `usage: rewind <command>
 
@@ -14,7 +14,9 @@ commands:
   dev       start the embedded stack: Temporal dev server (unless TEMPORAL_ADDRESS is set), worker and API
   worker    run a Rewind worker against TEMPORAL_ADDRESS
   api       run the HTTP API against TEMPORAL_ADDRESS
-`;
+
+talking to a running API:
+${CLIENT_USAGE}`;
 
 function requireAddress(address: string | undefined, command: string): string {
   if (!address) throw new ConfigError(`rewind ${command} needs TEMPORAL_ADDRESS (e.g. 127.0.0.1:7233)`);
@@ -27,12 +29,19 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
+  if (CLIENT_COMMANDS.has(command)) {
+    process.exitCode = await runClientCommand(argv);
+    return;
+  }
   const config = loadConfig();
   const logger = createConsoleLogger(config.logLevel, command);
   switch (command) {
-    case "dev":
+    case "dev": {
+      const { runDev } = await import("./dev-command.ts");
       return runDev(config, logger);
+    }
     case "worker": {
+      const { startWorker } = await import("./start-worker.ts");
       const worker = await startWorker(config, requireAddress(config.temporal.address, "worker"), logger);
       process.once("SIGINT", () => void worker.shutdown());
       process.once("SIGTERM", () => void worker.shutdown());
@@ -40,6 +49,7 @@ async function main(argv: string[]): Promise<void> {
       return worker.run();
     }
     case "api": {
+      const { startApi } = await import("./start-api.ts");
       const api = await startApi(config, requireAddress(config.temporal.address, "api"), config.temporal.uiUrl, logger);
       process.stdout.write(`Rewind API ${api.url}\n`);
       const stop = () => void api.stop();

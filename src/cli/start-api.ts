@@ -33,7 +33,7 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
   const box = createSecretBox(secretKey);
   const toolsets = createToolsetRegistry({
     store: createTemporalToolsetStore(client, config.temporal.taskQueue),
-    listTools: (url) => listAllTools({ url, timeoutMs: REGISTRATION_TIMEOUT_MS }),
+    listTools: (url, headers) => listAllTools({ url, headers, timeoutMs: REGISTRATION_TIMEOUT_MS }),
     workflowExists: async (namespace, id) => (await workflows.load(namespace, id)) !== undefined,
   });
   const app = createApp({

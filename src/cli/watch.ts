@@ -50,7 +50,6 @@ function outcome(run: RunViewBody, view: WatchView): void {
   if (run.status === "completed") view.line(`completed${took}\nresult: ${full(run.result)}`);
   else if (run.status === "cancelled") view.line(`cancelled${took}`);
   else view.line(`failed${took}: ${run.error ? `${run.error.type}: ${run.error.message}` : "no error reported"}`);
-  if (run.status === "failed" && run.error?.details !== undefined) view.line(`details: ${full(run.error.details)}`);
   if (run.temporalUrl) view.line(`temporal: ${run.temporalUrl}`);
 }
 
@@ -63,10 +62,12 @@ export async function watchRun(api: ApiClient, runId: string, options: WatchOpti
   const since = Date.now();
   let failures = 0;
   let run = options.initial ?? await api.getRun(runId);
+  let current = true;
   try {
     for (;;) {
       try {
-        if (failures > 0 || run !== options.initial) run = await api.getRun(runId);
+        if (!current) run = await api.getRun(runId);
+        current = false;
         for (const line of await readJournal(api, run, tracker)) view.line(line);
         failures = 0;
       } catch (error) {
@@ -80,7 +81,6 @@ export async function watchRun(api: ApiClient, runId: string, options: WatchOpti
         view.line(`stopped watching; ${runId} goes on. Watch again: rewind runs watch ${runId}`);
         return 130;
       }
-      options.initial = undefined;
     }
   } finally {
     process.removeListener("SIGINT", onSigint);

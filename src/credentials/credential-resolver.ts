@@ -24,10 +24,10 @@ const CACHE_MS = 1_000;
 export function createCredentialResolver(options: { client: Client; box: SecretBox }): CredentialResolver {
   const cache = new Map<string, { at: number; stored: StoredCredentials | undefined }>();
 
-  async function stored(namespace: string, toolsetId: string): Promise<StoredCredentials | undefined> {
+  async function stored(namespace: string, toolsetId: string, minRevision = 0): Promise<StoredCredentials | undefined> {
     const key = `${namespace}/${toolsetId}`;
     const hit = cache.get(key);
-    if (hit && Date.now() - hit.at < CACHE_MS) return hit.stored;
+    if (hit && Date.now() - hit.at < CACHE_MS && (hit.stored?.revision ?? 0) >= minRevision) return hit.stored;
     let value: StoredCredentials | undefined;
     try {
       value = await options.client.workflow.getHandle(credentialsWorkflowId(namespace, toolsetId)).query(getCredentialsQuery);
@@ -43,7 +43,7 @@ export function createCredentialResolver(options: { client: Client; box: SecretB
   return {
     async resolve(ref, server) {
       if (ref.runSealed) return { scope: "run", headers: open(ref.runSealed).mcpServers[server]?.headers ?? {} };
-      const saved = await stored(ref.namespace, ref.toolsetId);
+      const saved = await stored(ref.namespace, ref.toolsetId, ref.minRevision);
       const endUser = ref.endUser !== undefined ? saved?.endUsers[ref.endUser] : undefined;
       if (endUser) return { scope: "endUser", headers: open(endUser).mcpServers[server]?.headers ?? {} };
       if (saved?.toolset) return { scope: "toolset", headers: open(saved.toolset).mcpServers[server]?.headers ?? {} };

@@ -18,6 +18,8 @@ export interface CredentialRef {
   endUser?: string;
   /** The run's own credentials, sealed before they reached Temporal. */
   runSealed?: string;
+  /** Stored credentials older than this revision are stale: the run was told of a newer write. */
+  minRevision?: number;
 }
 
 export const CREDENTIALS_WORKFLOW_TYPE = "toolsetCredentials";
@@ -37,4 +39,6 @@ export interface StoredCredentials {
 export interface CredentialsRenewed {
   scope: CredentialScope;
   endUser?: string;
+  /** Revision of the toolset's stored credentials after the write. */
+  revision: number;
 }

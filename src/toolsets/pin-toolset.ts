@@ -21,7 +21,7 @@ export interface ListedTool {
 
 export interface PinDeps {
   /** Lists every tool of the MCP server at `url` (all pages); throws with a reason on failure. */
-  listTools(url: string): Promise<ListedTool[]>;
+  listTools(url: string, headers: Record<string, string>): Promise<ListedTool[]>;
   /** The base toolset's document, if the caller may use it. */
   loadBase(id: string): Promise<PinnedToolset | undefined>;
 }
@@ -73,12 +73,12 @@ function uniqueSorted(tools: PinnedTool[], where: string, details: Record<string
   return sorted;
 }
 
-async function pinServers(servers: NonNullable<RegisterToolsetBody["mcpServers"]>, deps: PinDeps): Promise<Record<string, PinnedMcpServer>> {
+async function pinServers(servers: NonNullable<RegisterToolsetBody["mcpServers"]>, deps: PinDeps, credentials: RegisterToolsetBody["credentials"]): Promise<Record<string, PinnedMcpServer>> {
   const entries = await Promise.all(Object.entries(servers).map(async ([group, { url }]) => {
     const details = { server: group, url };
     let listed: ListedTool[];
     try {
-      listed = await deps.listTools(url);
+      listed = await deps.listTools(url, credentials?.mcpServers[group]?.headers ?? {});
     } catch (error) {
       const reason = (error as { reason?: unknown }).reason;
       throw new RegistrationError(422, `MCP server "${group}" (${url}): ${error instanceof Error ? error.message : String(error)}`, { ...details, reason: typeof reason === "string" ? reason : "unreachable" });
@@ -135,7 +135,7 @@ export async function pinToolset(request: RegisterToolsetBody, deps: PinDeps): P
   checkGroupNames(request);
   const unpinned = {
     format: 1 as const,
-    mcpServers: await pinServers(request.mcpServers ?? {}, deps),
+    mcpServers: await pinServers(request.mcpServers ?? {}, deps, request.credentials),
     hostTools: pinHostTools(request.hostTools ?? {}),
     workflows: request.workflows ?? {},
     ...(http ? { http } : {}),

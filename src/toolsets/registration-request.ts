@@ -4,6 +4,7 @@
  * (tool names, schemas, policies' targets) is checked while pinning.
  */
 import { z } from "zod";
+import { credentialsBody } from "../credentials/credentials-schema.ts";
 import { TOOLSET_ID_PATTERN } from "./toolset-id.ts";
 
 const GROUP_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -39,6 +40,8 @@ export const registerToolsetBody = z.strictObject({
   }).optional(),
   workflows: z.record(groupName, z.string().min(1).max(200)).optional(),
   policies: z.record(z.string().min(3).max(200), toolPolicySchema).optional(),
+  /** Used to list the servers' tools, then kept as the toolset's credentials; never part of the document. */
+  credentials: credentialsBody.optional(),
 });
 
 export type RegisterToolsetBody = z.infer<typeof registerToolsetBody>;

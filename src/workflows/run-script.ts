@@ -9,6 +9,7 @@ import {
   ApplicationFailure, condition, continueAsNew, isCancellation, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo,
 } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.ts";
+import type { CredentialRef } from "../shared/credentials.ts";
 import type { JournalEntry } from "../shared/journal.ts";
 import { RUN_FAILURE_TYPES, SEARCH_ATTRIBUTES, type RunInput, type RunState } from "../shared/run.ts";
 import type { AdvanceInput, AdvanceResult, ScriptError } from "../shared/step.ts";
@@ -49,7 +50,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
   let builtinsInFlight = 0;
   let state: RunState = "running";
   const parking = new ParkingLot();
-  const credentials = {
+  const credentials: CredentialRef = {
     namespace: input.namespace, toolsetId: input.toolsetId,
     ...(input.endUser ? { endUser: input.endUser } : {}), ...(input.credentials ? { runSealed: input.credentials } : {}),
   };
@@ -97,7 +98,11 @@ export async function runScript(input: RunInput): Promise<unknown> {
     parking.decide(seq, { approved: true });
     return { seq };
   }, { validator: ({ seq }) => parking.assertWaiting(seq, ["credentialsExpired", "insufficientScope"]) });
-  setHandler(credentialsRenewedSignal, ({ scope }) => { parking.resumeCredentials(scope); });
+  setHandler(credentialsRenewedSignal, ({ scope, revision }) => {
+    // Calls sent from now on must not use credentials older than the write that woke them.
+    credentials.minRevision = Math.max(credentials.minRevision ?? 0, revision);
+    parking.resumeCredentials(scope);
+  });
   const forkReplay = new ForkReplay(input.fork);
   setHandler(getJournalQuery, (options) => {
     const fork = forkReplay.view();

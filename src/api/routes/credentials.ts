@@ -33,9 +33,12 @@ export function checkServers(body: CredentialsBody, toolset: ResolvedToolset): v
 
 const quote = (value: string) => `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 
-export function createCredentialsRouter(deps: CredentialsRouteDeps): Router {
-  const router = Router();
+export interface CredentialWriter {
+  /** Validates, seals and stores one scope's credentials, then wakes the runs parked on it. */
+  write(namespace: string, toolsetId: string | undefined, endUser: string | undefined, raw: unknown): Promise<{ resumedRuns: number }>;
+}
 
+export function createCredentialWriter(deps: CredentialsRouteDeps): CredentialWriter {
   async function write(namespace: string, toolsetId: string | undefined, endUser: string | undefined, raw: unknown): Promise<{ resumedRuns: number }> {
     if (!toolsetId || !TOOLSET_ID_PATTERN.test(toolsetId)) throw notFound(`toolset ${toolsetId ?? ""}`);
     const toolset = await deps.toolsets.get(toolsetId, namespace);
@@ -43,7 +46,7 @@ export function createCredentialsRouter(deps: CredentialsRouteDeps): Router {
     const body = parseOrThrow(credentialsBody, raw, "body");
     checkServers(body, toolset);
     const sealed = deps.box.seal(JSON.stringify(body));
-    await deps.client.workflow.executeUpdateWithStart(setCredentialsUpdate, {
+    const { revision } = await deps.client.workflow.executeUpdateWithStart(setCredentialsUpdate, {
       args: [{ sealed, ...(endUser !== undefined ? { endUser } : {}) }],
       startWorkflowOperation: new WithStartWorkflowOperation(CREDENTIALS_WORKFLOW_TYPE, {
         workflowId: credentialsWorkflowId(namespace, toolsetId),
@@ -52,11 +55,11 @@ export function createCredentialsRouter(deps: CredentialsRouteDeps): Router {
         workflowIdConflictPolicy: "USE_EXISTING",
       }),
     });
-    return { resumedRuns: await wakeParkedRuns(namespace, toolsetId, endUser) };
+    return { resumedRuns: await wakeParkedRuns(namespace, toolsetId, endUser, revision) };
   }
 
   /** Runs parked on this scope are found by search attributes, never by a scan of all runs. */
-  async function wakeParkedRuns(namespace: string, toolsetId: string, endUser: string | undefined): Promise<number> {
+  async function wakeParkedRuns(namespace: string, toolsetId: string, endUser: string | undefined, revision: number): Promise<number> {
     const scope: CredentialScope = endUser === undefined ? "toolset" : "endUser";
     const clauses = [
       `WorkflowType = ${quote(RUN_WORKFLOW_TYPE)}`, `ExecutionStatus = 'Running'`,
@@ -66,11 +69,18 @@ export function createCredentialsRouter(deps: CredentialsRouteDeps): Router {
     ];
     let woken = 0;
     for await (const run of deps.client.workflow.list({ query: clauses.join(" AND ") })) {
-      await deps.client.workflow.getHandle(run.workflowId).signal(credentialsRenewedSignal, { scope, ...(endUser !== undefined ? { endUser } : {}) }).catch(() => undefined);
+      await deps.client.workflow.getHandle(run.workflowId).signal(credentialsRenewedSignal, { scope, revision, ...(endUser !== undefined ? { endUser } : {}) }).catch(() => undefined);
       woken += 1;
     }
     return woken;
   }
+
+  return { write };
+}
+
+export function createCredentialsRouter(writer: CredentialWriter): Router {
+  const router = Router();
+  const { write } = writer;
 
   router.put("/v1/toolsets/:id/credentials", async function setToolsetCredentials(req, res) {
     res.json(await write(namespaceOf(req), req.params.id, undefined, req.body));

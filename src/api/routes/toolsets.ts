@@ -9,11 +9,13 @@ import { registerToolsetBody } from "../../toolsets/registration-request.ts";
 import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
 import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
 import { namespaceOf } from "../auth.ts";
+import type { CredentialWriter } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { parseOrThrow } from "../validate.ts";
 
 export interface ToolsetsRouteDeps {
   toolsets: ToolsetRegistry;
+  credentialWriter: CredentialWriter;
 }
 
 export const declarationsQuery = z.strictObject({ format: z.enum(["dts", "prompt"]).default("dts") });
@@ -36,6 +38,7 @@ export function createToolsetsRouter(deps: ToolsetsRouteDeps): Router {
     const body = parseOrThrow(registerToolsetBody, req.body, "body");
     try {
       const { toolset, created } = await deps.toolsets.register(namespaceOf(req), body);
+      if (body.credentials) await deps.credentialWriter.write(namespaceOf(req), toolset.id, undefined, body.credentials);
       res.status(created ? 201 : 200).location(`/v1/toolsets/${toolset.id}`).json(view(toolset));
     } catch (error) {
       if (!(error instanceof RegistrationError)) throw error;

@@ -1,0 +1,88 @@
+/**
+ * The `rewind` commands that talk to a running API (toolsets, run, runs, workflows, events):
+ * find the command, build the API client from REWIND_URL and REWIND_API_KEY, run it, and turn
+ * whatever went wrong into one sentence on stderr and an exit code (1 failure, 2 usage).
+ * Imports nothing of the worker or Temporal, so these commands start fast.
+ */
+import { ConfigError, loadClientConfig } from "../config.ts";
+import { createApiClient, RewindApiError } from "../sdk/api-client.ts";
+import { UsageError } from "./args.ts";
+import { notAvailableYet, type Command } from "./commands/command.ts";
+import { EVENTS_ENDPOINT_COMMANDS } from "./commands/events.ts";
+import { runScript } from "./commands/run.ts";
+import { RUNS_COMMANDS } from "./commands/runs.ts";
+import { registerToolset, showToolset } from "./commands/toolsets.ts";
+import { WORKFLOWS_COMMANDS } from "./commands/workflows.ts";
+
+export const CLIENT_USAGE = `  toolsets register <file.json|yaml>                  register a toolset (MCP servers, host tools, policies)
+  toolsets show <id> [--dts|--prompt]                 the pinned toolset, or the declarations a model sees
+  run <script.ts> [--toolset id] [--input json|@file] [--watch]
+                                                      type-check and start a run; --watch follows it to the end
+  runs list                                           runs of this namespace, newest first
+  runs show|journal|watch|cancel <id>                 a run, its calls, follow it, cancel it
+  runs approve <id> <seq>                             send a call parked for approval
+  runs reject <id> <seq> [--reason text]              the script gets ToolError(rejected)
+  workflows store <name> <script.ts> [--toolset id]   store a workflow script toolsets can pin
+  workflows show <id>                                 a stored workflow script
+  events endpoint set <url> [--secret whsec_…]        where this namespace's events go
+  events endpoint show                                the events endpoint's URL
+
+  Every command takes --json (the API's JSON on stdout, nothing else).
+  REWIND_URL (default http://127.0.0.1:8787) and REWIND_API_KEY say which API to talk to.
+`;
+
+interface Group {
+  [word: string]: Command | Group;
+}
+
+const GROUPS: Group = {
+  run: runScript,
+  toolsets: { register: registerToolset, show: showToolset },
+  runs: { ...RUNS_COMMANDS, fork: notAvailableYet("runs fork"), resume: notAvailableYet("runs resume") },
+  workflows: WORKFLOWS_COMMANDS,
+  events: { endpoint: EVENTS_ENDPOINT_COMMANDS },
+  replay: notAvailableYet("replay"),
+};
+
+export const CLIENT_COMMANDS = new Set(Object.keys(GROUPS));
+
+/** Walks `toolsets show …` down the table; answers the command and its own arguments. */
+function find(argv: string[]): { command: Command; rest: string[] } {
+  let node: Command | Group = GROUPS;
+  const path: string[] = [];
+  let i = 0;
+  while (typeof node === "object") {
+    const word: string | undefined = argv[i];
+    const next: Command | Group | undefined = word !== undefined ? node[word] : undefined;
+    if (!word || !next || word.startsWith("-")) {
+      const choices = Object.keys(node).join(", ");
+      throw new UsageError(`${word && !word.startsWith("-") ? `unknown command "${[...path, word].join(" ")}"` : `rewind ${path.join(" ")} needs a command`}: ${choices}`);
+    }
+    path.push(word);
+    node = next;
+    i++;
+  }
+  return { command: node, rest: argv.slice(i) };
+}
+
+function report(error: unknown, json: boolean): number {
+  if (error instanceof UsageError) {
+    process.stderr.write(`rewind: ${error.message}\n`);
+    return 2;
+  }
+  if (error instanceof RewindApiError && json && error.body !== undefined) process.stdout.write(`${JSON.stringify(error.body, null, 2)}\n`);
+  const message = error instanceof RewindApiError || error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+  process.stderr.write(`rewind: ${message}\n`);
+  return 1;
+}
+
+/** Runs a client command; answers the exit code. */
+export async function runClientCommand(argv: string[]): Promise<number> {
+  try {
+    const { command, rest } = find(argv);
+    const config = loadClientConfig();
+    return await command(rest, { api: createApiClient({ url: config.url, apiKey: config.apiKey }) });
+  } catch (error) {
+    return report(error, argv.includes("--json"));
+  }
+}

@@ -1,0 +1,21 @@
+/**
+ * What every client command is: a function of its arguments and the API client that answers
+ * the process's exit code. Kept apart so the command files and the dispatcher share it
+ * without importing each other.
+ */
+import type { ApiClient } from "../../sdk/api-client.ts";
+
+export interface CliContext {
+  api: ApiClient;
+}
+
+/** Answers the exit code: 0 success, 1 failure (API error, failed run), 2 usage. */
+export type Command = (argv: string[], ctx: CliContext) => Promise<number>;
+
+/** A command that is planned but not built: says so and exits 2, never a silent no-op. */
+export function notAvailableYet(name: string): Command {
+  return async () => {
+    process.stderr.write(`rewind: ${name} is not available yet\n`);
+    return 2;
+  };
+}

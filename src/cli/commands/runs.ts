@@ -1,0 +1,100 @@
+/**
+ * `rewind runs list|show|journal|watch|cancel|approve|reject`: reading and steering runs that
+ * already exist. Each is one or two API calls; the human output is short and names the next
+ * command to type (approve a parked call, watch a running one).
+ */
+import type { JournalBody, JournalEntryBody, RunViewBody } from "../../api/response-schemas.ts";
+import { arg, parseCommand, seqArg, UsageError } from "../args.ts";
+import { compact, formatDuration, full, printJson, printLine, table } from "../output.ts";
+import { watchRun } from "../watch.ts";
+import type { Command } from "./command.ts";
+
+function describeRun(run: RunViewBody): string {
+  const lines = [`${run.id}  ${run.status}`];
+  if (run.toolset) lines.push(`  toolset   ${run.toolset}`);
+  if (run.endUser) lines.push(`  end user  ${run.endUser}`);
+  if (run.startedAt) lines.push(`  started   ${run.startedAt}`);
+  if (run.closedAt && run.startedAt) lines.push(`  closed    ${run.closedAt} (${formatDuration(Date.parse(run.closedAt) - Date.parse(run.startedAt))})`);
+  if (run.status === "completed") lines.push(`  result    ${full(run.result).replace(/\n/g, "\n  ")}`);
+  if (run.error) lines.push(`  error     ${run.error.type}: ${run.error.message}`);
+  for (const p of run.parked ?? []) {
+    lines.push(`  parked    call ${p.seq} ${p.tool}(${compact(p.args, 80)}) waits for ${p.reason}`);
+    lines.push(`            approve: rewind runs approve ${run.id} ${p.seq}`);
+  }
+  if (run.temporalUrl) lines.push(`  temporal  ${run.temporalUrl}`);
+  return lines.join("\n");
+}
+
+function journalRow(e: JournalEntryBody): string[] {
+  const took = e.completedAt !== undefined ? formatDuration(e.completedAt - (e.startedAt ?? e.issuedAt)) : "";
+  const outcome = e.status === "completed" ? `→ ${compact(e.result, 60)}` : e.error ? `${e.error.code}: ${e.error.message}` : "";
+  return [String(e.seq), e.tool, e.status + (e.approved ? " (approved)" : ""), String(e.attempts), took, `${compact(e.args, 40)} ${outcome}`];
+}
+
+const oneRun = (name: string, usage: string): Command => async (argv, { api }) => {
+  const cmd = parseCommand(argv, { usage, positionals: ["id"] });
+  const run = name === "cancel" ? await api.cancelRun(arg(cmd, 0)) : await api.getRun(arg(cmd, 0));
+  if (cmd.json) printJson(run);
+  else printLine(`${name === "cancel" && run.status === "running" ? "cancel requested: the run stops at its next step\n" : ""}${describeRun(run)}`);
+  return 0;
+};
+
+const list: Command = async (argv, { api }) => {
+  const cmd = parseCommand(argv, { usage: "rewind runs list [--page-size n] [--page-token token] [--json]", strings: ["page-size", "page-token"] });
+  const size = cmd.string("page-size");
+  const pageToken = cmd.string("page-token");
+  if (size !== undefined && !/^\d+$/.test(size)) throw new UsageError(`--page-size must be a number, got "${size}"`);
+  const page = await api.listRuns({ ...(size ? { pageSize: Number(size) } : {}), ...(pageToken ? { pageToken } : {}) });
+  if (cmd.json) {
+    printJson(page);
+    return 0;
+  }
+  if (page.runs.length === 0) printLine("no runs");
+  else printLine(table([["RUN", "STATUS", "STARTED"], ...page.runs.map((r) => [r.id, r.status, r.startedAt ?? ""])]));
+  if (page.nextPageToken) printLine(`more: rewind runs list --page-token ${page.nextPageToken}`);
+  return 0;
+};
+
+const journal: Command = async (argv, { api }) => {
+  const cmd = parseCommand(argv, { usage: "rewind runs journal <id> [--json]", positionals: ["id"] });
+  const id = arg(cmd, 0);
+  const all: JournalBody = { entries: [], completionOrder: [] };
+  for (let afterSeq: number | undefined = 0; afterSeq !== undefined;) {
+    const page: JournalBody = await api.getJournal(id, { afterSeq, limit: 1000 });
+    all.entries.push(...page.entries);
+    all.completionOrder = page.completionOrder;
+    afterSeq = page.nextAfterSeq;
+  }
+  if (cmd.json) printJson(all);
+  else if (all.entries.length === 0) printLine(`${id} has made no calls`);
+  else printLine(table([["SEQ", "TOOL", "STATUS", "ATTEMPTS", "TOOK", "ARGS → RESULT"], ...all.entries.map(journalRow)]));
+  return 0;
+};
+
+const watch: Command = async (argv, { api }) => {
+  const cmd = parseCommand(argv, { usage: "rewind runs watch <id> [--json]", positionals: ["id"] });
+  const run = await api.getRun(arg(cmd, 0));
+  if (!cmd.json) printLine(`watching ${run.id}${run.toolset ? ` · toolset ${run.toolset}` : ""}`);
+  return watchRun(api, run.id, { json: cmd.json, initial: run });
+};
+
+const decide = (approve: boolean): Command => async (argv, { api }) => {
+  const usage = approve ? "rewind runs approve <id> <seq> [--json]" : "rewind runs reject <id> <seq> [--reason text] [--json]";
+  const cmd = parseCommand(argv, { usage, positionals: ["id", "seq"], strings: approve ? [] : ["reason"] });
+  const id = arg(cmd, 0);
+  const seq = seqArg(arg(cmd, 1));
+  const answer = approve ? await api.approveCall(id, seq) : await api.rejectCall(id, seq, cmd.string("reason"));
+  if (cmd.json) printJson(answer);
+  else printLine(`${approve ? "approved" : "rejected"} call ${seq} of ${id}`);
+  return 0;
+};
+
+export const RUNS_COMMANDS: Record<string, Command> = {
+  list,
+  show: oneRun("show", "rewind runs show <id> [--json]"),
+  journal,
+  watch,
+  cancel: oneRun("cancel", "rewind runs cancel <id> [--json]"),
+  approve: decide(true),
+  reject: decide(false),
+};

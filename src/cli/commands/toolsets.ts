@@ -1,0 +1,74 @@
+/**
+ * `rewind toolsets register <file.json|yaml>` and `rewind toolsets show <id> [--dts|--prompt]`.
+ * A toolset document is easier to write in YAML, so both are accepted; the API validates it,
+ * and its errors (a server that does not answer, a policy naming no tool) are shown as sent.
+ */
+import { parse as parseYaml } from "yaml";
+import type { ToolsetView } from "../../api/response-schemas.ts";
+import type { RegisterToolsetBody } from "../../toolsets/registration-request.ts";
+import { arg, parseCommand, UsageError } from "../args.ts";
+import { printJson, printLine, table } from "../output.ts";
+import type { Command } from "./command.ts";
+import { readText } from "./script-file.ts";
+
+function parseDocument(file: string, text: string): unknown {
+  const yaml = /\.ya?ml$/i.test(file);
+  try {
+    return yaml ? parseYaml(text) : JSON.parse(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new Error(`${file} is not valid ${yaml ? "YAML" : "JSON"}: ${message}`);
+  }
+}
+
+function summary(view: ToolsetView): string {
+  const { document } = view;
+  const rows: string[][] = [];
+  const policies = (group: string, tool: string) => {
+    const policy = document.policies[`${group}.${tool}`];
+    return policy ? Object.entries(policy).map(([key, value]) => (value === true ? key : `${key}=${String(value)}`)).join(" ") : "";
+  };
+  for (const [group, server] of Object.entries(document.mcpServers)) {
+    for (const tool of server.tools) rows.push([`  ${group}.${tool.name}`, "mcp", policies(group, tool.name), tool.description?.split("\n")[0] ?? ""]);
+  }
+  for (const [group, host] of Object.entries(document.hostTools)) {
+    for (const tool of host.tools) rows.push([`  ${group}.${tool.name}`, `host (${host.taskQueue})`, policies(group, tool.name), tool.description?.split("\n")[0] ?? ""]);
+  }
+  const lines = [`toolset ${view.id}`];
+  if (document.base) lines.push(`  base ${document.base}`);
+  lines.push(rows.length > 0 ? table(rows) : "  no tools");
+  for (const [name, id] of Object.entries(document.workflows)) lines.push(`  workflows.${name} → ${id}`);
+  if (document.http) lines.push(`  http: ${document.http.allowedHosts.join(", ") || "no hosts"}`);
+  return lines.join("\n");
+}
+
+export const registerToolset: Command = async (argv, { api }) => {
+  const cmd = parseCommand(argv, { usage: "rewind toolsets register <file.json|yaml> [--json]", positionals: ["file"] });
+  const file = arg(cmd, 0);
+  const document = parseDocument(file, await readText(file, "toolset document"));
+  const view = await api.registerToolset(document as RegisterToolsetBody);
+  if (cmd.json) {
+    printJson(view);
+    return 0;
+  }
+  printLine(summary(view));
+  printLine(`\nwhat a model sees: rewind toolsets show ${view.id} --prompt`);
+  return 0;
+};
+
+export const showToolset: Command = async (argv, { api }) => {
+  const cmd = parseCommand(argv, { usage: "rewind toolsets show <id> [--dts|--prompt] [--json]", positionals: ["id"], booleans: ["dts", "prompt"] });
+  const id = arg(cmd, 0);
+  if (cmd.flag("dts") && cmd.flag("prompt")) throw new UsageError("--dts and --prompt go one at a time");
+  const format = cmd.flag("dts") ? "dts" : cmd.flag("prompt") ? "prompt" : undefined;
+  if (format) {
+    const text = await api.getDeclarations(id, format);
+    if (cmd.json) printJson(text);
+    else process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+    return 0;
+  }
+  const view = await api.getToolset(id);
+  if (cmd.json) printJson(view);
+  else printLine(summary(view));
+  return 0;
+};

@@ -1,0 +1,55 @@
+/**
+ * A harness's events endpoint for tests: a loopback server that verifies Standard Webhooks
+ * signatures with the `standardwebhooks` package and keeps every event it accepted.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+
+export interface ReceivedEvent { id: string; type: string; runId: string; data: Record<string, unknown> }
+
+export interface EventReceiver {
+  url: string;
+  events: ReceivedEvent[];
+  /** The raw bodies received, for checking what never appears in them. */
+  bodies: string[];
+  setSecret(secret: string): void;
+  waitFor(runId: string, type: string, timeoutMs?: number): Promise<ReceivedEvent>;
+  close(): Promise<void>;
+}
+
+export async function startEventReceiver(): Promise<EventReceiver> {
+  let secret = "";
+  const events: ReceivedEvent[] = [];
+  const bodies: string[] = [];
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk: Buffer) => { body += chunk.toString(); });
+    req.on("end", () => {
+      bodies.push(body);
+      try {
+        events.push(new Webhook(secret).verify(body, req.headers as Record<string, string>) as ReceivedEvent);
+        res.writeHead(204).end();
+      } catch {
+        res.writeHead(400).end();
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`,
+    events,
+    bodies,
+    setSecret: (value) => { secret = value; },
+    async waitFor(runId, type, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = events.find((e) => e.runId === runId && e.type === type);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`no ${type} event for ${runId}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
