@@ -155,7 +155,7 @@ export function createRunService(options: RunServiceOptions) {
       const more = view.entries.length > limit;
       const entries = view.entries.slice(0, limit);
       const last = entries.at(-1);
-      return { entries, completionOrder: view.completionOrder, ...(more && last ? { nextAfterSeq: last.seq } : {}) };
+      return { entries, completionOrder: view.completionOrder, ...(view.fork ? { fork: view.fork } : {}), ...(more && last ? { nextAfterSeq: last.seq } : {}) };
     },
 
     async list(namespace: string, pageSize: number, pageToken: string | undefined) {

@@ -1,0 +1,109 @@
+/**
+ * A server that changes under a sleeping run, and forks: a call that no longer fits the server's
+ * schema (or whose tool is gone) is parked with the pinned and the current schema, then sent,
+ * rejected or left to a fork; a fork reuses its parent's finished calls up to the first
+ * divergence and sends the rest under its own keys.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEventReceiver, type EventReceiver } from "../helpers/event-receiver.ts";
+import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../helpers/mcp-test-server.ts";
+import { IDEMPOTENCY_KEY, echoTool, failingTool } from "../helpers/mcp-test-tools.ts";
+import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { registerToolset, startRun } from "../helpers/toolset.ts";
+
+let stack: RewindStack;
+let receiver: EventReceiver;
+
+const oldSchema = { type: "object", properties: { title: { type: "string" } }, required: ["title"] };
+const newSchema = { type: "object", properties: { title: { type: "string" }, project: { type: "string" } }, required: ["title", "project"] };
+const createTicket = (inputSchema: Record<string, unknown>): TestToolDefinition => ({ ...echoTool("create_ticket"), inputSchema });
+
+beforeAll(async () => {
+  stack = await startRewindStack();
+  receiver = await startEventReceiver();
+});
+afterAll(async () => {
+  await stack?.stop();
+  await receiver?.close();
+});
+
+async function waitParked(id: string) {
+  for (let i = 0; i < 200; i++) {
+    const { body } = await stack.request("GET", `/v1/runs/${id}`);
+    const parked = body["parked"] as { seq: number; reason: string; details: Record<string, unknown> }[] | undefined;
+    if (body.status === "parked" && parked?.length) return parked;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`run ${id} never parked`);
+}
+
+const SLEEPY = `import { tickets, sleep, ToolError } from "rewind:tools";
+export default async function main() {
+  await tickets.create_ticket({ title: "first" });
+  await sleep("3s");
+  try { return await tickets.create_ticket({ title: "second" }); }
+  catch (e) { return e instanceof ToolError ? e.code : String(e); }
+}`;
+
+describe("a server that changes during a run", () => {
+  async function runAgainstChangingServer(change: (server: TestMcpServer) => void) {
+    const server = await startMcpServer({ tools: [createTicket(oldSchema)] });
+    const toolset = await registerToolset(stack, { mcpServers: { tickets: { url: server.url } } });
+    const id = await startRun(stack, { toolset, script: SLEEPY });
+    for (let i = 0; i < 100 && server.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    change(server);
+    const parked = await waitParked(id);
+    return { server, id, parked };
+  }
+
+  it("parks a call that no longer fits, and approve sends it against the new schema", async () => {
+    const { server, id, parked } = await runAgainstChangingServer((s) => s.setTools([createTicket(newSchema)]));
+    expect(parked).toEqual([expect.objectContaining({ seq: 3, reason: "schemaChanged", details: expect.objectContaining({ pinned: oldSchema, current: newSchema }) })]);
+    expect((await stack.request("POST", `/v1/runs/${id}/calls/3/approve`)).status).toBe(200);
+    const done = await waitForRun(stack, id);
+    expect(done.status).toBe("completed");
+    expect(server.calls.filter((c) => c.meta[IDEMPOTENCY_KEY] === `${id}/3`)).toHaveLength(1);
+    await server.close();
+  }, 60_000);
+
+  it("gives the script ToolError(schemaChanged) on reject, and parks a call whose tool is gone", async () => {
+    const rejected = await runAgainstChangingServer((s) => s.setTools([createTicket(newSchema)]));
+    expect((await stack.request("POST", `/v1/runs/${rejected.id}/calls/3/reject`, { reason: "fix the script" })).status).toBe(200);
+    expect((await waitForRun(stack, rejected.id)).result).toBe("schemaChanged");
+    expect(rejected.server.calls.filter((c) => c.meta[IDEMPOTENCY_KEY] === `${rejected.id}/3`)).toHaveLength(0);
+    await rejected.server.close();
+
+    const gone = await runAgainstChangingServer((s) => s.setTools([echoTool("something_else")]));
+    expect(gone.parked[0]).toMatchObject({ reason: "schemaChanged", details: { current: null } });
+    expect((await stack.request("POST", `/v1/runs/${gone.id}/cancel`)).status).toBe(200);
+    expect((await waitForRun(stack, gone.id)).status).toBe("cancelled");
+    await gone.server.close();
+  }, 90_000);
+});
+
+describe("fork", () => {
+  it("reuses the parent's calls before the divergence and sends the rest under new keys", async () => {
+    const server = await startMcpServer({ tools: [echoTool("lookup"), failingTool("no such project", "create")] });
+    const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
+    const parent = await startRun(stack, {
+      toolset,
+      script: "import { svc } from \"rewind:tools\";\nexport default async () => { const a = await svc.lookup({ message: \"a\" }); const b = await svc.lookup({ message: \"b\" }); await svc.create({ project: \"typo\" }); return [a, b]; };",
+    });
+    expect((await waitForRun(stack, parent)).status).toBe("failed");
+    const before = server.calls.length;
+    const forked = await stack.request("POST", `/v1/runs/${parent}/fork`, {
+      script: "import { svc } from \"rewind:tools\";\nexport default async () => { const a = await svc.lookup({ message: \"a\" }); const b = await svc.lookup({ message: \"b\" }); const c = await svc.lookup({ message: \"fixed\" }); return [a, b, c].length; };",
+    });
+    expect(forked.status, JSON.stringify(forked.body)).toBe(201);
+    const child = String(forked.body.id);
+    expect(forked.body["forkedFrom"]).toBe(parent);
+    expect((await waitForRun(stack, child)).result).toBe(3);
+    const sent = server.calls.slice(before).map((c) => c.meta[IDEMPOTENCY_KEY]);
+    expect(sent).toEqual([`${child}/3`]);
+    const journal = await stack.request("GET", `/v1/runs/${child}/journal`);
+    expect(journal.body["fork"]).toEqual({ parentRunId: parent, divergedAt: 3 });
+    expect((journal.body["entries"] as { fromParent?: string }[]).map((e) => e.fromParent ?? null)).toEqual([parent, parent, null]);
+    expect((await stack.request("POST", `/v1/runs/${parent}/fork`, { script: "export default async () => 1; const x: number = \"s\";" })).status).toBe(422);
+    await server.close();
+  }, 60_000);
+});
