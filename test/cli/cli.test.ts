@@ -1,0 +1,145 @@
+/**
+ * The `rewind` client commands, run as child processes against a real stack: a toolset
+ * registered from YAML, a run followed with --watch to its result, a call parked for approval
+ * and approved from a second process while the first watches, type errors shown like tsc,
+ * --json output, and one-sentence errors with their exit codes.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { echoTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
+import { startRewindStack, type RewindStack } from "../helpers/rewind-stack.ts";
+import { runCli, spawnCli } from "./cli-process.ts";
+
+let stack: RewindStack;
+let server: TestMcpServer;
+let dir: string;
+let toolset: string;
+const invoices = effectCounterTool({ name: "send_invoice" });
+const cli = (...args: string[]) => runCli(args, { url: stack.api.url, cwd: dir });
+
+beforeAll(async () => {
+  [stack, server, dir] = await Promise.all([
+    startRewindStack(),
+    startMcpServer({ tools: [echoTool(), invoices.tool] }),
+    mkdtemp(path.join(tmpdir(), "rewind-cli-")),
+  ]);
+  await writeFile(path.join(dir, "toolset.yaml"), [
+    "mcpServers:",
+    "  billing:",
+    `    url: ${server.url}`,
+    "policies:",
+    "  billing.send_invoice:",
+    "    approval: true",
+    "",
+  ].join("\n"));
+  await writeFile(path.join(dir, "echo.ts"), [
+    'import { billing } from "rewind:tools";',
+    "export default async function main(input: { n: number }) {",
+    '  await billing.echo({ message: "first" });',
+    '  await billing.echo({ message: "second" });',
+    "  return { doubled: input.n * 2 };",
+    "}",
+  ].join("\n"));
+  await writeFile(path.join(dir, "invoice.ts"), [
+    'import { billing } from "rewind:tools";',
+    "export default async function main() {",
+    '  await billing.send_invoice({ label: "march" });',
+    '  return "sent";',
+    "}",
+  ].join("\n"));
+  await writeFile(path.join(dir, "broken.ts"), "export default async function main(input: { n: number }) {\n  return input.x;\n}\n");
+});
+afterAll(async () => {
+  await stack?.stop();
+  await server?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe("rewind toolsets", () => {
+  it("registers a toolset from YAML and shows what a model sees", async () => {
+    const registered = await cli("toolsets", "register", "toolset.yaml");
+    expect(registered.stderr).toBe("");
+    expect(registered.code).toBe(0);
+    toolset = /toolset (ts_[0-9a-f]{64})/.exec(registered.stdout)?.[1] ?? "";
+    expect(toolset).not.toBe("");
+    expect(registered.stdout).toMatch(/billing\.send_invoice\s+mcp\s+approval/);
+
+    const prompt = await cli("toolsets", "show", toolset, "--prompt");
+    expect(prompt.code).toBe(0);
+    expect(prompt.stdout).toContain('import { billing, sleep, waitForSignal, webhook, ToolError } from "rewind:tools";');
+    expect(prompt.stdout).toContain("billing.send_invoice(");
+
+    const json = await cli("toolsets", "show", toolset, "--json");
+    expect((JSON.parse(json.stdout) as { id: string }).id).toBe(toolset);
+  });
+});
+
+describe("rewind run", () => {
+  it("follows a run with --watch to its result, showing each call", async () => {
+    const { code, stdout, stderr } = await cli("run", "echo.ts", "--toolset", toolset, "--input", '{"n":21}', "--watch");
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^started run_\w+ · toolset ts_/);
+    expect(stdout).toMatch(/✓ 1 billing\.echo.* \d+ ms → /);
+    expect(stdout).toMatch(/✓ 2 billing\.echo/);
+    expect(stdout).toMatch(/completed in [\d.]+ m?s\nresult: \{"doubled":42\}\n/);
+  });
+
+  it("shows how to approve a parked call, and finishes once another process approved it", async () => {
+    const watch = spawnCli(["run", "invoice.ts", "--toolset", toolset, "--watch"], { url: stack.api.url, cwd: dir });
+    const output = await watch.waitFor(/rewind runs approve (run_\w+) 1\n/);
+    const runId = /rewind runs approve (run_\w+) 1/.exec(output)?.[1] ?? "";
+    expect(output).toContain('⏸ 1 billing.send_invoice({"label":"march"}) waits for approval');
+    expect(invoices.state.total).toBe(0);
+
+    const approved = await cli("runs", "approve", runId, "1");
+    expect(approved).toMatchObject({ code: 0, stdout: `approved call 1 of ${runId}\n`, stderr: "" });
+    const done = await watch.done;
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain("→ 1 billing.send_invoice approved, sending");
+    expect(done.stdout).toMatch(/result: "sent"\n/);
+    expect(invoices.state.total).toBe(1);
+
+    const again = await cli("runs", "approve", runId, "1");
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(`rewind: run ${runId} is completed; its calls can no longer be decided\n`);
+  });
+
+  it("shows type errors like tsc: position, code, source line and a caret", async () => {
+    const { code, stdout, stderr } = await cli("run", "broken.ts");
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toContain("broken.ts:2:16 - error TS2339: Property 'x' does not exist on type '{ n: number; }'.");
+    expect(stderr).toContain(`\n2    return input.x;\n   ${" ".repeat(15)}^\n`);
+  });
+});
+
+describe("--json and errors", () => {
+  it("prints the API's JSON and nothing else", async () => {
+    const started = await cli("run", "echo.ts", "--toolset", toolset, "--input", '{"n":1}', "--watch", "--json");
+    expect(started.code).toBe(0);
+    const run = JSON.parse(started.stdout) as { id: string; status: string; result: unknown };
+    expect(run).toMatchObject({ status: "completed", result: { doubled: 2 } });
+    const list = JSON.parse((await cli("runs", "list", "--json")).stdout) as { runs: { id: string }[] };
+    expect(list.runs.map((r) => r.id)).toContain(run.id);
+    const journal = JSON.parse((await cli("runs", "journal", run.id, "--json")).stdout) as { entries: { seq: number; tool: string }[] };
+    expect(journal.entries.map((e) => [e.seq, e.tool])).toEqual([[1, "billing.echo"], [2, "billing.echo"]]);
+  });
+
+  it("says in one sentence that a run does not exist, with exit code 1", async () => {
+    const { code, stdout, stderr } = await cli("runs", "show", "run_0123456789ABCDEFGHJK");
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toBe("rewind: run run_0123456789ABCDEFGHJK was not found\n");
+  });
+
+  it("answers usage mistakes and commands to come with exit code 2", async () => {
+    const [missing, unknown, later] = await Promise.all([cli("runs", "approve", "run_x"), cli("runs", "frobnicate"), cli("runs", "fork", "run_x")]);
+    expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/^rewind: missing <seq>\nusage: rewind runs approve/) });
+    expect(unknown).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "runs frobnicate"') });
+    expect(later).toMatchObject({ code: 2, stderr: "rewind: runs fork is not available yet\n" });
+  });
+});
