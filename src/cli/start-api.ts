@@ -16,9 +16,18 @@ import { listAllTools } from "../mcp/index.ts";
 import { createToolsetRegistry } from "../toolsets/toolset-registry.ts";
 import { createTemporalToolsetStore } from "../toolsets/toolset-store.ts";
 import { createTemporalWorkflowStore } from "../toolsets/workflow-store.ts";
+import { toolsetWorkflowId } from "../shared/toolset-record.ts";
+import { getObservedQuery } from "../workflows/toolset-record.ts";
 
 /** How long registration waits for one MCP server to list all its tools. */
 const REGISTRATION_TIMEOUT_MS = 10_000;
+/** Observed result types come from a worker's answer; without one in time, declarations go without. */
+const OBSERVED_QUERY_MS = 2_000;
+
+function queryWithin<T>(query: Promise<T>, ms: number, fallback: T): Promise<T> {
+  const timeout = new Promise<T>((resolve) => setTimeout(() => resolve(fallback), ms).unref());
+  return Promise.race([query.catch(() => fallback), timeout]);
+}
 
 export interface RunningApi {
   url: string;
@@ -35,6 +44,7 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
     store: createTemporalToolsetStore(client, config.temporal.taskQueue),
     listTools: (url, headers) => listAllTools({ url, headers, timeoutMs: REGISTRATION_TIMEOUT_MS }),
     workflowExists: async (namespace, id) => (await workflows.load(namespace, id)) !== undefined,
+    loadObserved: (namespace, id) => queryWithin(client.workflow.getHandle(toolsetWorkflowId(namespace, id)).query(getObservedQuery), OBSERVED_QUERY_MS, {}),
   });
   const app = createApp({
     runs: createRunService({ client, taskQueue: config.temporal.taskQueue, uiUrl, continueAsNewAfterEvents: config.continueAsNewAfterEvents }),

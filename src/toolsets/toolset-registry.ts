@@ -5,6 +5,7 @@
  */
 import { renderDts, renderPrompt } from "../declarations/index.ts";
 import { EMPTY_TOOLSET, type PinnedToolset } from "../shared/toolset.ts";
+import type { ObservedResults } from "../shared/toolset-record.ts";
 import { RegistrationError, pinToolset, type PinDeps } from "./pin-toolset.ts";
 import { WORKFLOW_ID_PATTERN } from "./workflow-store.ts";
 import type { RegisterToolsetBody } from "./registration-request.ts";
@@ -26,15 +27,20 @@ export interface ToolsetRegistry {
 }
 
 export interface RegistryDeps {
+  /** Result shapes runs observed for the toolset's tools without an output schema. */
+  loadObserved?(namespace: string, id: string): Promise<ObservedResults>;
   store: ToolsetStore;
   listTools: PinDeps["listTools"];
   /** Whether a stored workflow script exists in the namespace (toolsets pin them by id). */
   workflowExists(namespace: string, id: string): Promise<boolean>;
 }
 
-export function resolveToolset(document: PinnedToolset, id = toolsetId(document)): ResolvedToolset {
-  return { id, document, dts: renderDts(document), prompt: renderPrompt(document) };
+export function resolveToolset(document: PinnedToolset, id = toolsetId(document), observed: ObservedResults = {}): ResolvedToolset {
+  return { id, document, dts: renderDts(document, { observed }), prompt: renderPrompt(document, { observed }) };
 }
+
+/** Observed shapes change as runs record results; each toolset's are re-read at most this often. */
+const OBSERVED_TTL_MS = 3_000;
 
 const MAX_RESOLVED = 256;
 
@@ -47,11 +53,27 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
     return toolset;
   };
 
+  const observedCache = new Map<string, { at: number; key: string }>();
+
   async function get(id: string, namespace: string): Promise<ResolvedToolset | undefined> {
     if (id === empty.id) return empty;
     const document = await deps.store.load(namespace, id);
     if (!document) return undefined;
-    return resolved.get(id) ?? remember(resolveToolset(document, id));
+    const cacheKey = `${namespace}/${id}`;
+    const fresh = observedCache.get(cacheKey);
+    if (fresh && Date.now() - fresh.at < OBSERVED_TTL_MS) {
+      const hit = resolved.get(fresh.key);
+      if (hit) return hit;
+    }
+    const observed = deps.loadObserved ? await deps.loadObserved(namespace, id).catch(() => ({})) : {};
+    const key = `${id}:${JSON.stringify(observed)}`;
+    observedCache.set(cacheKey, { at: Date.now(), key });
+    const hit = resolved.get(key);
+    if (hit) return hit;
+    const toolset = resolveToolset(document, id, observed);
+    if (resolved.size >= MAX_RESOLVED) resolved.clear();
+    resolved.set(key, toolset);
+    return toolset;
   }
 
   return {

@@ -16,6 +16,7 @@ import type { AdvanceInput, AdvanceResult, ScriptError } from "../shared/step.ts
 import { RUN_CONCURRENCY } from "../shared/tool-call.ts";
 import { CallScheduler } from "./call-scheduler.ts";
 import { ForkReplay } from "./fork-seed.ts";
+import { Observations } from "./observations.ts";
 import { tellParent } from "./child-runs.ts";
 import { dispatchCall, isBuiltin } from "./dispatch.ts";
 import { JournalBook } from "./journal-book.ts";
@@ -48,6 +49,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const startedAt = input.carried?.startedAt ?? Date.now();
   const ready: number[] = [...(input.carried?.unfed ?? [])];
   let builtinsInFlight = 0;
+  const observations = new Observations(input.namespace, input.toolsetId, input.toolset);
   let state: RunState = "running";
   const parking = new ParkingLot();
   const credentials: CredentialRef = {
@@ -80,6 +82,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
       throw error;
     }
     journal.complete(entry.seq, outcome, Date.now());
+    if (outcome.ok) observations.record(entry.tool, outcome.value);
     ready.push(entry.seq);
   };
   const scheduler = new CallScheduler(RUN_CONCURRENCY, (tool) => input.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY, perform);
@@ -183,6 +186,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
       const entry = journal.record(call, Date.now());
       if (!call.refused) dispatch(entry);
     }
+    if (outcome.kind !== "waiting") observations.flush();
     if (outcome.kind === "done") {
       setState("completed");
       await emit("run.completed", { result: outcome.result });
@@ -205,6 +209,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     }
     if (shouldContinueAsNew(input.continueAsNewAfterEvents)) {
       scheduler.pause();
+      observations.flush();
       await condition(() => scheduler.inFlight === 0);
       await continueAsNew<typeof runScript>({ ...input, carried: journal.carry(startedAt, inbox.snapshot(), ready) });
     }

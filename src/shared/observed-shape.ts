@@ -1,0 +1,78 @@
+/**
+ * The shape of tool results, observed rather than declared: keys and JSON types, never values.
+ * Shapes are JSON Schemas so the declarations render them like any other; merging two makes
+ * keys absent from one optional and differing types a union. Depth, keys and union width are
+ * bounded, so a hostile or enormous result can't blow up the declarations. Workflow-safe.
+ */
+import type { JsonSchema } from "./toolset.ts";
+
+export const SHAPE_LIMITS = { depth: 5, keys: 40, variants: 6 } as const;
+
+type Schema = { [key: string]: unknown };
+
+function typeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value === "number" ? "number" : typeof value;
+}
+
+/** The shape of one value. */
+export function shapeOf(value: unknown, depth = 0): Schema {
+  const type = typeOf(value);
+  if (depth >= SHAPE_LIMITS.depth) return {};
+  if (type === "array") {
+    const items = (value as unknown[]).slice(0, 20).reduce<Schema | undefined>((acc, item) => (acc ? mergeShapes(acc, shapeOf(item, depth + 1), depth + 1) : shapeOf(item, depth + 1)), undefined);
+    return items ? { type: "array", items } : { type: "array" };
+  }
+  if (type === "object") {
+    const keys = Object.keys(value as object).sort().slice(0, SHAPE_LIMITS.keys);
+    const properties: Record<string, Schema> = {};
+    for (const key of keys) properties[key] = shapeOf((value as Record<string, unknown>)[key], depth + 1);
+    return { type: "object", properties, required: keys };
+  }
+  return type === "string" || type === "number" || type === "boolean" || type === "null" ? { type } : {};
+}
+
+function variants(schema: Schema): Schema[] {
+  return Array.isArray(schema["anyOf"]) ? (schema["anyOf"] as Schema[]) : [schema];
+}
+
+/** Merges two shapes: objects key by key, arrays by their items, other types into a union. */
+export function mergeShapes(a: Schema, b: Schema, depth = 0): Schema {
+  if (Object.keys(a).length === 0 || Object.keys(b).length === 0) return {};
+  const all = [...variants(a), ...variants(b)];
+  const byType = new Map<string, Schema>();
+  for (const variant of all) {
+    const type = String(variant["type"] ?? "unknown");
+    const seen = byType.get(type);
+    byType.set(type, seen ? mergeSameType(seen, variant, depth) : variant);
+  }
+  const merged = [...byType.values()];
+  if (merged.length > SHAPE_LIMITS.variants) return {};
+  return merged.length === 1 ? (merged[0] as Schema) : { anyOf: merged };
+}
+
+function mergeSameType(a: Schema, b: Schema, depth: number): Schema {
+  if (a["type"] === "array") {
+    const items = a["items"] && b["items"] ? mergeShapes(a["items"] as Schema, b["items"] as Schema, depth + 1) : (a["items"] ?? b["items"]);
+    return items ? { type: "array", items } : { type: "array" };
+  }
+  if (a["type"] !== "object") return a;
+  const pa = (a["properties"] ?? {}) as Record<string, Schema>;
+  const pb = (b["properties"] ?? {}) as Record<string, Schema>;
+  const keys = [...new Set([...Object.keys(pa), ...Object.keys(pb)])].sort().slice(0, SHAPE_LIMITS.keys);
+  const properties: Record<string, Schema> = {};
+  for (const key of keys) {
+    const x = pa[key];
+    const y = pb[key];
+    properties[key] = x && y ? mergeShapes(x, y, depth + 1) : ((x ?? y) as Schema);
+  }
+  const ra = new Set((a["required"] ?? []) as string[]);
+  const required = ((b["required"] ?? []) as string[]).filter((key) => ra.has(key) && keys.includes(key));
+  return { type: "object", properties, required };
+}
+
+/** A stable key for a shape, to tell whether a run has seen it before. */
+export function shapeKey(shape: JsonSchema): string {
+  return JSON.stringify(shape);
+}

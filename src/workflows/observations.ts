@@ -1,0 +1,60 @@
+/**
+ * Tells the toolset's record the shapes of results this run saw, for tools without an output
+ * schema. A shape new to this run is sent at once; repeats are only counted and sent when the
+ * run ends or continues as new, so a thousand identical results cost one signal, not a thousand.
+ */
+import { getExternalWorkflowHandle } from "@temporalio/workflow";
+import { mergeShapes, shapeKey, shapeOf } from "../shared/observed-shape.ts";
+import { toolsetWorkflowId } from "../shared/toolset-record.ts";
+import type { PinnedToolset } from "../shared/toolset.ts";
+import { observeResultsSignal } from "./toolset-record.ts";
+
+interface Seen {
+  keys: Set<string>;
+  shape: Record<string, unknown>;
+  pending: number;
+}
+
+export class Observations {
+  private readonly seen = new Map<string, Seen>();
+  private readonly wanted = new Set<string>();
+  private readonly recordId: string;
+
+  constructor(namespace: string, toolsetId: string, toolset: PinnedToolset) {
+    this.recordId = toolsetWorkflowId(namespace, toolsetId);
+    for (const [group, server] of Object.entries({ ...toolset.mcpServers, ...toolset.hostTools })) {
+      for (const tool of server.tools) if (tool.outputSchema === undefined) this.wanted.add(`${group}.${tool.name}`);
+    }
+  }
+
+  record(tool: string, value: unknown): void {
+    if (!this.wanted.has(tool)) return;
+    const shape = shapeOf(value);
+    const key = shapeKey(shape);
+    const seen = this.seen.get(tool);
+    if (!seen) {
+      this.seen.set(tool, { keys: new Set([key]), shape, pending: 0 });
+      this.send(tool, shape, 1);
+    } else if (!seen.keys.has(key)) {
+      seen.keys.add(key);
+      seen.shape = mergeShapes(seen.shape, shape);
+      this.send(tool, shape, seen.pending + 1);
+      seen.pending = 0;
+    } else {
+      seen.pending += 1;
+    }
+  }
+
+  /** Sends the counts not sent yet. */
+  flush(): void {
+    for (const [tool, seen] of this.seen) {
+      if (seen.pending > 0) this.send(tool, seen.shape, seen.pending);
+      seen.pending = 0;
+    }
+  }
+
+  private send(tool: string, shape: Record<string, unknown>, count: number): void {
+    // Best effort: observations improve declarations, they never hold a run back.
+    void getExternalWorkflowHandle(this.recordId).signal(observeResultsSignal, { tool, shape, count }).catch(() => undefined);
+  }
+}

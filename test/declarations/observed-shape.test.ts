@@ -1,0 +1,43 @@
+/**
+ * Observed result shapes: keys and types only, merged across results (absent keys optional,
+ * differing types a union, arrays by their items), bounded against hostile results.
+ */
+import { describe, expect, it } from "vitest";
+import { mergeShapes, shapeOf, SHAPE_LIMITS } from "../../src/shared/observed-shape.ts";
+
+describe("observed shapes", () => {
+  it("keeps keys and JSON types, never values", () => {
+    const shape = shapeOf({ id: 7, name: "secret-value", tags: ["a"], nested: { ok: true, none: null } });
+    expect(shape).toEqual({
+      type: "object",
+      properties: {
+        id: { type: "number" }, name: { type: "string" }, tags: { type: "array", items: { type: "string" } },
+        nested: { type: "object", properties: { none: { type: "null" }, ok: { type: "boolean" } }, required: ["none", "ok"] },
+      },
+      required: ["id", "name", "nested", "tags"],
+    });
+    expect(JSON.stringify(shape)).not.toContain("secret-value");
+  });
+
+  it("makes keys absent from some results optional and differing types unions", () => {
+    const merged = mergeShapes(shapeOf({ a: 1, b: "x" }), shapeOf({ a: "one", c: [1, "two"] }));
+    expect(merged).toEqual({
+      type: "object",
+      properties: {
+        a: { anyOf: [{ type: "number" }, { type: "string" }] }, b: { type: "string" },
+        c: { type: "array", items: { anyOf: [{ type: "number" }, { type: "string" }] } },
+      },
+      required: ["a"],
+    });
+  });
+
+  it("bounds depth, keys and union width", () => {
+    let deep: unknown = "leaf";
+    for (let i = 0; i < 50; i++) deep = { next: deep };
+    expect(JSON.stringify(shapeOf(deep)).length).toBeLessThan(500);
+    const wide = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i]));
+    expect(Object.keys((shapeOf(wide)["properties"] ?? {}) as object)).toHaveLength(SHAPE_LIMITS.keys);
+    const many = [1, "s", true, null, [1], { a: 1 }].map((v) => shapeOf(v)).reduce((a, b) => mergeShapes(a, b));
+    expect(((many["anyOf"] ?? []) as unknown[]).length).toBeLessThanOrEqual(SHAPE_LIMITS.variants);
+  });
+});

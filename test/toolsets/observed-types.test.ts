@@ -1,0 +1,60 @@
+/**
+ * Declarations get better as runs record results: a tool without an output schema shows the
+ * merged shape of what it returned, marked @observed with a count — and never a value.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { registerToolset, startRun } from "../helpers/toolset.ts";
+
+const CANARY = "canary-value-7f3a";
+let stack: RewindStack;
+let server: TestMcpServer;
+let calls = 0;
+
+beforeAll(async () => {
+  stack = await startRewindStack();
+  server = await startMcpServer({
+    tools: [{
+      name: "lookup", inputSchema: { type: "object" },
+      handler: async () => {
+        calls += 1;
+        const result = calls % 2 === 1 ? { id: calls, name: CANARY, tags: [CANARY] } : { id: String(calls), extra: { deep: true } };
+        return { content: [{ type: "text", text: JSON.stringify(result) }] };
+      },
+    }, {
+      name: "typed", inputSchema: { type: "object" }, outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+      handler: async () => ({ content: [], structuredContent: { n: 1, hidden: CANARY } }),
+    }],
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await server?.close();
+});
+
+describe("observed result types", () => {
+  it("renders the merged shape of recorded results, marked @observed, without values", async () => {
+    const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
+    const before = await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=dts`).then((r) => r.text());
+    expect(before).toContain("lookup(args?: {}): Promise<unknown>;");
+    const id = await startRun(stack, { toolset, script: "import { svc } from \"rewind:tools\";\nexport default async () => { for (let i = 0; i < 4; i++) await svc.lookup({}); await svc.typed({}); return \"ok\"; };" });
+    expect((await waitForRun(stack, id)).status).toBe("completed");
+
+    let dts = "";
+    for (let i = 0; i < 50 && !dts.includes("@observed from 4 results"); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      dts = await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=dts`).then((r) => r.text());
+    }
+    expect(dts).toContain("@observed from 4 results");
+    expect(dts).toMatch(/lookup\(args\?: \{\}\): Promise<\{ extra\?: \{ deep: boolean \}; id: number \| string; name\?: string; tags\?: string\[\] \}>;/);
+    expect(dts).toContain("typed(args?: {}): Promise<{ n: number }>;");
+    const prompt = await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=prompt`).then((r) => r.text());
+    expect(prompt).toContain("(result type observed)");
+    for (const text of [dts, prompt]) expect(text).not.toContain(CANARY);
+
+    // Scripts are now checked against what was observed.
+    const misuse = await stack.request("POST", "/v1/runs", { toolset, script: "import { svc } from \"rewind:tools\";\nexport default async () => (await svc.lookup({})).nope;" });
+    expect(misuse.status).toBe(422);
+  }, 60_000);
+});
