@@ -32,6 +32,7 @@ export const RESPONSE_SCHEMAS = {
   ForkedRun: responses.forkedRunView,
   RunList: responses.runList,
   JournalEntry: responses.journalEntry,
+  Cassette: responses.cassette,
   Journal: responses.journalView,
   CallDecision: responses.callDecision,
   EventsEndpoint: responses.eventsEndpointView,
@@ -108,6 +109,10 @@ export const OPERATIONS: Operation[] = [
     method: "post", path: "/v1/runs/{id}/fork", operationId: "forkRun", tag: "runs", body: "ForkRunRequest",
     summary: "Start a new run of a changed script that reuses the parent's finished calls while it issues the same ones",
     responses: { 201: "ForkedRun", 400: "Error", 404: "Error", 409: "Error", 422: "TypeCheckError" },
+  },
+  {
+    method: "get", path: "/v1/runs/{id}/cassette", operationId: "getCassette", tag: "runs",
+    summary: "The run, self-contained, to replay its script offline (never credentials)", responses: { 200: "Cassette", 404: "Error" },
   },
   { method: "post", path: "/v1/runs/{id}/cancel", operationId: "cancelRun", summary: "Cancel a run", tag: "runs", responses: { 200: "Run", 404: "Error" } },
   {

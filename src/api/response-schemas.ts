@@ -132,6 +132,19 @@ export const journalView = z.object({
   fork: z.object({ parentRunId: z.string(), divergedAt: z.number().int().nullable() }).optional().describe("For a fork: its parent, and the first seq sent for real"),
 });
 
+export const cassette = z.object({
+  format: z.literal("rewind.cassette/1"),
+  runId: z.string(),
+  toolsetId: z.string(),
+  toolset: pinnedToolset,
+  scriptHash: z.string(),
+  script: z.string().describe("The recorded script as it ran (types stripped)"),
+  input: z.unknown(),
+  startedAt: workflowTime,
+  entries: z.array(journalEntry),
+  batches: z.array(z.object({ at: workflowTime, seqs: z.array(z.number().int()) })).describe("Completions in the order and groups they reached the script"),
+});
+
 export const callDecision = z.object({ seq: z.number().int() });
 export const eventsEndpointView = z.object({ url: z.string(), secret: z.string().optional().describe("Only when generated, and only once") });
 export const storedWorkflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string() });

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
 import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
-import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type ForkSeed, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
+import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type Cassette, type ForkSeed, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
 import { approveCallUpdate, getJournalQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate } from "../workflows/messages.ts";
 import { HttpError, notFound } from "./http-error.ts";
 
@@ -146,6 +146,17 @@ export function createRunService(options: RunServiceOptions) {
         return [];
       });
       return { toolsetId: input.toolsetId, ...(input.endUser ? { endUser: input.endUser } : {}), input, seed: { parentRunId: runId, calls } };
+    },
+
+    /** The run as a cassette: toolset, script, input and every call with its outcome; no credentials. */
+    async cassette(runId: string, namespace: string): Promise<Cassette> {
+      const source = await this.forkSource(runId, namespace);
+      const view = await client.workflow.getHandle(runId).query(getJournalQuery, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER, withBatches: true });
+      const { input } = source;
+      return {
+        format: "rewind.cassette/1", runId, toolsetId: input.toolsetId, toolset: input.toolset, scriptHash: input.scriptHash, script: input.script,
+        input: input.input, startedAt: view.startedAt ?? 0, entries: view.entries, batches: view.batches ?? [],
+      };
     },
 
     /** The run's journal, a page of entries at a time (answered by a worker, from its state). */

@@ -19,6 +19,8 @@ export interface CommandSpec {
   strings?: string[];
   /** Flags (`--watch`). */
   booleans?: string[];
+  /** How many positionals may follow the required ones. Default 0. */
+  optionalPositionals?: number;
 }
 
 export interface ParsedCommand {
@@ -42,8 +44,9 @@ export function parseCommand(argv: string[], spec: CommandSpec): ParsedCommand {
   if (parsed.positionals.length < wanted.length) {
     throw new UsageError(`missing ${wanted.slice(parsed.positionals.length).map((name) => `<${name}>`).join(" ")}\nusage: ${spec.usage}`);
   }
-  if (parsed.positionals.length > wanted.length) {
-    throw new UsageError(`unexpected argument "${parsed.positionals[wanted.length]}"\nusage: ${spec.usage}`);
+  const most = wanted.length + (spec.optionalPositionals ?? 0);
+  if (parsed.positionals.length > most) {
+    throw new UsageError(`unexpected argument "${parsed.positionals[most]}"\nusage: ${spec.usage}`);
   }
   const { values } = parsed;
   return {

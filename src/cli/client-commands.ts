@@ -7,7 +7,8 @@
 import { ConfigError, loadClientConfig } from "../config.ts";
 import { createApiClient, RewindApiError } from "../sdk/api-client.ts";
 import { UsageError } from "./args.ts";
-import { notAvailableYet, type Command } from "./commands/command.ts";
+import type { Command } from "./commands/command.ts";
+import { replay } from "./commands/replay.ts";
 import { EVENTS_ENDPOINT_COMMANDS } from "./commands/events.ts";
 import { runScript } from "./commands/run.ts";
 import { RUNS_COMMANDS } from "./commands/runs.ts";
@@ -22,6 +23,10 @@ export const CLIENT_USAGE = `  toolsets register <file.json|yaml>               
   runs show|journal|watch|cancel <id>                 a run, its calls, follow it, cancel it
   runs approve <id> <seq>                             send a call parked for approval
   runs reject <id> <seq> [--reason text]              the script gets ToolError(rejected)
+  runs resume <id> <seq>                              send again a call parked on expired credentials
+  runs fork <id> <script.ts> [--cancel-parent]        a new run reusing the parent's calls until the script differs
+  runs cassette <id> [--out file]                     the run, self-contained, for offline replay
+  replay <cassette.json> [script.ts]                  replay a script against a cassette, offline
   workflows store <name> <script.ts> [--toolset id]   store a workflow script toolsets can pin
   workflows show <id>                                 a stored workflow script
   events endpoint set <url> [--secret whsec_…]        where this namespace's events go
@@ -38,10 +43,10 @@ interface Group {
 const GROUPS: Group = {
   run: runScript,
   toolsets: { register: registerToolset, show: showToolset },
-  runs: { ...RUNS_COMMANDS, fork: notAvailableYet("runs fork"), resume: notAvailableYet("runs resume") },
+  runs: RUNS_COMMANDS,
   workflows: WORKFLOWS_COMMANDS,
   events: { endpoint: EVENTS_ENDPOINT_COMMANDS },
-  replay: notAvailableYet("replay"),
+  replay,
 };
 
 export const CLIENT_COMMANDS = new Set(Object.keys(GROUPS));

@@ -8,6 +8,7 @@
  * const run = await api.startRun({ script: "export default async () => 42" });
  * console.log((await api.getRun(run.id)).status);
  */
+import type { Cassette } from "../shared/run.ts";
 import type { RegisterToolsetBody } from "../toolsets/registration-request.ts";
 import type {
   ApiErrorBody, EventsEndpointBody, JournalBody, RunListBody, RunViewBody, StoredWorkflowBody, ToolsetView, WorkflowViewBody,
@@ -116,6 +117,9 @@ export function createApiClient(options: ApiClientOptions) {
       json<JournalBody>("GET", `${run(id)}/journal?afterSeq=${page.afterSeq ?? 0}&limit=${page.limit ?? 200}`),
     approveCall: (id: string, seq: number) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/approve`),
     rejectCall: (id: string, seq: number, reason?: string) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/reject`, reason ? { reason } : {}),
+    resumeCall: (id: string, seq: number) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/resume`),
+    forkRun: (id: string, body: { script: string; input?: unknown; parent?: "keep" | "cancel" }) => json<RunViewBody & { forkedFrom: string }>("POST", `${run(id)}/fork`, body),
+    getCassette: (id: string) => json<Cassette>("GET", `${run(id)}/cassette`),
     cancelRun: (id: string) => json<RunViewBody>("POST", `${run(id)}/cancel`),
     storeWorkflow: (body: { name: string; script: string; toolset?: string }) => json<StoredWorkflowBody>("POST", "/v1/workflows", body),
     getWorkflow: (id: string) => json<WorkflowViewBody>("GET", `/v1/workflows/${encodeURIComponent(id)}`),

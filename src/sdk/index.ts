@@ -2,3 +2,4 @@
 export { createHostToolWorker, type HostTool, type HostToolContext, type HostToolWorker, type HostToolWorkerOptions } from "./host-tool-worker.ts";
 export { ToolError } from "./tool-error.ts";
 export { createApiClient, RewindApiError, type ApiClient, type ApiClientOptions, type StartRunRequest } from "./api-client.ts";
+export { replayCassette, type ReplayError, type ReplayOptions, type ReplayOutcome } from "./replay.ts";

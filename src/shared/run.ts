@@ -53,6 +53,21 @@ export interface CarriedJournal {
 
 export type RunState = "running" | "parked" | "completed" | "failed" | "cancelled";
 
+/** A run, self-contained, for replaying its script offline: never credentials. */
+export interface Cassette {
+  format: "rewind.cassette/1";
+  runId: string;
+  toolsetId: string;
+  toolset: PinnedToolset;
+  scriptHash: string;
+  /** The recorded script as it ran (JavaScript, types stripped). */
+  script: string;
+  input: unknown;
+  startedAt: number;
+  entries: JournalEntry[];
+  batches: { at: number; seqs: number[] }[];
+}
+
 export interface RunStatus {
   state: RunState;
   calls: { total: number; inFlight: number };
@@ -64,6 +79,9 @@ export interface JournalView {
   completionOrder: number[];
   /** For a fork: its parent, and the first seq that was sent for real. */
   fork?: { parentRunId: string; divergedAt: number | null };
+  /** Workflow time of the run's first step, and how completions were grouped: for cassettes. */
+  startedAt?: number;
+  batches?: { at: number; seqs: number[] }[];
 }
 
 const keyword = (name: string): { name: string; type: typeof SearchAttributeType.KEYWORD } => ({ name, type: "KEYWORD" });

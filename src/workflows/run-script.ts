@@ -109,7 +109,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const forkReplay = new ForkReplay(input.fork);
   setHandler(getJournalQuery, (options) => {
     const fork = forkReplay.view();
-    return { ...journal.view(options?.afterSeq, options?.limit), ...(fork ? { fork } : {}) };
+    const full = options?.withBatches ? { startedAt, batches: journal.batches } : {};
+    return { ...journal.view(options?.afterSeq, options?.limit), ...(fork ? { fork } : {}), ...full };
   });
   setHandler(deliverSignal, ({ name, payload }) => inbox.deliver(name, payload));
 

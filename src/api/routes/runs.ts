@@ -110,6 +110,12 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     res.status(201).location(`/v1/runs/${started.id}`).json({ ...(await deps.runs.get(started.id, namespace)), forkedFrom: parentId });
   });
 
+  router.get("/v1/runs/:id/cassette", async function getCassette(req, res) {
+    const id = runIdParam(req.params.id);
+    res.setHeader("content-disposition", `attachment; filename="${id}.cassette.json"`);
+    res.json(await deps.runs.cassette(id, namespaceOf(req)));
+  });
+
   router.post("/v1/runs/:id/cancel", async function cancelRun(req, res) {
     res.json(await deps.runs.cancel(runIdParam(req.params.id), namespaceOf(req)));
   });

@@ -11,11 +11,3 @@ export interface CliContext {
 
 /** Answers the exit code: 0 success, 1 failure (API error, failed run), 2 usage. */
 export type Command = (argv: string[], ctx: CliContext) => Promise<number>;
-
-/** A command that is planned but not built: says so and exits 2, never a silent no-op. */
-export function notAvailableYet(name: string): Command {
-  return async () => {
-    process.stderr.write(`rewind: ${name} is not available yet\n`);
-    return 2;
-  };
-}

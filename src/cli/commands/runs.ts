@@ -8,6 +8,8 @@ import { arg, parseCommand, seqArg, UsageError } from "../args.ts";
 import { compact, formatDuration, full, printJson, printLine, table } from "../output.ts";
 import { watchRun } from "../watch.ts";
 import type { Command } from "./command.ts";
+import { saveCassette } from "./replay.ts";
+import { readText, reportTypeErrors } from "./script-file.ts";
 
 function describeRun(run: RunViewBody): string {
   const lines = [`${run.id}  ${run.status}`];
@@ -89,7 +91,39 @@ const decide = (approve: boolean): Command => async (argv, { api }) => {
   return 0;
 };
 
+const resume: Command = async (argv, { api }) => {
+  const cmd = parseCommand(argv, { usage: "rewind runs resume <id> <seq> [--json]", positionals: ["id", "seq"] });
+  const id = arg(cmd, 0);
+  const seq = seqArg(arg(cmd, 1));
+  const answer = await api.resumeCall(id, seq);
+  if (cmd.json) printJson(answer);
+  else printLine(`call ${seq} of ${id} is sent again, with the same idempotency key`);
+  return 0;
+};
+
+const fork: Command = async (argv, { api }) => {
+  const cmd = parseCommand(argv, { usage: "rewind runs fork <id> <script.ts> [--input json|@file] [--cancel-parent] [--watch] [--json]", positionals: ["id", "script"], strings: ["input"], booleans: ["cancel-parent", "watch"] });
+  const file = arg(cmd, 1);
+  const script = await readText(file, "script");
+  const inputOption = cmd.string("input");
+  const input = inputOption === undefined ? undefined : JSON.parse(inputOption.startsWith("@") ? await readText(inputOption.slice(1), "input") : inputOption) as unknown;
+  let run;
+  try {
+    run = await api.forkRun(arg(cmd, 0), { script, ...(input !== undefined ? { input } : {}), parent: cmd.flag("cancel-parent") ? "cancel" : "keep" });
+  } catch (error) {
+    if (reportTypeErrors(error, script, file, cmd.json)) return 1;
+    throw error;
+  }
+  if (cmd.flag("watch")) return watchRun(api, run.id, { json: cmd.json, initial: run });
+  if (cmd.json) printJson(run);
+  else printLine(`${run.id} forked from ${run.forkedFrom}: reuses its calls until the script first differs\n  watch: rewind runs watch ${run.id}`);
+  return 0;
+};
+
 export const RUNS_COMMANDS: Record<string, Command> = {
+  resume,
+  fork,
+  cassette: saveCassette,
   list,
   show: oneRun("show", "rewind runs show <id> [--json]"),
   journal,

@@ -1,0 +1,90 @@
+/**
+ * Replays a script against a cassette, offline: no network, no tools, no Temporal. Each call
+ * the script makes is checked against the recording (same seq, tool and canonical arguments)
+ * and answered with the recorded outcome, in the order and groups the run received them. The
+ * first difference stops the replay with the seq, the call the recording expected and the one
+ * the script made. This is how a harness tests a script or prompt change deterministically.
+ *
+ * @example
+ * const outcome = await replayCassette({ cassette, script: await readFile("script.ts", "utf8") });
+ * if (!outcome.ok) console.error(outcome.error.message);
+ */
+import { compileScript } from "../declarations/compile-script.ts";
+import { renderDts } from "../declarations/render-dts.ts";
+import { createTypeChecker, type Diagnostic } from "../declarations/type-check.ts";
+import { createSandbox, validateAgainstSchema } from "../sandbox/index.ts";
+import { stableJson } from "../shared/canonical.ts";
+import type { CallEvent, IssuedCall, JournalEntry } from "../shared/journal.ts";
+import type { Cassette } from "../shared/run.ts";
+import type { AdvanceResult, ScriptError } from "../shared/step.ts";
+
+export interface ReplayOptions {
+  cassette: Cassette;
+  /** TypeScript to replay instead of the recorded script (checked against the cassette's toolset). */
+  script?: string;
+  memoryMb?: number;
+  cpuMsPerStep?: number;
+}
+
+export type ReplayError =
+  | { kind: "typeCheck"; message: string; diagnostics: Diagnostic[] }
+  | { kind: "divergence"; message: string; seq: number; expected: { tool: string; args: unknown } | null; actual: { tool: string; args: unknown } | null }
+  | { kind: "script"; message: string; error: ScriptError };
+
+export type ReplayOutcome = { ok: true; result: unknown; calls: number } | { ok: false; error: ReplayError };
+
+function diverged(seq: number, expected: JournalEntry | undefined, actual: IssuedCall | undefined): ReplayOutcome {
+  const show = (call: { tool: string; args: unknown } | undefined) => (call ? `${call.tool}(${stableJson(call.args)})` : "nothing");
+  return {
+    ok: false,
+    error: {
+      kind: "divergence", seq,
+      message: `call ${seq} differs from the recording: expected ${show(expected)}, the script made ${show(actual)}`,
+      expected: expected ? { tool: expected.tool, args: expected.args } : null,
+      actual: actual ? { tool: actual.tool, args: actual.args } : null,
+    },
+  };
+}
+
+function eventOf(entry: JournalEntry): CallEvent {
+  return entry.status === "completed" ? { seq: entry.seq, ok: true, value: entry.result ?? null } : { seq: entry.seq, ok: false, error: entry.error ?? { code: "toolFailed", message: "no outcome recorded", tool: entry.tool, seq: entry.seq } };
+}
+
+export async function replayCassette(options: ReplayOptions): Promise<ReplayOutcome> {
+  const { cassette } = options;
+  let script = cassette.script;
+  if (options.script !== undefined) {
+    const compiled = compileScript(createTypeChecker(), options.script, { declarations: renderDts(cassette.toolset), declarationsKey: cassette.toolsetId });
+    if (!compiled.ok) return { ok: false, error: { kind: "typeCheck", message: "the script does not type-check against the cassette's toolset", diagnostics: compiled.diagnostics } };
+    script = compiled.javascript;
+  }
+  const sandbox = createSandbox({ memoryMb: options.memoryMb ?? 128, cpuMsPerStep: options.cpuMsPerStep ?? 2000, warmSessions: 1, validate: validateAgainstSchema });
+  const issued = new Set<number>();
+  try {
+    const check = (result: AdvanceResult): ReplayOutcome | undefined => {
+      if (result.kind === "needsColdStart") throw new Error("the sandbox lost the replay's session");
+      for (const call of result.calls) {
+        const expected = cassette.entries[call.seq - 1];
+        if (!expected || expected.tool !== call.tool || stableJson(expected.args) !== stableJson(call.args)) return diverged(call.seq, expected, call);
+        issued.add(call.seq);
+      }
+      if (result.kind === "done") return { ok: true, result: result.result, calls: issued.size };
+      if (result.kind === "failed") return { ok: false, error: { kind: "script", message: result.error.message, error: result.error } };
+      return undefined;
+    };
+    const runId = cassette.runId;
+    let outcome = check(await sandbox.advance({ runId, consumedBatches: 0, batches: [], cold: { script, input: cassette.input, toolset: cassette.toolset, startedAt: cassette.startedAt, history: [], knownCalls: 0 } }));
+    for (const [index, batch] of cassette.batches.entries()) {
+      if (outcome) return outcome;
+      const missing = batch.seqs.find((seq) => !issued.has(seq));
+      if (missing !== undefined) return diverged(missing, cassette.entries[missing - 1], undefined);
+      const events = batch.seqs.map((seq) => eventOf(cassette.entries[seq - 1] as JournalEntry));
+      outcome = check(await sandbox.advance({ runId, consumedBatches: index, batches: [{ at: batch.at, events }] }));
+    }
+    if (outcome) return outcome;
+    const next = issued.size + 1;
+    return diverged(next, cassette.entries[next - 1], undefined);
+  } finally {
+    sandbox.dispose();
+  }
+}
