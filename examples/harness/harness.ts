@@ -62,9 +62,11 @@ try {
       const [parked] = state["parked"] as { seq: number; tool: string; args: unknown }[];
       if (parked) {
         console.log(`\nparked: call ${parked.seq} ${parked.tool}(${JSON.stringify(parked.args)}) waits for approval`);
-        console.log(`  approve: curl -X POST ${api}/v1/runs/${id}/calls/${parked.seq}/approve`);
-        if (autoAnswer || await ask("Approve it from here?")) await call("POST", `/v1/runs/${id}/calls/${parked.seq}/approve`);
-        else await call("POST", `/v1/runs/${id}/calls/${parked.seq}/reject`, { reason: "declined in the example" });
+        console.log(`  approve from another terminal: npx rewind runs approve ${id} ${parked.seq}`);
+        console.log(`  (or: curl -X POST ${api}/v1/runs/${id}/calls/${parked.seq}/approve)`);
+        if (autoAnswer) await call("POST", `/v1/runs/${id}/calls/${parked.seq}/approve`);
+        else console.log("  waiting for the approval…");
+        while ((await call("GET", `/v1/runs/${id}`))["status"] === "parked") await new Promise((resolve) => setTimeout(resolve, 300));
       }
     } else if (state["status"] !== "running") {
       console.log(`\n${String(state["status"])}: ${JSON.stringify(state["result"] ?? state["error"])}`);

@@ -2,11 +2,11 @@
  * The runs routes: start (type-check, transpile, start the workflow), read, list, cancel.
  */
 import { Router } from "express";
-import { compileScript } from "../../declarations/compile-script.ts";
 import type { TypeChecker } from "../../declarations/type-check.ts";
 import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
 import type { SecretBox } from "../../credentials/secret-box.ts";
 import { namespaceOf } from "../auth.ts";
+import { compileForToolset } from "../script-compiler.ts";
 import { checkServers } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
@@ -31,14 +31,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
   router.post("/v1/runs", async function startRun(req, res) {
     const namespace = namespaceOf(req);
     const body = parseOrThrow(startRunBody, req.body, "body");
-    const toolset = body.toolset ? await deps.toolsets.get(body.toolset, namespace) : deps.toolsets.empty;
-    if (!toolset) throw notFound(`toolset ${body.toolset}`);
-    const compiled = compileScript(deps.typeChecker, body.script, { declarations: toolset.dts, declarationsKey: toolset.id });
-    if (!compiled.ok) {
-      const first = compiled.diagnostics[0];
-      const where = first ? ` (line ${first.line}, column ${first.column}: ${first.message})` : "";
-      throw new HttpError(422, "typeCheckFailed", `the script does not type-check${where}`, compiled.diagnostics);
-    }
+    const { toolset, ...compiled } = await compileForToolset(deps, namespace, body.toolset, body.script);
     if (body.credentials) checkServers(body.credentials, toolset);
     const idempotencyKey = req.get("Idempotency-Key") || undefined;
     if (idempotencyKey && idempotencyKey.length > 200) throw new HttpError(400, "badRequest", "Idempotency-Key must be at most 200 characters");
@@ -96,10 +89,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     const parentId = runIdParam(req.params.id);
     const body = parseOrThrow(forkRunBody, req.body, "body");
     const source = await deps.runs.forkSource(parentId, namespace);
-    const toolset = await deps.toolsets.get(source.toolsetId, namespace);
-    if (!toolset) throw notFound(`toolset ${source.toolsetId}`);
-    const compiled = compileScript(deps.typeChecker, body.script, { declarations: toolset.dts, declarationsKey: toolset.id });
-    if (!compiled.ok) throw new HttpError(422, "typeCheckFailed", "the script does not type-check against the parent's toolset", compiled.diagnostics);
+    const { toolset, ...compiled } = await compileForToolset(deps, namespace, source.toolsetId, body.script);
     const started = await deps.runs.start({
       script: compiled.javascript, scriptHash: compiled.scriptHash, toolsetId: toolset.id, toolset: toolset.document,
       input: body.input === undefined ? source.input.input : body.input, namespace, fork: source.seed,

@@ -5,13 +5,14 @@
  */
 import { Router } from "express";
 import { z } from "zod";
-import { compileScript, MAX_SCRIPT_BYTES } from "../../declarations/compile-script.ts";
+import { MAX_SCRIPT_BYTES } from "../../declarations/compile-script.ts";
 import type { TypeChecker } from "../../declarations/type-check.ts";
 import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
 import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
 import { WORKFLOW_ID_PATTERN, workflowScriptId, type WorkflowStore } from "../../toolsets/workflow-store.ts";
 import { namespaceOf } from "../auth.ts";
-import { HttpError, notFound } from "../http-error.ts";
+import { compileForToolset } from "../script-compiler.ts";
+import { notFound } from "../http-error.ts";
 import { parseOrThrow } from "../validate.ts";
 
 export interface WorkflowsRouteDeps {
@@ -32,10 +33,7 @@ export function createWorkflowsRouter(deps: WorkflowsRouteDeps): Router {
   router.post("/v1/workflows", async function storeWorkflow(req, res) {
     const namespace = namespaceOf(req);
     const body = parseOrThrow(storeWorkflowBody, req.body, "body");
-    const toolset = body.toolset ? await deps.toolsets.get(body.toolset, namespace) : deps.toolsets.empty;
-    if (!toolset) throw notFound(`toolset ${body.toolset}`);
-    const compiled = compileScript(deps.typeChecker, body.script, { declarations: toolset.dts, declarationsKey: toolset.id });
-    if (!compiled.ok) throw new HttpError(422, "typeCheckFailed", "the workflow script does not type-check", compiled.diagnostics);
+    const { toolset, ...compiled } = await compileForToolset(deps, namespace, body.toolset, body.script);
     const id = workflowScriptId(body.name, compiled.scriptHash, toolset.id);
     const created = await deps.workflows.save(namespace, id, {
       id, name: body.name, script: compiled.javascript, scriptHash: compiled.scriptHash, toolsetId: toolset.id, toolset: toolset.document,

@@ -1,0 +1,32 @@
+/**
+ * The one way the API turns a script into something runnable: find the toolset (the caller's,
+ * or the empty one), type-check the script against its declarations, strip the types. A type
+ * error is a 422 whose message names the first problem and whose details list them all.
+ */
+import { compileScript } from "../declarations/compile-script.ts";
+import type { TypeChecker } from "../declarations/type-check.ts";
+import type { ResolvedToolset, ToolsetRegistry } from "../toolsets/toolset-registry.ts";
+import { HttpError, notFound } from "./http-error.ts";
+
+export interface CompiledForToolset {
+  toolset: ResolvedToolset;
+  javascript: string;
+  scriptHash: string;
+}
+
+export async function compileForToolset(
+  deps: { toolsets: ToolsetRegistry; typeChecker: TypeChecker },
+  namespace: string,
+  toolsetId: string | undefined,
+  source: string,
+): Promise<CompiledForToolset> {
+  const toolset = toolsetId ? await deps.toolsets.get(toolsetId, namespace) : deps.toolsets.empty;
+  if (!toolset) throw notFound(`toolset ${toolsetId}`);
+  const compiled = compileScript(deps.typeChecker, source, { declarations: toolset.dts, declarationsKey: toolset.id });
+  if (!compiled.ok) {
+    const first = compiled.diagnostics[0];
+    const where = first ? ` (line ${first.line}, column ${first.column}: ${first.message})` : "";
+    throw new HttpError(422, "typeCheckFailed", `the script does not type-check${where}`, compiled.diagnostics);
+  }
+  return { toolset, javascript: compiled.javascript, scriptHash: compiled.scriptHash };
+}
