@@ -77,7 +77,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
         const type = error.reason === "unauthorized" ? CALL_FAILURE.unauthorized : error.reason === "forbidden" ? CALL_FAILURE.forbidden : CALL_FAILURE.unreachable;
         throw ApplicationFailure.create({
           type, message: clean(error.message), nonRetryable: type !== CALL_FAILURE.unreachable,
-          details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope }],
+          details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope, scopeAsked: error.scopeAsked ?? null }],
         });
       }
       if (!(error instanceof McpCallError)) throw error;
@@ -91,7 +91,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
       const failure = FAILURE_OF_REASON[reason] ?? { type: CALL_FAILURE.interrupted, retryable: true };
       throw ApplicationFailure.create({
         type: failure.type, message: clean(error.message), nonRetryable: !failure.retryable,
-        details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope }],
+        details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope, scopeAsked: error.scopeAsked ?? null }],
       });
     } finally {
       clearInterval(heartbeat);

@@ -18,6 +18,8 @@ export interface McpErrorDetails {
   status?: number;
   /** A 403 whose `WWW-Authenticate` said `error="insufficient_scope"`: not an expiry. */
   insufficientScope?: boolean;
+  /** The scope a 403 `insufficient_scope` asked for (`WWW-Authenticate: Bearer scope="…"`). */
+  scopeAsked?: string;
   /** @internal The server forgot our session (HTTP 404): nothing ran, a new session may retry. */
   sessionExpired?: boolean;
 }
@@ -38,6 +40,7 @@ export class McpConnectError extends Error {
   readonly url: string;
   readonly status: number | undefined;
   readonly insufficientScope: boolean;
+  readonly scopeAsked: string | undefined;
   readonly sessionExpired: boolean;
 
   constructor(reason: McpConnectReason, message: string, details: McpErrorDetails) {
@@ -46,6 +49,7 @@ export class McpConnectError extends Error {
     this.url = details.url;
     this.status = details.status;
     this.insufficientScope = details.insufficientScope ?? false;
+    this.scopeAsked = details.scopeAsked;
     this.sessionExpired = details.sessionExpired ?? false;
   }
 }
@@ -88,6 +92,7 @@ export class McpCallError extends Error {
   readonly status: number | undefined;
   readonly code: number | undefined;
   readonly insufficientScope: boolean;
+  readonly scopeAsked: string | undefined;
   readonly sessionExpired: boolean;
 
   constructor(reason: McpCallReason, message: string, details: McpCallErrorDetails) {
@@ -98,6 +103,7 @@ export class McpCallError extends Error {
     this.status = details.status;
     this.code = details.code;
     this.insufficientScope = details.insufficientScope ?? false;
+    this.scopeAsked = details.scopeAsked;
     this.sessionExpired = details.sessionExpired ?? false;
   }
 }
@@ -136,6 +142,12 @@ export function scrub(text: string, secrets: readonly string[]): string {
   let result = text;
   for (const secret of secrets) result = result.split(secret).join("[redacted]");
   return result;
+}
+
+/** The `scope` a Bearer challenge names (RFC 6750 §3), if any. */
+export function scopeAskedIn(wwwAuthenticate: string | undefined): string | undefined {
+  const match = wwwAuthenticate === undefined ? null : /scope\s*=\s*"([^"]*)"/i.exec(wwwAuthenticate);
+  return match?.[1];
 }
 
 /** Whether `WWW-Authenticate` carries `error="insufficient_scope"` (RFC 6750 §3.1). */

@@ -6,7 +6,7 @@
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ConnectionObservations, HttpRefusal } from "./http-observer.ts";
-import { McpCallError, McpConnectError, saysInsufficientScope, scrub } from "./mcp-errors.ts";
+import { McpCallError, McpConnectError, saysInsufficientScope, scopeAskedIn, scrub } from "./mcp-errors.ts";
 import { WatchedFailure } from "./request-watch.ts";
 
 export interface FailureContext {
@@ -87,7 +87,7 @@ function refusedConnect(refusal: HttpRefusal, context: FailureContext, phase: "c
   if (status === 401) return new McpConnectError("unauthorized", `${where} refused the credentials (HTTP 401)`, { url: where, status });
   if (status === 403) {
     const insufficientScope = saysInsufficientScope(refusal.wwwAuthenticate);
-    return new McpConnectError("forbidden", `${where} forbade the request (HTTP 403${insufficientScope ? ", insufficient scope" : ""})`, { url: where, status, insufficientScope });
+    return new McpConnectError("forbidden", `${where} forbade the request (HTTP 403${insufficientScope ? ", insufficient scope" : ""})`, { url: where, status, insufficientScope, ...scopeOf(refusal.wwwAuthenticate) });
   }
   if (status === 404 && phase === "list" && context.hasSession()) {
     return new McpConnectError("notMcp", `${where} no longer knows the session (HTTP 404)`, { url: where, status, sessionExpired: true });
@@ -132,7 +132,7 @@ function refusedCall(refusal: HttpRefusal, context: FailureContext): McpCallErro
   if (status === 401) return new McpCallError("unauthorized", `${where} refused the credentials (HTTP 401)`, { url: where, status, outcomeUnknown: false });
   if (status === 403) {
     const insufficientScope = saysInsufficientScope(refusal.wwwAuthenticate);
-    return new McpCallError("forbidden", `${where} forbade the call (HTTP 403${insufficientScope ? ", insufficient scope" : ""})`, { url: where, status, insufficientScope, outcomeUnknown: false });
+    return new McpCallError("forbidden", `${where} forbade the call (HTTP 403${insufficientScope ? ", insufficient scope" : ""})`, { url: where, status, insufficientScope, outcomeUnknown: false, ...scopeOf(refusal.wwwAuthenticate) });
   }
   if (status === 404) {
     const sessionExpired = context.hasSession();
@@ -142,4 +142,9 @@ function refusedCall(refusal: HttpRefusal, context: FailureContext): McpCallErro
   const rpc = jsonRpcError(refusal);
   const detail = rpc ? `JSON-RPC error ${rpc.code}: ${scrub(serverText(rpc.message), context.secrets)}` : `HTTP ${status}`;
   return new McpCallError("toolError", `${where} refused the call (${detail})`, { url: where, status, outcomeUnknown: false, code: rpc?.code ?? status });
+}
+
+function scopeOf(wwwAuthenticate: string | undefined): { scopeAsked?: string } {
+  const scope = scopeAskedIn(wwwAuthenticate);
+  return scope === undefined ? {} : { scopeAsked: scope };
 }

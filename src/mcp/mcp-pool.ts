@@ -45,7 +45,7 @@ async function connectionOf(entry: Entry, timeoutMs: number, signal: AbortSignal
 /** A failure to get a session, as the call sees it: nothing was sent. */
 function notSent(error: unknown, where: string): McpCallError {
   if (!(error instanceof McpConnectError)) return new McpCallError("unreachable", `could not open a session with ${where}`, { url: where, outcomeUnknown: false });
-  const details = { url: where, status: error.status, insufficientScope: error.insufficientScope, outcomeUnknown: false };
+  const details = { url: where, status: error.status, insufficientScope: error.insufficientScope, outcomeUnknown: false, ...(error.scopeAsked === undefined ? {} : { scopeAsked: error.scopeAsked }) };
   if (error.reason === "unauthorized" || error.reason === "forbidden" || error.reason === "cancelled") return new McpCallError(error.reason, error.message, details);
   return new McpCallError("unreachable", `could not open a session: ${error.message}`, details);
 }

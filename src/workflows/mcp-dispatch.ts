@@ -32,12 +32,12 @@ export interface McpDispatchContext {
 /** Why a failed attempt parks the call, if it does. */
 function parkingFor(cause: unknown, entry: JournalEntry): { reason: ParkReason; details: ParkDetails } | undefined {
   if (!(cause instanceof ApplicationFailure)) return undefined;
-  const details = (cause.details?.[0] ?? {}) as { scope?: ParkDetails["scope"]; insufficientScope?: boolean; current?: unknown };
+  const details = (cause.details?.[0] ?? {}) as { scope?: ParkDetails["scope"]; insufficientScope?: boolean; scopeAsked?: string | null; current?: unknown };
   switch (cause.type) {
     case CALL_FAILURE.unauthorized:
       return { reason: "credentialsExpired", details: { scope: details.scope ?? null, message: cause.message } };
     case CALL_FAILURE.forbidden:
-      return details.insufficientScope ? { reason: "insufficientScope", details: { scope: details.scope ?? null, message: cause.message } } : undefined;
+      return details.insufficientScope ? { reason: "insufficientScope", details: { scope: details.scope ?? null, scopeAsked: details.scopeAsked ?? null, message: cause.message } } : undefined;
     case CALL_FAILURE.schemaChanged:
       return { reason: "schemaChanged", details: { message: cause.message, tool: entry.tool, current: details.current ?? null } };
     default:

@@ -127,7 +127,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     const call = { seq: entry.seq, tool: entry.tool };
     if (reason === "approval") await emit("call.approval_requested", { ...call, args: entry.args }, entry.seq);
     else if (reason === "schemaChanged") await emit("tool.schema_changed", { ...call, pinned: details["pinned"] ?? null, current: details["current"] ?? null }, `${entry.seq}-${nth}`);
-    else await emit("credentials.expired", { ...call, reason, scope: details.scope ?? null, ...(input.endUser ? { endUser: input.endUser } : {}) }, `${entry.seq}-${nth}`);
+    else await emit("credentials.expired", { ...call, reason, scope: details.scope ?? null, ...(details["scopeAsked"] ? { scopeAsked: details["scopeAsked"] } : {}), ...(input.endUser ? { endUser: input.endUser } : {}) }, `${entry.seq}-${nth}`);
   };
 
   const approveThenDispatch = async (entry: JournalEntry): Promise<void> => {

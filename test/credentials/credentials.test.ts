@@ -114,4 +114,29 @@ describe("credentials", () => {
     const history = JSON.stringify(await stack.client.workflow.getHandle(id).fetchHistory());
     expect(history).not.toContain(CANARY);
   });
+
+  it("parks a 403 insufficient_scope with its own reason and the scope asked for — not as an expiry", async () => {
+    const scoped = await startMcpServer({
+      tools: [echoTool("admin")],
+      intercept: (info) => {
+        const body = info.body as { method?: string } | undefined;
+        return body?.method === "tools/call"
+          ? { status: 403, headers: { "www-authenticate": 'Bearer error="insufficient_scope", scope="repo:admin"' }, body: "" }
+          : undefined;
+      },
+    });
+    try {
+      const toolset = String((await request("POST", "/v1/toolsets", { mcpServers: { svc: { url: scoped.url } } })).body.id);
+      const started = await request("POST", "/v1/runs", { toolset, script: "import { svc, ToolError } from \"rewind:tools\";\nexport default async () => { try { await svc.admin({}); return \"done\"; } catch (e) { return e instanceof ToolError ? e.code : String(e); } };" });
+      const id = String(started.body.id);
+      const event = await receiver.waitFor(id, "credentials.expired");
+      expect(event.data).toMatchObject({ seq: 1, reason: "insufficientScope", scopeAsked: "repo:admin" });
+      const parked = await request("GET", `/v1/runs/${id}`);
+      expect(parked.body["parked"]).toEqual([expect.objectContaining({ reason: "insufficientScope", details: expect.objectContaining({ scopeAsked: "repo:admin" }) })]);
+      expect((await request("POST", `/v1/runs/${id}/calls/1/reject`, { reason: "not granted" })).status).toBe(200);
+      expect((await waitForRun(stack, id, 30_000, auth)).result).toBe("rejected");
+    } finally {
+      await scoped.close();
+    }
+  });
 });
