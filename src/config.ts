@@ -41,6 +41,8 @@ export interface Config {
   production: boolean;
   /** REWIND_SECRET_KEY (32 bytes, base64): seals credentials and webhook secrets. Unset: see secretKeyFile. */
   secretKey: Buffer | undefined;
+  /** OpenTelemetry traces, from the standard OTEL_* variables; unset: no spans are recorded. */
+  otel: { url: string; headers: Record<string, string>; serviceName: string } | undefined;
   /** Events of the default namespace, unless it sets its own endpoint through the API. */
   events: { url: string; secret: string } | undefined;
   logLevel: "debug" | "info" | "warn" | "error";
@@ -97,6 +99,22 @@ function events(env: Env): Config["events"] {
   return { url, secret };
 }
 
+function otel(env: Env): Config["otel"] {
+  if (env["OTEL_SDK_DISABLED"] === "true" || env["OTEL_TRACES_EXPORTER"] === "none") return undefined;
+  const traces = env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"];
+  const base = env["OTEL_EXPORTER_OTLP_ENDPOINT"];
+  const url = traces || (base ? `${base.replace(/\/+$/, "")}/v1/traces` : undefined);
+  if (!url) return undefined;
+  if (!/^https?:\/\//.test(url)) throw new ConfigError("OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT must be an http(s) URL");
+  const headers: Record<string, string> = {};
+  for (const pair of (env["OTEL_EXPORTER_OTLP_TRACES_HEADERS"] ?? env["OTEL_EXPORTER_OTLP_HEADERS"] ?? "").split(",").filter(Boolean)) {
+    const at = pair.indexOf("=");
+    if (at <= 0) throw new ConfigError("OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs separated by commas");
+    headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+  }
+  return { url, headers, serviceName: env["OTEL_SERVICE_NAME"] || "rewind" };
+}
+
 /** Reads and validates the environment. Throws ConfigError naming the variable at fault. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const host = env["REWIND_HOST"] ?? "127.0.0.1";
@@ -125,6 +143,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     production: env["NODE_ENV"] === "production",
     secretKey: secretKey(env["REWIND_SECRET_KEY"]),
     events: events(env),
+    otel: otel(env),
     logLevel: logLevel(env["REWIND_LOG_LEVEL"]),
   };
 }

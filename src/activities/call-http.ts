@@ -7,9 +7,11 @@
 import { Context } from "@temporalio/activity";
 import { HttpRefusal, type GuardedFetch, type HttpToolResponse } from "../http-tool/index.ts";
 import { idempotencyKey } from "../shared/tool-call.ts";
+import type { Tracing } from "../tracing/tracing.ts";
 
 export interface HttpCallDeps {
   guardedFetch: GuardedFetch;
+  tracing: Tracing;
 }
 
 export interface HttpCallInput {
@@ -17,6 +19,7 @@ export interface HttpCallInput {
   seq: number;
   request: { url: string; method: string; headers: Record<string, string>; body?: string };
   allowedHosts: string[];
+  traceparent?: string;
 }
 
 export type HttpCallResult =
@@ -29,13 +32,21 @@ export function createCallHttp(deps: HttpCallDeps) {
   return async function callHttp(input: HttpCallInput): Promise<HttpCallResult> {
     const headers = { ...input.request.headers };
     if (!Object.keys(headers).some((h) => h.toLowerCase() === "idempotency-key")) headers["Idempotency-Key"] = idempotencyKey(input.runId, input.seq);
+    const span = deps.tracing.startAttempt(input.traceparent, `http ${input.request.method}`, { "rewind.tool": "http.fetch", "rewind.seq": input.seq, "rewind.attempt": Context.current().info.attempt });
+    const traceparent = span?.traceparent ?? input.traceparent;
+    if (traceparent) headers["traceparent"] = traceparent;
+    let code: string | undefined = "interrupted";
     try {
       const value = await deps.guardedFetch({ ...input.request, headers }, input.allowedHosts, Context.current().cancellationSignal);
+      code = undefined;
       return { ok: true, value };
     } catch (error) {
       if (!(error instanceof HttpRefusal)) throw error;
-      const code = error.rule === "timeout" ? "timedOut" : NETWORK_RULES.has(error.rule) ? "toolFailed" : "refused";
-      return { ok: false, error: { code, message: `fetch: ${error.message}`, details: { rule: error.rule } } };
+      const refusal = error.rule === "timeout" ? "timedOut" : NETWORK_RULES.has(error.rule) ? "toolFailed" : "refused";
+      code = refusal;
+      return { ok: false, error: { code: refusal, message: `fetch: ${error.message}`, details: { rule: error.rule } } };
+    } finally {
+      span?.end(code ? { ok: false, code } : { ok: true });
     }
   };
 }

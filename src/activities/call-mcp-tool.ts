@@ -14,10 +14,12 @@ import { McpCallError, McpConnectError, resultValue, type McpPool } from "../mcp
 import { scrub, secretsOf } from "../mcp/mcp-errors.ts";
 import type { SchemaValidator } from "../sandbox/call-gate.ts";
 import { CALL_FAILURE, IDEMPOTENCY_META_KEY, idempotencyKey, type McpCallInput, type ToolCallResult } from "../shared/tool-call.ts";
+import type { Tracing } from "../tracing/tracing.ts";
 import { createSchemaWatch, type SchemaWatch } from "./schema-watch.ts";
 
 export interface McpCallDeps {
   mcpPool: McpPool;
+  tracing: Tracing;
   credentials: CredentialResolver;
   validate: SchemaValidator;
 }
@@ -52,6 +54,8 @@ export function createCallMcpTool(deps: McpCallDeps) {
     const clean = (text: string) => scrub(text, secrets);
     const poolKey = `${input.url}#${fingerprint(headers)}`;
     const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+    const span = deps.tracing.startAttempt(input.traceparent, `mcp ${input.server}.${input.tool}`, { "rewind.tool": `${input.server}.${input.tool}`, "rewind.seq": input.seq, "rewind.attempt": attempt });
+    let outcomeCode: string | undefined = "interrupted";
     try {
       if (!input.skipSchemaCheck) {
         const change = await schemas.check({ url: input.url, headers, poolKey, tool: input.tool, args: input.args ?? {}, validate: deps.validate });
@@ -61,10 +65,11 @@ export function createCallMcpTool(deps: McpCallDeps) {
       }
       const outcome = await deps.mcpPool.callTool({
         url: input.url, headers, poolKey, name: input.tool, arguments: input.args ?? {},
-        meta: { [IDEMPOTENCY_META_KEY]: idempotencyKey(input.runId, input.seq) },
+        meta: { [IDEMPOTENCY_META_KEY]: idempotencyKey(input.runId, input.seq), ...(span ? { traceparent: span.traceparent } : input.traceparent ? { traceparent: input.traceparent } : {}) },
         timeoutMs: input.timeoutMs,
         signal: context.cancellationSignal,
       });
+      outcomeCode = outcome.isError ? "toolFailed" : undefined;
       if (outcome.isError) {
         const content = JSON.parse(clean(JSON.stringify(outcome.content))) as unknown[];
         return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${textOf(outcome.content)}`), details: { content } }, attempt };
@@ -95,6 +100,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
       });
     } finally {
       clearInterval(heartbeat);
+      span?.end(outcomeCode ? { ok: false, code: outcomeCode } : { ok: true });
     }
   };
 }

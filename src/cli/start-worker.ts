@@ -6,6 +6,7 @@ import path from "node:path";
 import type { Config } from "../config.ts";
 import { resolveSecretKey } from "../credentials/secret-key.ts";
 import type { Logger } from "../shared/logger.ts";
+import { createTracing } from "../tracing/tracing.ts";
 import { createRewindWorker, type RewindWorker } from "../worker/create-worker.ts";
 import { installTemporalRuntime } from "../worker/temporal-runtime.ts";
 
@@ -23,5 +24,6 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     secretKey: await resolveSecretKey(config),
     events: config.events,
     publicUrl: config.api.publicUrl,
+    tracing: createTracing({ serviceName: config.otel?.serviceName ?? "rewind", ...(config.otel ? { otlp: { url: config.otel.url, headers: config.otel.headers } } : {}) }),
   });
 }

@@ -5,6 +5,7 @@
 import type { SearchAttributeType } from "@temporalio/common";
 import type { JournalEntry } from "./journal.ts";
 import type { ToolErrorData } from "./tool-error.ts";
+import type { RunTrace } from "./trace-context.ts";
 import type { PinnedToolset } from "./toolset.ts";
 
 export const RUN_WORKFLOW_TYPE = "runScript";
@@ -27,6 +28,8 @@ export interface RunInput {
   credentials?: string;
   /** Set on a fork: the parent's finished calls, reused while the new script issues the same calls. */
   fork?: ForkSeed;
+  /** The run's trace: one trace per run, a span per call. */
+  trace?: RunTrace;
   /** Continue as new once history has this many events (default: when Temporal suggests it). */
   continueAsNewAfterEvents?: number;
   /** Carried over by continue-as-new: the journal so far. */

@@ -21,6 +21,8 @@ export interface McpCallInput {
   credentials: CredentialRef;
   /** Set after the harness approved sending a call whose schema changed. */
   skipSchemaCheck?: boolean;
+  /** W3C trace context of the call's span. */
+  traceparent?: string;
 }
 
 export type ToolCallResult =

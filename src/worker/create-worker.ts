@@ -4,7 +4,9 @@
  * and the embedded stack build it the same way.
  */
 import { Client, Connection } from "@temporalio/client";
-import { NativeConnection, Worker } from "@temporalio/worker";
+import { NativeConnection, Worker, type InjectedSinks } from "@temporalio/worker";
+import type { FinishedSpan, TracingSinks } from "../shared/trace-context.ts";
+import { createTracing, type Tracing } from "../tracing/tracing.ts";
 import { createActivities } from "../activities/index.ts";
 import { createCredentialResolver } from "../credentials/credential-resolver.ts";
 import { createSecretBox } from "../credentials/secret-box.ts";
@@ -37,6 +39,8 @@ export interface RewindWorkerOptions {
   publicUrl: string;
   /** Options of the http tool's fetcher; tests use them to reach loopback servers. Never from config. */
   httpTool?: GuardedFetcherOptions;
+  /** Where spans go; default: nowhere. */
+  tracing?: Tracing;
 }
 
 export interface RewindWorker {
@@ -56,6 +60,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     validate: validateAgainstSchema,
   });
   const mcpPool = createMcpPool({});
+  const tracing = options.tracing ?? createTracing({ serviceName: "rewind-worker" });
   const clientConnection = await Connection.connect({ address: options.address });
   const client = new Client({ connection: clientConnection, namespace: options.namespace });
   const box = createSecretBox(options.secretKey);
@@ -73,9 +78,11 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       client,
       workflowStore: createTemporalWorkflowStore(client, options.taskQueue),
       credentials: createCredentialResolver({ client, box }),
+      tracing,
       validate: validateAgainstSchema,
     }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
+    sinks: { tracing: { span: { fn: (_info, span: FinishedSpan) => tracing.record(span) } } } satisfies InjectedSinks<TracingSinks>,
   });
   let running: Promise<void> | undefined;
   return {
@@ -85,6 +92,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       running ??= worker.run().finally(async () => {
         sandbox.dispose();
         await mcpPool.close();
+        await tracing.shutdown();
         await clientConnection.close();
         await connection.close();
       });

@@ -10,6 +10,7 @@ import {
 import type { Activities } from "../activities/index.ts";
 import type { JournalEntry } from "../shared/journal.ts";
 import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunInput } from "../shared/run.ts";
+import { callSpanId } from "../shared/trace-context.ts";
 import { failure, type CallOutcome } from "./call-outcome.ts";
 import { deliverSignal } from "./messages.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
@@ -40,6 +41,8 @@ export async function dispatchWorkflowCall(entry: JournalEntry, context: ChildRu
         input: args["input"] ?? null, namespace: run.namespace, parentRunId: run.runId,
         ...(run.endUser ? { endUser: run.endUser } : {}),
         ...(run.continueAsNewAfterEvents ? { continueAsNewAfterEvents: run.continueAsNewAfterEvents } : {}),
+        // The child's run is a span under the call that started it, in the parent's trace.
+        ...(run.trace ? { trace: { traceId: run.trace.traceId, rootSpanId: callSpanId(run.trace, -entry.seq), parentSpanId: callSpanId(run.trace, entry.seq) } } : {}),
       };
       await startChild(RUN_WORKFLOW_TYPE, {
         workflowId: runId,

@@ -65,10 +65,10 @@ async function dispatchBuiltin(entry: JournalEntry, context: DispatchContext): P
 export async function dispatchCall(entry: JournalEntry, context: DispatchContext): Promise<CallOutcome> {
   try {
     if (isBuiltin(entry.tool)) return await dispatchBuiltin(entry, context);
-    if (entry.tool === HTTP_TOOL) return await dispatchHttp(entry, context.runId, context.toolset);
+    if (entry.tool === HTTP_TOOL) return await dispatchHttp(entry, context.runId, context.toolset, context.trace);
     const { group } = splitTool(entry.tool);
     if (context.toolset.mcpServers[group]) return await dispatchMcp(entry, context);
-    if (context.toolset.hostTools[group]) return await dispatchHost(entry, context.toolset);
+    if (context.toolset.hostTools[group]) return await dispatchHost(entry, context.toolset, context.trace);
     return failure(entry, "unknownTool", `${entry.tool} can't be dispatched by this version of Rewind`);
   } catch (error) {
     if (isCancellation(error)) throw error;

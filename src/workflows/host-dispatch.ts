@@ -8,11 +8,12 @@ import { DEFAULT_HEARTBEAT_TIMEOUT_MS, DEFAULT_HOST_TIMEOUT_MS, type HostCallInp
 import type { JournalEntry } from "../shared/journal.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
-import { splitTool } from "./mcp-dispatch.ts";
+import type { RunTrace } from "../shared/trace-context.ts";
+import { splitTool, traceOf } from "./mcp-dispatch.ts";
 
 type HostActivities = Record<string, (input: HostCallInput) => Promise<unknown>>;
 
-export async function dispatchHost(entry: JournalEntry, toolset: PinnedToolset): Promise<CallOutcome> {
+export async function dispatchHost(entry: JournalEntry, toolset: PinnedToolset, trace?: RunTrace): Promise<CallOutcome> {
   const group = toolset.hostTools[splitTool(entry.tool).group];
   if (!group) return failure(entry, "unknownTool", `${entry.tool} is not a tool of this run's toolset`);
   const policy = toolset.policies[entry.tool] ?? {};
@@ -27,7 +28,7 @@ export async function dispatchHost(entry: JournalEntry, toolset: PinnedToolset):
   const call = activities[entry.tool];
   if (!call) return failure(entry, "unknownTool", `${entry.tool} can't be scheduled`);
   try {
-    const value = await call({ args: (entry.args ?? {}) as Record<string, unknown> });
+    const value = await call({ args: (entry.args ?? {}) as Record<string, unknown>, ...traceOf(trace, entry.seq) });
     return { ok: true, value: value ?? null };
   } catch (error) {
     if (isCancellation(error)) throw error;

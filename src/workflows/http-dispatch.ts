@@ -7,11 +7,13 @@ import { ActivityFailure, isCancellation, proxyActivities } from "@temporalio/wo
 import type { Activities } from "../activities/index.ts";
 import type { JournalEntry } from "../shared/journal.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
+import type { RunTrace } from "../shared/trace-context.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
+import { traceOf } from "./mcp-dispatch.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-export async function dispatchHttp(entry: JournalEntry, runId: string, toolset: PinnedToolset): Promise<CallOutcome> {
+export async function dispatchHttp(entry: JournalEntry, runId: string, toolset: PinnedToolset, trace?: RunTrace): Promise<CallOutcome> {
   if (!toolset.http) return failure(entry, "unknownTool", "this toolset does not enable http");
   const request = entry.args as { url: string; method: string; headers: Record<string, string>; body?: string };
   const policy = { onInterruption: SAFE_METHODS.has(request.method) ? "retry" as const : "at_most_once" as const };
@@ -22,7 +24,7 @@ export async function dispatchHttp(entry: JournalEntry, runId: string, toolset: 
     retry: retryPolicyFor(policy),
   });
   try {
-    const result = await callHttp({ runId, seq: entry.seq, request, allowedHosts: toolset.http.allowedHosts });
+    const result = await callHttp({ runId, seq: entry.seq, request, allowedHosts: toolset.http.allowedHosts, ...traceOf(trace, entry.seq) });
     return result.ok ? { ok: true, value: result.value } : failure(entry, result.error.code, result.error.message, result.error.details);
   } catch (error) {
     if (isCancellation(error)) throw error;

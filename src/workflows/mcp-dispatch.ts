@@ -12,7 +12,14 @@ import type { JournalEntry } from "../shared/journal.ts";
 import { CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../shared/tool-call.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
+import type { RunTrace } from "../shared/trace-context.ts";
+import { callTraceparent } from "./call-spans.ts";
 import type { Decision, ParkDetails, ParkReason } from "./parking.ts";
+
+export function traceOf(trace: RunTrace | undefined, seq: number): { traceparent?: string } {
+  const traceparent = callTraceparent(trace, seq);
+  return traceparent ? { traceparent } : {};
+}
 
 /** A worker that stops heartbeating for this long is taken as lost, and the attempt as interrupted. */
 const HEARTBEAT_TIMEOUT_MS = 15_000;
@@ -24,6 +31,7 @@ export function splitTool(qualified: string): { group: string; tool: string } {
 
 export interface McpDispatchContext {
   runId: string;
+  trace?: RunTrace | undefined;
   toolset: PinnedToolset;
   credentials: CredentialRef;
   park(entry: JournalEntry, reason: ParkReason, details: ParkDetails): Promise<Decision>;
@@ -65,6 +73,7 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
       const result = await callMcpTool({
         runId: context.runId, seq: entry.seq, server: group, tool, url: server.url, args: entry.args, timeoutMs,
         credentials: context.credentials, ...(skipSchemaCheck ? { skipSchemaCheck } : {}),
+        ...traceOf(context.trace, entry.seq),
       });
       entry.attempts = result.attempt;
       return result.ok ? { ok: true, value: result.value } : failure(entry, "toolFailed", result.error.message, result.error.details);

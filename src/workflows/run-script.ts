@@ -15,6 +15,7 @@ import { RUN_FAILURE_TYPES, SEARCH_ATTRIBUTES, type RunInput, type RunState } fr
 import type { AdvanceInput, AdvanceResult, ScriptError } from "../shared/step.ts";
 import { RUN_CONCURRENCY } from "../shared/tool-call.ts";
 import { CallScheduler } from "./call-scheduler.ts";
+import { reportCallSpan, reportRunSpan } from "./call-spans.ts";
 import { ForkReplay } from "./fork-seed.ts";
 import { Observations } from "./observations.ts";
 import { tellParent } from "./child-runs.ts";
@@ -67,7 +68,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     if (parking.size === 0) setState("running");
     return decision;
   };
-  const context = { runId: input.runId, toolset: input.toolset, inbox, run: input, credentials, park: (entry: JournalEntry, reason: ParkReason, details: ParkDetails) => park(entry, reason, details) };
+  const context = { runId: input.runId, trace: input.trace, toolset: input.toolset, inbox, run: input, credentials, park: (entry: JournalEntry, reason: ParkReason, details: ParkDetails) => park(entry, reason, details) };
 
   const perform = async (entry: JournalEntry): Promise<void> => {
     entry.status = "running";
@@ -82,6 +83,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
       throw error;
     }
     journal.complete(entry.seq, outcome, Date.now());
+    reportCallSpan(input.trace, entry, input.toolset.policies[entry.tool]);
     if (outcome.ok) observations.record(entry.tool, outcome.value);
     ready.push(entry.seq);
   };
@@ -190,6 +192,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     if (outcome.kind !== "waiting") observations.flush();
     if (outcome.kind === "done") {
       setState("completed");
+      reportRunSpan(input.trace, input.runId, startedAt, "completed", journal.callCount);
       await emit("run.completed", { result: outcome.result });
       await tellParent(input, { ok: true, value: outcome.result });
       return outcome.result;
@@ -197,6 +200,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     if (outcome.kind === "failed") {
       setState("failed");
       const failure = scriptFailure(outcome.error);
+      reportRunSpan(input.trace, input.runId, startedAt, "failed", journal.callCount);
       await emit("run.failed", { error: { type: failure.type, message: failure.message } });
       await tellParent(input, { ok: false, message: failure.message });
       throw failure;

@@ -14,6 +14,8 @@ import { silentLogger } from "../../src/shared/logger.ts";
 import { createRewindWorker, type RewindWorker } from "../../src/worker/create-worker.ts";
 import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
 import type { GuardedFetcherOptions } from "../../src/http-tool/index.ts";
+import { createTracing } from "../../src/tracing/tracing.ts";
+import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { REPO_ROOT } from "./paths.ts";
 import { TEST_SECRET_KEY } from "./secret-key.ts";
 
@@ -37,6 +39,8 @@ export interface StackOptions {
   noWorker?: boolean;
   /** Options of the worker's http tool (loopback for tests, an injected resolver). */
   httpTool?: GuardedFetcherOptions;
+  /** Where the worker's spans go (e.g. an InMemorySpanExporter). */
+  spanExporter?: SpanExporter;
 }
 
 export interface RewindStack {
@@ -80,6 +84,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     events: config.events,
     publicUrl: api.url,
     ...(options.httpTool ? { httpTool: options.httpTool } : {}),
+    ...(options.spanExporter ? { tracing: createTracing({ exporter: options.spanExporter, serviceName: "rewind-test" }) } : {}),
   });
   const running = worker?.run();
   const connection = await Connection.connect({ address });

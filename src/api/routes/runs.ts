@@ -7,6 +7,7 @@ import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
 import type { SecretBox } from "../../credentials/secret-box.ts";
 import { namespaceOf } from "../auth.ts";
 import { compileForToolset } from "../script-compiler.ts";
+import { newRunTrace } from "../run-trace.ts";
 import { checkServers } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
@@ -36,6 +37,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     const idempotencyKey = req.get("Idempotency-Key") || undefined;
     if (idempotencyKey && idempotencyKey.length > 200) throw new HttpError(400, "badRequest", "Idempotency-Key must be at most 200 characters");
     const started = await deps.runs.start({
+      trace: newRunTrace(req.get("traceparent")),
       script: compiled.javascript,
       scriptHash: compiled.scriptHash,
       toolsetId: toolset.id,
@@ -91,6 +93,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     const source = await deps.runs.forkSource(parentId, namespace);
     const { toolset, ...compiled } = await compileForToolset(deps, namespace, source.toolsetId, body.script);
     const started = await deps.runs.start({
+      trace: newRunTrace(req.get("traceparent")),
       script: compiled.javascript, scriptHash: compiled.scriptHash, toolsetId: toolset.id, toolset: toolset.document,
       input: body.input === undefined ? source.input.input : body.input, namespace, fork: source.seed,
       ...(source.endUser ? { endUser: source.endUser } : {}),
