@@ -1,0 +1,41 @@
+/**
+ * What every scenario gets: the running stack, how big to make its rounds (full or `--quick`),
+ * and a logger for progress lines.
+ */
+import type { BenchStack } from "./stack.ts";
+
+export interface Sizes {
+  overhead: { n: number; rounds: number };
+  scaling: { n: number; rounds: number }[];
+  sandbox: { warmSteps: number; coldSizes: number[]; coldRounds: number };
+  typeCheck: { coldRounds: number; warmChecks: number };
+  start: { warmup: number; samples: number };
+  throughput: { runs: number; calls: number; rounds: number };
+  replay: { sizes: [number, number]; rounds: number };
+}
+
+export const FULL: Sizes = {
+  overhead: { n: 50, rounds: 5 },
+  scaling: [{ n: 10, rounds: 5 }, { n: 100, rounds: 3 }, { n: 1000, rounds: 1 }, { n: 5000, rounds: 1 }],
+  sandbox: { warmSteps: 5000, coldSizes: [10, 100, 1000, 5000], coldRounds: 5 },
+  typeCheck: { coldRounds: 5, warmChecks: 50 },
+  start: { warmup: 3, samples: 25 },
+  throughput: { runs: 200, calls: 10, rounds: 1 },
+  replay: { sizes: [5, 100], rounds: 3 },
+};
+
+export const QUICK: Sizes = {
+  overhead: { n: 20, rounds: 2 },
+  scaling: [{ n: 10, rounds: 2 }, { n: 100, rounds: 1 }, { n: 300, rounds: 1 }],
+  sandbox: { warmSteps: 300, coldSizes: [10, 100, 300], coldRounds: 2 },
+  typeCheck: { coldRounds: 2, warmChecks: 10 },
+  start: { warmup: 1, samples: 8 },
+  throughput: { runs: 30, calls: 10, rounds: 1 },
+  replay: { sizes: [3, 20], rounds: 2 },
+};
+
+export interface BenchContext {
+  stack: BenchStack;
+  sizes: Sizes;
+  log(line: string): void;
+}

@@ -1,0 +1,117 @@
+/**
+ * `npm run bench`: starts a Temporal dev server (in memory, headless), the MCP server, the Rewind
+ * API and both workers, measures Rewind against a plain Temporal workflow and direct MCP calls,
+ * prints the tables and the DESIGN §13 targets, and writes every sample to
+ * bench/results/<timestamp>.json.
+ *
+ *   npm run bench                      # the full bench (a few minutes)
+ *   npm run bench -- --quick           # everything shrunk, a smoke run
+ *   npm run bench -- --only=overhead,scaling
+ *   npm run bench -- --profile         # also CPU-profile the workers' process (bench/results/profiles-…)
+ */
+import { execFileSync } from "node:child_process";
+import { mkdir, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { createConsoleLogger } from "../src/cli/console-logger.ts";
+import { installTemporalRuntime } from "../src/worker/temporal-runtime.ts";
+import { FULL, QUICK, type BenchContext } from "./context.ts";
+import { evaluateTargets, renderReport, type BenchResults } from "./report.ts";
+import { measureOverhead } from "./scenarios/overhead.ts";
+import { measureSandbox } from "./scenarios/sandbox-steps.ts";
+import { measureScaling } from "./scenarios/scaling.ts";
+import { measureStartLatency } from "./scenarios/start-latency.ts";
+import { measureThroughput } from "./scenarios/throughput.ts";
+import { measureTypeCheck } from "./scenarios/type-check.ts";
+import { measureWorkflowReplay } from "./scenarios/workflow-replay.ts";
+import { BENCH_DIR, REPO_ROOT, startBenchStack, type WorkerMemory } from "./stack.ts";
+
+const SCENARIOS = ["typecheck", "sandbox", "start", "overhead", "replay", "scaling", "throughput"] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Set<Scenario> } {
+  let quick = false;
+  let profile = false;
+  let only = new Set<Scenario>(SCENARIOS);
+  for (const arg of argv) {
+    if (arg === "--quick") quick = true;
+    else if (arg === "--profile") profile = true;
+    else if (arg.startsWith("--only=")) {
+      const names = arg.slice("--only=".length).split(",").filter(Boolean);
+      for (const name of names) if (!(SCENARIOS as readonly string[]).includes(name)) throw new Error(`unknown scenario ${name}; one of ${SCENARIOS.join(", ")}`);
+      only = new Set(names as Scenario[]);
+    } else throw new Error(`unknown argument ${arg}; use --quick, --profile, --only=${SCENARIOS.join(",")}`);
+  }
+  return { quick, profile, only };
+}
+
+function commit(): string {
+  try {
+    const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], { cwd: REPO_ROOT, encoding: "utf8" }).trim() !== "";
+    return dirty ? `${sha} (src/ modified)` : sha;
+  } catch {
+    return "unknown";
+  }
+}
+
+const args = parseArgs(process.argv.slice(2));
+const benchStarted = performance.now();
+const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+const resultsDir = path.join(BENCH_DIR, "results");
+const log = (line: string): void => {
+  process.stderr.write(`[bench +${((performance.now() - benchStarted) / 1000).toFixed(0)}s] ${line}\n`);
+};
+
+const cpus = os.cpus();
+const results: BenchResults = {
+  meta: {
+    date: new Date().toISOString(),
+    mode: args.quick ? "quick" : "full",
+    commit: commit(),
+    node: process.version,
+    cpus: `${cpus.length} × ${cpus[0]?.model.trim() ?? "cpu"}`,
+    memory: `${(os.totalmem() / 1024 ** 3).toFixed(0)} GB`,
+    loadAverageAtStart: os.loadavg().map((l) => Number(l.toFixed(2))),
+    scenarios: [...args.only],
+  },
+};
+
+// Workflow replays run in this process; keep the SDK's own log to warnings.
+installTemporalRuntime(createConsoleLogger("warn", "temporal-sdk"), "WARN");
+log("starting the Temporal dev server, the MCP server, the API and the workers");
+const profileDir = args.profile ? path.join(resultsDir, `profiles-${stamp}`) : undefined;
+const stack = await startBenchStack({ log, profileDir });
+log(`stack ready: Temporal ${stack.address}, API ${stack.api.url}, MCP ${stack.mcpUrl}, workers pid ${stack.workersPid}`);
+const idle = await stack.workers.call<WorkerMemory>("memory");
+results.meta["workersIdleRssMb"] = Math.round(idle.rss / 1024 / 1024);
+const ctx: BenchContext = { stack, sizes: args.quick ? QUICK : FULL, log };
+let failed: unknown;
+try {
+  if (args.only.has("typecheck")) results.typeCheck = measureTypeCheck(ctx);
+  if (args.only.has("sandbox")) results.sandbox = await measureSandbox(ctx);
+  if (args.only.has("start")) results.start = await measureStartLatency(ctx);
+  if (args.only.has("overhead")) results.overhead = await measureOverhead(ctx);
+  if (args.only.has("replay")) results.replay = await measureWorkflowReplay(ctx);
+  if (args.only.has("scaling")) results.scaling = await measureScaling(ctx);
+  if (args.only.has("throughput")) results.throughput = await measureThroughput(ctx);
+} catch (error) {
+  failed = error;
+  log(`a measurement failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+} finally {
+  log("stopping");
+  await stack.stop();
+}
+
+results.targets = evaluateTargets(results);
+results.meta["durationSec"] = Math.round((performance.now() - benchStarted) / 1000);
+results.meta["loadAverageAtEnd"] = os.loadavg().map((l) => Number(l.toFixed(2)));
+if (profileDir) results.meta["profiles"] = path.relative(REPO_ROOT, profileDir);
+const report = renderReport(results);
+process.stdout.write(`${report}\n`);
+await mkdir(resultsDir, { recursive: true });
+const file = path.join(resultsDir, `${stamp}.json`);
+await writeFile(file, `${JSON.stringify(results, null, 2)}\n`);
+await writeFile(path.join(resultsDir, `${stamp}.md`), `${report}\n`);
+log(`wrote ${path.relative(REPO_ROOT, file)} in ${results.meta["durationSec"]} s`);
+if (failed) process.exitCode = 1;

@@ -1,0 +1,76 @@
+/**
+ * Start latency: from `POST /v1/runs` leaving the bench to the run's first `tools/call` arriving
+ * at the MCP server (which notes the time; both processes read the same clock), on a warm stack,
+ * one run at a time. Each sample's history splits that time: the API (type-check and start) up
+ * to WorkflowExecutionStarted, the first workflow task (with the cold sandbox step), the activity
+ * task's dispatch, and the activity up to the request reaching the server.
+ */
+import type { BenchContext } from "../context.ts";
+import { postRun } from "../drivers.ts";
+import { fetchHistories } from "../history.ts";
+import { median, p95 } from "../stats.ts";
+
+export interface StartLatencyResult {
+  samples: number[];
+  medianMs: number;
+  p95Ms: number;
+  post: { medianMs: number; p95Ms: number };
+  /** Median of each phase, ms. */
+  phases: { apiToStarted: number; firstWorkflowTask: number; activityDispatch: number; activityToServer: number };
+}
+
+const SCRIPT = `import { svc } from "rewind:tools";
+
+export default async function main(input: { i: number }) {
+  const { i } = await svc.echo({ i: input.i });
+  return i;
+}
+`;
+
+type Histories = Awaited<ReturnType<typeof fetchHistories>>;
+type Event = NonNullable<Histories[number]["events"]>[number];
+
+function timeOf(event: Event | undefined): number {
+  const time = event?.eventTime;
+  return time ? Number(String(time.seconds ?? 0)) * 1000 + (time.nanos ?? 0) / 1e6 : Number.NaN;
+}
+
+export async function measureStartLatency(ctx: BenchContext): Promise<StartLatencyResult> {
+  const { stack } = ctx;
+  const { warmup, samples: count } = ctx.sizes.start;
+  const samples: number[] = [];
+  const posts: number[] = [];
+  const phases = { apiToStarted: [] as number[], firstWorkflowTask: [] as number[], activityDispatch: [] as number[], activityToServer: [] as number[] };
+  for (let k = -warmup; k < count; k++) {
+    const posted = await postRun(stack, SCRIPT, { i: k });
+    await stack.client.workflow.getHandle(posted.id).result();
+    if (k < 0) continue;
+    const arrivals = await stack.mcp.call<Record<string, number | null>>("firstArrivals", [posted.id]);
+    const arrivedAt = arrivals[posted.id];
+    if (typeof arrivedAt !== "number") throw new Error(`the MCP server saw no call of ${posted.id}`);
+    samples.push(arrivedAt - posted.sentAt);
+    posts.push(posted.postMs);
+    const [history] = await fetchHistories(stack.client, posted.id);
+    const events = history?.events ?? [];
+    const started = events.find((e) => e.workflowExecutionStartedEventAttributes);
+    const firstTaskDone = events.find((e) => e.workflowTaskCompletedEventAttributes);
+    const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes);
+    const activityStarted = events.find((e) => e.activityTaskStartedEventAttributes);
+    phases.apiToStarted.push(timeOf(started) - posted.sentAt);
+    phases.firstWorkflowTask.push(timeOf(firstTaskDone) - timeOf(started));
+    phases.activityDispatch.push(timeOf(activityStarted) - timeOf(scheduled));
+    phases.activityToServer.push(arrivedAt - timeOf(activityStarted));
+  }
+  const result: StartLatencyResult = {
+    samples, medianMs: median(samples), p95Ms: p95(samples),
+    post: { medianMs: median(posts), p95Ms: p95(posts) },
+    phases: {
+      apiToStarted: median(phases.apiToStarted),
+      firstWorkflowTask: median(phases.firstWorkflowTask),
+      activityDispatch: median(phases.activityDispatch),
+      activityToServer: median(phases.activityToServer),
+    },
+  };
+  ctx.log(`start latency: median ${result.medianMs.toFixed(1)} ms, p95 ${result.p95Ms.toFixed(1)} ms over ${count} runs`);
+  return result;
+}

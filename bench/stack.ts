@@ -1,0 +1,162 @@
+/**
+ * Starts everything one bench run needs and stops it again: an in-memory, headless Temporal dev
+ * server on a free port, the MCP server (child process), the Rewind API (in this process, as
+ * `npm start` runs it), both workers (child process), a Temporal client, a toolset registered
+ * with the MCP server, and an MCP pool for the direct calls.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client, Connection } from "@temporalio/client";
+import { startApi, type RunningApi } from "../src/cli/start-api.ts";
+import { loadConfig, type Config } from "../src/config.ts";
+import { findOrInstallTemporalCli, getFreePort, loadDevServerConfig, startDevServer, type DevServer } from "../src/dev/index.ts";
+import { createMcpPool, type McpPool } from "../src/mcp/index.ts";
+import { silentLogger } from "../src/shared/logger.ts";
+import { ipcClient, waitForReady, type IpcClient } from "./ipc.ts";
+import { findPid, type ProcessName } from "./process-cpu.ts";
+import type { WorkersOptions } from "./workers-main.ts";
+
+export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+export const REPO_ROOT = path.resolve(BENCH_DIR, "..");
+
+export interface StackOptions {
+  /** CPU-profile the workers' process into this folder. */
+  profileDir?: string | undefined;
+  log(line: string): void;
+}
+
+export interface WorkerMemory {
+  rss: number;
+  peakRss: number;
+  heapUsed: number;
+  external: number;
+  warmIsolates: number;
+}
+
+export interface BenchStack {
+  address: string;
+  config: Config;
+  api: RunningApi;
+  client: Client;
+  mcpUrl: string;
+  toolsetId: string;
+  plainTaskQueue: string;
+  /** Pool for the calls made directly, without Temporal. */
+  directPool: McpPool;
+  mcp: IpcClient;
+  workers: IpcClient;
+  workersPid: number;
+  /** Processes of the stack, for CPU accounting (the dev server's only where /proc can find it). */
+  pids: Partial<Record<ProcessName, number>>;
+  stop(): Promise<void>;
+}
+
+const CHILD_ARGS = ["--no-node-snapshot", "--disable-warning=ExperimentalWarning"];
+
+function forkChild(file: string, args: string[], execArgv: string[]): { child: ChildProcess; output: () => string } {
+  const child = fork(path.join(BENCH_DIR, file), args, { execArgv: [...CHILD_ARGS, ...execArgv], stdio: ["ignore", "pipe", "pipe", "ipc"], cwd: REPO_ROOT });
+  let tail = "";
+  const keep = (chunk: Buffer) => { tail = (tail + chunk.toString("utf8")).slice(-8000); };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  return { child, output: () => tail };
+}
+
+async function startOnFreePort(start: (port: number) => Promise<DevServer>): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await getFreePort());
+    } catch (error) {
+      if (attempt >= 3 || !/already in use/i.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+export async function startBenchStack(options: StackOptions): Promise<BenchStack> {
+  const stateDir = path.join(REPO_ROOT, ".rewind");
+  const cliPath = await findOrInstallTemporalCli({ stateDir, log: options.log });
+  const devConfig = await loadDevServerConfig(path.join(REPO_ROOT, "temporal-dev.yml"));
+  const server = await startOnFreePort((port) => startDevServer({ cliPath, config: devConfig, port, uiPort: false, dbFile: undefined, log: options.log }));
+  const stops: (() => Promise<void>)[] = [() => server.stop()];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error: unknown) => options.log(`stop failed: ${String(error)}`));
+  };
+  try {
+    const mcpChild = forkChild("mcp-server-main.ts", [], []);
+    const mcp = ipcClient(mcpChild.child);
+    stops.push(async () => {
+      await mcp.call("stop").catch(() => undefined);
+      if (mcpChild.child.exitCode === null) mcpChild.child.kill("SIGKILL");
+    });
+    const mcpReady = await waitForReady(mcpChild.child, mcpChild.output, 30_000, "the MCP server");
+    const mcpUrl = String(mcpReady.info["url"]);
+
+    const config = loadConfig({
+      REWIND_STATE_DIR: stateDir,
+      REWIND_PORT: "0",
+      TEMPORAL_ADDRESS: server.address,
+      REWIND_TASK_QUEUE: `bench-${randomUUID()}`,
+      REWIND_SECRET_KEY: Buffer.alloc(32, 42).toString("base64"),
+      REWIND_LOG_LEVEL: "warn",
+    }, REPO_ROOT);
+    const api = await startApi(config, server.address, undefined, silentLogger);
+    stops.push(() => api.stop());
+
+    const plainTaskQueue = `bench-plain-${randomUUID()}`;
+    const workersOptions: WorkersOptions = {
+      address: server.address,
+      namespace: config.temporal.namespace,
+      rewindTaskQueue: config.temporal.taskQueue,
+      plainTaskQueue,
+      cacheDir: path.join(stateDir, "cache"),
+      publicUrl: api.url,
+      warmIsolates: config.warmIsolates,
+      memoryMb: config.sandbox.memoryMb,
+      cpuMsPerStep: config.sandbox.cpuMsPerStep,
+    };
+    if (options.profileDir) await mkdir(options.profileDir, { recursive: true });
+    const profileArgs = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
+    const workersChild = forkChild("workers-main.ts", [JSON.stringify(workersOptions)], profileArgs);
+    const workers = ipcClient(workersChild.child);
+    stops.push(async () => {
+      await workers.call("stop").catch(() => undefined);
+      await new Promise<void>((resolve) => {
+        if (workersChild.child.exitCode !== null) return resolve();
+        const timer = setTimeout(() => { workersChild.child.kill("SIGKILL"); resolve(); }, 30_000);
+        workersChild.child.once("exit", () => { clearTimeout(timer); resolve(); });
+      });
+    });
+    const workersReady = await waitForReady(workersChild.child, workersChild.output, 180_000, "the workers");
+
+    const connection = await Connection.connect({ address: server.address });
+    stops.push(() => connection.close());
+    const client = new Client({ connection, namespace: config.temporal.namespace });
+    const directPool = createMcpPool({});
+    stops.push(() => directPool.close());
+
+    const registered = await fetch(`${api.url}/v1/toolsets`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ mcpServers: { svc: { url: mcpUrl } } }),
+    });
+    const body = (await registered.json()) as { id?: string };
+    if (registered.status !== 201 && registered.status !== 200) throw new Error(`registering the toolset answered ${registered.status}: ${JSON.stringify(body)}`);
+
+    return {
+      address: server.address, config, api, client, mcpUrl, toolsetId: String(body.id), plainTaskQueue, directPool,
+      mcp, workers, workersPid: Number(workersReady.info["pid"]), stop: stopAll,
+      pids: {
+        bench: process.pid,
+        workers: Number(workersReady.info["pid"]),
+        mcp: mcpChild.child.pid,
+        temporal: findPid(["start-dev", "--port", server.address.slice(server.address.lastIndexOf(":") + 1)]),
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
