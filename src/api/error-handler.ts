@@ -1,20 +1,21 @@
 /**
  * Renders every failure of a request as one JSON shape. Known errors (HttpError, body-parser's
- * own) keep their status and say what was wrong; unknown ones are logged with the request and
- * become a 500 that reveals nothing about the internals.
+ * own, and other 4xx errors with a status but no type: a corrupt gzip body, a malformed `%`
+ * escape in a path parameter) keep their status and say what was wrong; unknown ones are logged
+ * with the request and become a 500 that reveals nothing about the internals.
  */
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { HttpError } from "./http-error.ts";
 import type { Logger } from "../shared/logger.ts";
 
 interface BodyParserError {
-  type: string;
+  type?: string;
   status: number;
   message: string;
 }
 
 function isBodyParserError(error: unknown): error is BodyParserError {
-  return typeof error === "object" && error !== null && typeof (error as { type?: unknown }).type === "string" && typeof (error as { status?: unknown }).status === "number";
+  return typeof error === "object" && error !== null && typeof (error as { status?: unknown }).status === "number";
 }
 
 function fromBodyParser(error: BodyParserError): HttpError | undefined {

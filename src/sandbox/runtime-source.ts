@@ -57,6 +57,20 @@ export const RUNTIME_SOURCE = String.raw`
     return (t >>> 0) / 4294967296;
   };
 
+  // The heap limit holds ordinary ArrayBuffers, but not the memory V8 reserves itself for
+  // WebAssembly memories, shared and resizable buffers: scripts get none of those.
+  delete globalThis.WebAssembly;
+  delete globalThis.SharedArrayBuffer;
+  const FixedArrayBuffer = new Proxy(ArrayBuffer, {
+    construct(target, args, newTarget) {
+      const options = args[1];
+      if (typeof options === "object" && options !== null && options.maxByteLength !== undefined) throw new TypeError("resizable ArrayBuffers are not available to scripts");
+      return Reflect.construct(target, [args[0]], newTarget);
+    },
+  });
+  Object.defineProperty(ArrayBuffer.prototype, "constructor", { value: FixedArrayBuffer });
+  globalThis.ArrayBuffer = FixedArrayBuffer;
+
   class ToolError extends Error {
     constructor(code, message, init) {
       super(message);

@@ -71,7 +71,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
 
   async function advance(input: AdvanceInput): Promise<AdvanceResult> {
     let session = warm.get(input.runId);
-    if (session && (session.consumedBatches !== input.consumedBatches || session.disposed || session.settled)) {
+    // A cold step is a retry of the first step or a replay: a warm session left by an earlier
+    // attempt has already reported its calls, and reusing it would report none.
+    if (session && (input.cold || session.consumedBatches !== input.consumedBatches || session.disposed || session.settled)) {
       drop(input.runId);
       session = undefined;
     }

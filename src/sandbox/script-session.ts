@@ -9,7 +9,7 @@ import type { CallEvent, EventBatch, IssuedCall } from "../shared/journal.ts";
 import type { ScriptError } from "../shared/step.ts";
 import type { ToolErrorData } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
-import { createCallGate, type SchemaValidator } from "./call-gate.ts";
+import { createCallGate, type GateVerdict, type SchemaValidator } from "./call-gate.ts";
 import { createScriptIsolate, type IsolateFault, type ScriptIsolate } from "./isolate.ts";
 import { toolsModuleSource } from "./module-sources.ts";
 import { RUNTIME_FILENAME } from "./runtime-source.ts";
@@ -30,7 +30,34 @@ export type Settlement = { ok: true; value: unknown } | { ok: false; error: Scri
 
 const MAX_LOG_LINES = 200;
 const MAX_LOG_CHARS = 2000;
-export const MAX_RESULT_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes of JSON one step may hand the workflow: its calls' arguments and its result together.
+ * The workflow task that records a step also schedules its calls and emits its result, so each
+ * goes twice into one request, and Temporal refuses requests over 4 MiB (logs add up to ~1 MB):
+ * past that the run would be terminated instead of failed.
+ */
+export const MAX_STEP_BYTES = 1024 * 1024;
+/** Calls one step may issue: each costs the workflow task time, and it has 5 s in all. */
+export const MAX_STEP_CALLS = 1000;
+/** Nesting of arguments and results: the host's JSON.stringify gives up a few thousand deep. */
+export const MAX_JSON_DEPTH = 512;
+
+/** How deeply `json` nests arrays and objects, counted without parsing it again. */
+export function jsonDepth(json: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++;
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 || c === 123) max = Math.max(max, ++depth);
+    else if (c === 93 || c === 125) depth--;
+  }
+  return max;
+}
 
 function seedFrom(runId: string): number[] {
   const digest = createHash("sha256").update(runId).digest();
@@ -50,6 +77,8 @@ export class ScriptSession {
   private logs: string[] = [];
   private settlement: Settlement | undefined;
   private stepCpuStart = 0;
+  private stepBytes = 0;
+  private stepCalls = 0;
   private isolate: ScriptIsolate | undefined;
   private readonly gate: ReturnType<typeof createCallGate>;
   private readonly options: SessionOptions;
@@ -88,6 +117,8 @@ export class ScriptSession {
   /** Gives the next entries into the isolate a full step's CPU budget. */
   resetBudget(): void {
     this.stepCpuStart = this.isolate?.cpuTimeMs() ?? 0;
+    this.stepBytes = 0;
+    this.stepCalls = 0;
   }
 
   takeStepOutput(): { calls: IssuedCall[]; logs: string[] } {
@@ -135,8 +166,10 @@ export class ScriptSession {
   }
 
   private fault(fault: IsolateFault | undefined): ScriptError | undefined {
-    if (!fault) return undefined;
+    const flooded = this.stepCalls > MAX_STEP_CALLS;
+    if (!fault && !flooded) return undefined;
     this.dispose();
+    if (flooded || !fault) return { name: "LimitExceeded", limit: "calls", message: `the script issued more than ${MAX_STEP_CALLS} calls in one step` };
     if (fault.kind === "timeout") {
       return { name: "LimitExceeded", limit: "cpu", message: `the script used more than its CPU time limit of ${this.options.cpuMsPerStep} ms in one step` };
     }
@@ -158,11 +191,14 @@ export class ScriptSession {
           this.logs.push(`[${level}] ${line.slice(0, MAX_LOG_CHARS)}`);
         }
         return "null";
-      case "done":
-        this.settlement = payload.length > MAX_RESULT_BYTES
-          ? { ok: false, error: { name: "RangeError", message: `the script's result is ${payload.length} bytes of JSON, more than the limit of ${MAX_RESULT_BYTES}` } }
-          : { ok: true, value: JSON.parse(payload) as unknown };
+      case "done": {
+        const bytes = Buffer.byteLength(payload);
+        const problem = this.stepBytes + bytes > MAX_STEP_BYTES
+          ? `is ${bytes} bytes of JSON, more than the ${MAX_STEP_BYTES - this.stepBytes} left of its step's limit of ${MAX_STEP_BYTES}`
+          : jsonDepth(payload) > MAX_JSON_DEPTH ? `nests deeper than ${MAX_JSON_DEPTH} levels` : undefined;
+        this.settlement = problem ? { ok: false, error: { name: "RangeError", message: `the script's result ${problem}` } } : { ok: true, value: JSON.parse(payload) as unknown };
         return "null";
+      }
       case "failed": {
         const error = JSON.parse(payload) as ScriptError;
         this.settlement = { ok: false, error: { ...error, stack: cleanStack(error.stack) } };
@@ -175,11 +211,18 @@ export class ScriptSession {
 
   private onCall(payload: string): string {
     const { tool, args } = JSON.parse(payload) as { tool: string; args: unknown };
+    // Past the step's count of calls the step fails (see fault()); this call is not journaled.
+    if (++this.stepCalls > MAX_STEP_CALLS) return JSON.stringify({ refused: { code: "invalidArguments", message: `${tool}: too many calls in one step`, tool, seq: 0 } });
     const seq = ++this.seq;
-    const verdict = this.gate(tool, args, payload.length);
+    const bytes = Buffer.byteLength(payload);
+    // Arguments that do not fit the step's budget are refused and not journaled: history could not hold them.
+    const fits = this.stepBytes + bytes <= MAX_STEP_BYTES && jsonDepth(payload) <= MAX_JSON_DEPTH + 1;
+    const verdict: GateVerdict = fits ? this.gate(tool, args, bytes)
+      : { refused: { code: "invalidArguments", message: `${tool}: arguments of ${bytes} bytes of JSON exceed what is left of the step's ${MAX_STEP_BYTES} bytes, or nest deeper than ${MAX_JSON_DEPTH} levels` } };
+    if (fits) this.stepBytes += bytes;
     const refused: ToolErrorData | undefined = "refused" in verdict ? { ...verdict.refused, tool, seq } : undefined;
     if (seq > this.options.knownCalls) {
-      this.newCalls.push(refused ? { seq, tool, args, refused } : { seq, tool, args: "args" in verdict ? verdict.args : args });
+      this.newCalls.push(refused ? { seq, tool, args: fits ? args : null, refused } : { seq, tool, args: "args" in verdict ? verdict.args : args });
     }
     return JSON.stringify(refused ? { seq, refused } : { seq });
   }

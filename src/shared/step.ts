@@ -38,7 +38,7 @@ export interface ScriptError {
   tool?: string;
   seq?: number;
   /** Set when a sandbox limit ended the step. */
-  limit?: "cpu" | "memory";
+  limit?: "cpu" | "memory" | "calls";
 }
 
 export type AdvanceResult =
