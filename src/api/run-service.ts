@@ -4,7 +4,9 @@
  * started it; asking for another namespace's run looks exactly like asking for a missing one.
  */
 import { createHash } from "node:crypto";
-import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
+import {
+  WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError, type Client,
+} from "@temporalio/client";
 import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
 import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type Cassette, type ForkSeed, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
@@ -171,12 +173,15 @@ export function createRunService(options: RunServiceOptions) {
 
     async list(namespace: string, pageSize: number, pageToken: string | undefined) {
       const query = `WorkflowType = '${RUN_WORKFLOW_TYPE}' AND ${SEARCH_ATTRIBUTES.namespace.name} = '${namespace.replace(/'/g, "")}'`;
-      const response = await client.workflowService.listWorkflowExecutions({
-        namespace: client.options.namespace,
-        pageSize,
-        nextPageToken: pageToken ? Buffer.from(pageToken, "base64url") : undefined,
-        query,
-      });
+      const request = { namespace: client.options.namespace, pageSize, nextPageToken: pageToken ? Buffer.from(pageToken, "base64url") : undefined, query };
+      // Temporal answers a token it cannot read with UNKNOWN, which the client retries for ~20 s:
+      // with a token, the call gets a deadline, and its failure is the caller's bad token.
+      const response = !pageToken
+        ? await client.workflowService.listWorkflowExecutions(request)
+        : await client.connection.withDeadline(Date.now() + PAGE_TOKEN_DEADLINE_MS, () => client.workflowService.listWorkflowExecutions(request)).catch((error: unknown) => {
+          if (isGrpcServiceError(error)) throw new HttpError(400, "badRequest", "pageToken is not a nextPageToken this API answered");
+          throw error;
+        });
       const runs = (response.executions ?? []).map((e) => ({
         id: e.execution?.workflowId ?? "",
         status: TEMPORAL_STATUS[statusName(e.status)] ?? "running",
@@ -197,6 +202,7 @@ function statusName(status: number | null | undefined): string {
 }
 
 const QUERY_TIMEOUT_MS = 3_000;
+const PAGE_TOKEN_DEADLINE_MS = 2_000;
 
 /** Parked calls come from the run's own state; without a worker to answer, they are left out. */
 async function parkedCalls(client: Client, runId: string): Promise<RunView["parked"]> {

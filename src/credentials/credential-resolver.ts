@@ -44,7 +44,8 @@ export function createCredentialResolver(options: { client: Client; box: SecretB
     async resolve(ref, server) {
       if (ref.runSealed) return { scope: "run", headers: open(ref.runSealed).mcpServers[server]?.headers ?? {} };
       const saved = await stored(ref.namespace, ref.toolsetId, ref.minRevision);
-      const endUser = ref.endUser !== undefined ? saved?.endUsers[ref.endUser] : undefined;
+      // Own keys only: an end user called "constructor" has no credentials of Object's.
+      const endUser = ref.endUser !== undefined && saved && Object.hasOwn(saved.endUsers, ref.endUser) ? saved.endUsers[ref.endUser] : undefined;
       if (endUser) return { scope: "endUser", headers: open(endUser).mcpServers[server]?.headers ?? {} };
       if (saved?.toolset) return { scope: "toolset", headers: open(saved.toolset).mcpServers[server]?.headers ?? {} };
       return { scope: undefined, headers: {} };

@@ -61,6 +61,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
   /** Parks a call, tells the harness why, and waits for its decision. */
   const park = async (entry: JournalEntry, reason: ParkReason, details: ParkDetails = {}, announce = true): Promise<Decision> => {
     const decided = parking.park(entry, reason, details);
+    // A run cancelled while it announces the parking never awaits the decision: handle it here.
+    decided.catch(() => undefined);
     setState("parked");
     parkings += 1;
     if (announce) await announceParking(entry, reason, details, parkings);

@@ -14,7 +14,8 @@ export async function toolsetCredentials(initial: StoredCredentials): Promise<vo
   setHandler(getCredentialsQuery, () => state);
   setHandler(setCredentialsUpdate, ({ endUser, sealed }) => {
     if (endUser === undefined) state.toolset = sealed;
-    else state.endUsers[endUser] = sealed;
+    // Defined, not assigned: an end user called "__proto__" is a key like any other.
+    else Object.defineProperty(state.endUsers, endUser, { value: sealed, enumerable: true, writable: true, configurable: true });
     state.revision += 1;
     return { revision: state.revision };
   });
