@@ -124,6 +124,12 @@ export function createRunService(options: RunServiceOptions) {
           : await handle.executeUpdate(rejectCallUpdate, { args: [{ seq, ...(decision.reason ? { reason: decision.reason } : {}) }] });
       } catch (error) {
         if (error instanceof WorkflowUpdateFailedError) throw new HttpError(409, "conflict", `call ${seq} of run ${runId} is not waiting for a decision`);
+        // The run may have ended between the check above and the update, whatever error that
+        // surfaces as ("update was aborted by closing workflow", not found…): look again.
+        const now = await client.workflow.getHandle(runId).describe().catch(() => undefined);
+        if (error instanceof WorkflowNotFoundError || !now || now.status.name !== "RUNNING") {
+          throw new HttpError(409, "conflict", `run ${runId} is no longer running; its calls can no longer be decided`);
+        }
         throw error;
       }
     },
