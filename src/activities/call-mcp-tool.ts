@@ -13,7 +13,7 @@ import type { CredentialResolver } from "../credentials/credential-resolver.ts";
 import { McpCallError, McpConnectError, resultValue, type McpPool } from "../mcp/index.ts";
 import { scrub, secretsOf } from "../mcp/mcp-errors.ts";
 import type { SchemaValidator } from "../sandbox/call-gate.ts";
-import { CALL_FAILURE, IDEMPOTENCY_META_KEY, idempotencyKey, type McpCallInput, type ToolCallResult } from "../shared/tool-call.ts";
+import { CALL_FAILURE, IDEMPOTENCY_META_KEY, MAX_RESULT_BYTES, idempotencyKey, type McpCallInput, type ToolCallResult } from "../shared/tool-call.ts";
 import type { Tracing } from "../tracing/tracing.ts";
 import { createSchemaWatch, type SchemaWatch } from "./schema-watch.ts";
 
@@ -74,7 +74,13 @@ export function createCallMcpTool(deps: McpCallDeps) {
         const content = JSON.parse(clean(JSON.stringify(outcome.content))) as unknown[];
         return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${textOf(outcome.content)}`), details: { content } }, attempt };
       }
-      return { ok: true, value: resultValue(outcome), attempt };
+      const value = resultValue(outcome);
+      const bytes = Buffer.byteLength(JSON.stringify(value) ?? "null");
+      if (bytes > MAX_RESULT_BYTES) {
+        const message = `${input.server}.${input.tool}: the result is ${bytes} bytes of JSON, more than the ${MAX_RESULT_BYTES} a tool result may be`;
+        return { ok: false, error: { code: "toolFailed", message, details: { reason: "resultTooLarge", bytes } }, attempt };
+      }
+      return { ok: true, value, attempt };
     } catch (error) {
       if (error instanceof McpConnectError) {
         // Listing the tools for the schema check failed: the call itself was not sent.

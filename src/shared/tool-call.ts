@@ -58,6 +58,12 @@ export const RETRY_ATTEMPTS = 5;
 export const RUN_CONCURRENCY = 16;
 /** Default per-attempt timeout of MCP tools. */
 export const DEFAULT_MCP_TIMEOUT_MS = 5 * 60_000;
+/**
+ * Largest tool result, as JSON: Temporal's default payload limit. A result goes into history
+ * as one event and is carried by continue-as-new; a bigger one would fail every attempt's
+ * completion (the frontend refuses requests over 4 MiB) instead of failing the call once.
+ */
+export const MAX_RESULT_BYTES = 2 * 1024 * 1024;
 
 /** The ApplicationFailure type a ToolError thrown by a host tool travels as. */
 export const HOST_TOOL_ERROR_TYPE = "HostToolError";
