@@ -20,6 +20,8 @@ export interface ColdStart {
 
 export interface AdvanceInput {
   runId: string;
+  /** The run's namespace: a step that ends the run says whether it takes events. */
+  namespace?: string;
   /** Batches already consumed by the isolate this step expects to find warm. */
   consumedBatches: number;
   /** New batches to feed, oldest first. */
@@ -44,5 +46,14 @@ export interface ScriptError {
 export type AdvanceResult =
   | { kind: "needsColdStart" }
   | { kind: "waiting"; calls: IssuedCall[]; logs: string[] }
-  | { kind: "done"; result: unknown; calls: IssuedCall[]; logs: string[] }
-  | { kind: "failed"; error: ScriptError; calls: IssuedCall[]; logs: string[] };
+  | ({ kind: "done"; result: unknown; calls: IssuedCall[]; logs: string[] } & RunEnd)
+  | ({ kind: "failed"; error: ScriptError; calls: IssuedCall[]; logs: string[] } & RunEnd);
+
+/** Told with the step that ends a run. */
+export interface RunEnd {
+  /**
+   * false when the namespace had no events endpoint as the run ended, so announcing the end
+   * would start a delivery workflow only to drop the event; absent when it is not known.
+   */
+  eventsEndpoint?: boolean;
+}

@@ -182,7 +182,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     journal.unfinished().forEach(dispatch);
     outcome = { kind: "waiting", calls: [], logs: [] };
   } else {
-    outcome = await advanceScript({ runId: input.runId, consumedBatches: 0, batches: [], cold: coldStart(0) });
+    outcome = await advanceScript({ runId: input.runId, namespace: input.namespace, consumedBatches: 0, batches: [], cold: coldStart(0) });
   }
 
   for (;;) {
@@ -195,7 +195,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     if (outcome.kind === "done") {
       setState("completed");
       reportRunSpan(input.trace, input.runId, startedAt, "completed", journal.callCount);
-      await emit("run.completed", { result: outcome.result });
+      if (outcome.eventsEndpoint !== false) await emit("run.completed", { result: outcome.result });
       await tellParent(input, { ok: true, value: outcome.result });
       return outcome.result;
     }
@@ -203,7 +203,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
       setState("failed");
       const failure = scriptFailure(outcome.error);
       reportRunSpan(input.trace, input.runId, startedAt, "failed", journal.callCount);
-      await emit("run.failed", { error: { type: failure.type, message: failure.message } });
+      if (outcome.eventsEndpoint !== false) await emit("run.failed", { error: { type: failure.type, message: failure.message } });
       await tellParent(input, { ok: false, message: failure.message });
       throw failure;
     }

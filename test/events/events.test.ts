@@ -7,7 +7,9 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
+import { WorkflowNotFoundError } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventId, type EventType } from "../../src/shared/events.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
@@ -25,9 +27,12 @@ let refusedAttempts = 0;
 let badSignatures = 0;
 const key = `events-key-${randomUUID()}`;
 const auth = { authorization: `Bearer ${key}` };
+/** A second namespace that never sets an endpoint. */
+const quietKey = `quiet-key-${randomUUID()}`;
+const quiet = { authorization: `Bearer ${quietKey}` };
 
 beforeAll(async () => {
-  stack = await startRewindStack({ env: { REWIND_API_KEYS: `${key}:events-${randomUUID().slice(0, 8)}` } });
+  stack = await startRewindStack({ env: { REWIND_API_KEYS: `${key}:events-${randomUUID().slice(0, 8)},${quietKey}:quiet-${randomUUID().slice(0, 8)}` } });
   server = await startMcpServer({ tools: [effectCounterTool({ name: "pay" }).tool] });
   receiver = http.createServer((req, res) => {
     let body = "";
@@ -61,7 +66,26 @@ async function eventsOf(runId: string, count: number, timeoutMs = 30_000): Promi
   return accepted.filter((e) => e.runId === runId);
 }
 
+async function deliveryWorkflowExists(runId: string, type: EventType): Promise<boolean> {
+  try {
+    await stack.client.workflow.getHandle(`event/${eventId(runId, type)}`).describe();
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
 describe("events", () => {
+  it("starts no delivery workflow for the end of a run while the namespace has no endpoint", async () => {
+    const done = await stack.request("POST", "/v1/runs", { script: "export default async () => 1;" }, quiet);
+    const failed = await stack.request("POST", "/v1/runs", { script: "export default async () => { throw new Error(\"x\"); };" }, quiet);
+    expect((await waitForRun(stack, String(done.body.id), undefined, quiet)).status).toBe("completed");
+    expect((await waitForRun(stack, String(failed.body.id), undefined, quiet)).status).toBe("failed");
+    expect(await deliveryWorkflowExists(String(done.body.id), "run.completed")).toBe(false);
+    expect(await deliveryWorkflowExists(String(failed.body.id), "run.failed")).toBe(false);
+  });
+
   it("stores the endpoint, generates a secret when none is given, and never shows it again", async () => {
     expect((await stack.request("PUT", "/v1/events/endpoint", { url: "ftp://nope" }, auth)).status).toBe(400);
     expect((await stack.request("PUT", "/v1/events/endpoint", { url: receiverUrl, secret: "plain" }, auth)).status).toBe(400);
@@ -83,6 +107,7 @@ describe("events", () => {
     const events = await eventsOf(id, 2);
     expect(events.map((e) => e.type)).toEqual(["call.approval_requested", "run.completed"]);
     expect(events[1]?.data).toEqual({ result: "paid" });
+    expect(await deliveryWorkflowExists(id, "run.completed")).toBe(true);
 
     const failing = await stack.request("POST", "/v1/runs", { script: "export default async () => { throw new Error(\"nope\"); };" }, auth);
     const [failed] = await eventsOf(String(failing.body.id), 1);
