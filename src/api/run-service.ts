@@ -66,8 +66,12 @@ export function createRunService(options: RunServiceOptions) {
   }
 
   return {
-    /** Starts a run; with an idempotency key, a repeat returns the run the first call started. */
-    async start(input: StartRunInput): Promise<{ id: string; created: boolean }> {
+    /**
+     * Starts a run; with an idempotency key, a repeat returns the run the first call started.
+     * A new run's view is known without asking Temporal (running, just started), which saves
+     * every start a round trip; a repeat's is looked up.
+     */
+    async start(input: StartRunInput): Promise<{ id: string; created: boolean; view?: RunView }> {
       const runId = runIdFor(input.namespace, input.idempotencyKey);
       const { idempotencyKey: _key, ...rest } = input;
       const attributes = [
@@ -76,6 +80,7 @@ export function createRunService(options: RunServiceOptions) {
         { key: SEARCH_ATTRIBUTES.status, value: "running" },
         ...(input.endUser ? [{ key: SEARCH_ATTRIBUTES.endUser, value: input.endUser }] : []),
       ];
+      const requestedAt = new Date();
       try {
         await client.workflow.start(RUN_WORKFLOW_TYPE, {
           taskQueue: options.taskQueue,
@@ -84,7 +89,10 @@ export function createRunService(options: RunServiceOptions) {
           typedSearchAttributes: new TypedSearchAttributes(attributes),
           workflowIdReusePolicy: "REJECT_DUPLICATE",
         });
-        return { id: runId, created: true };
+        const view: RunView = {
+          id: runId, status: "running", toolset: input.toolsetId, endUser: input.endUser, startedAt: requestedAt.toISOString(), closedAt: undefined, temporalUrl: uiLink(runId),
+        };
+        return { id: runId, created: true, view };
       } catch (error) {
         if (error instanceof WorkflowExecutionAlreadyStartedError && input.idempotencyKey) {
           await describeOwned(runId, input.namespace);

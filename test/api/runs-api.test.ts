@@ -19,8 +19,13 @@ describe("POST /v1/runs", () => {
     const { status, body } = await stack.request("POST", "/v1/runs", { script: "export default async () => 1;" });
     expect(status).toBe(201);
     expect(body.id).toMatch(/^run_/);
-    expect(["running", "completed"]).toContain(body.status);
+    // A new run's view is written without asking Temporal: it must agree with what a read says.
+    expect(body.status).toBe("running");
     expect(String(body.toolset)).toMatch(/^ts_[0-9a-f]{64}$/);
+    const read = await stack.request("GET", `/v1/runs/${String(body.id)}`);
+    expect(read.body.toolset).toBe(body.toolset);
+    expect(read.body.temporalUrl).toBe(body.temporalUrl);
+    expect(Math.abs(Date.parse(String(read.body.startedAt)) - Date.parse(String(body.startedAt)))).toBeLessThan(2_000);
   });
 
   it("refuses a script that does not type-check with 422, line and column", async () => {

@@ -49,7 +49,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
       ...(body.credentials ? { credentials: deps.box.seal(JSON.stringify(body.credentials)) } : {}),
       ...(idempotencyKey ? { idempotencyKey } : {}),
     });
-    const view = await deps.runs.get(started.id, namespace);
+    const view = started.view ?? await deps.runs.get(started.id, namespace);
     res.status(started.created ? 201 : 200).location(`/v1/runs/${started.id}`).json(view);
   });
 
@@ -100,7 +100,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
       ...(source.input.credentials ? { credentials: source.input.credentials } : {}),
     });
     if (body.parent === "cancel") await deps.runs.cancel(parentId, namespace);
-    res.status(201).location(`/v1/runs/${started.id}`).json({ ...(await deps.runs.get(started.id, namespace)), forkedFrom: parentId });
+    res.status(201).location(`/v1/runs/${started.id}`).json({ ...(started.view ?? await deps.runs.get(started.id, namespace)), forkedFrom: parentId });
   });
 
   router.get("/v1/runs/:id/cassette", async function getCassette(req, res) {
