@@ -2,7 +2,10 @@
  * Type-checks a script against a toolset's declarations with the TypeScript compiler API, in
  * memory. The lib files and each toolset's parsed declarations are kept across checks, and the
  * previous program is handed to the next one, so a warm check only parses and checks the script.
+ * A check is a pure function of the script and the declarations, so its answer is remembered:
+ * a harness that starts the same script with new inputs pays for the check once.
  */
+import { createHash } from "node:crypto";
 import path from "node:path";
 import ts from "typescript";
 
@@ -49,6 +52,7 @@ const OPTIONS: ts.CompilerOptions = {
 
 const LIB_DIR = path.dirname(ts.getDefaultLibFilePath(OPTIONS));
 const MAX_DECLARATION_SETS = 64;
+const MAX_REMEMBERED_CHECKS = 512;
 
 export interface TypeChecker {
   check(input: TypeCheckInput): Diagnostic[];
@@ -78,30 +82,44 @@ export function createTypeChecker(): TypeChecker {
     return file;
   }
 
+  const remembered = new Map<string, Diagnostic[]>();
+  const answerKey = (input: TypeCheckInput) =>
+    createHash("sha256").update(input.source).update("\0").update(input.declarationsKey).update("\0").update(input.declarations).digest("hex");
+
   return {
     check(input) {
-      const script = ts.createSourceFile(SCRIPT_FILE, input.source, ts.ScriptTarget.ES2023, true, ts.ScriptKind.TS);
-      const tools = declarations(input.declarationsKey, input.declarations);
-      const host: ts.CompilerHost = {
-        getSourceFile: (name) => (name === SCRIPT_FILE ? script : name === DECLARATIONS_FILE ? tools : name === GLOBALS_FILE ? globals : lib(name)),
-        getDefaultLibFileName: () => path.join(LIB_DIR, "lib.es2023.d.ts"),
-        getDefaultLibLocation: () => LIB_DIR,
-        writeFile: () => undefined,
-        getCurrentDirectory: () => "/",
-        getCanonicalFileName: (name) => name,
-        useCaseSensitiveFileNames: () => true,
-        getNewLine: () => "\n",
-        fileExists: (name) => name === SCRIPT_FILE || name === DECLARATIONS_FILE || name === GLOBALS_FILE || ts.sys.fileExists(name),
-        readFile: (name) => ts.sys.readFile(name),
-      };
-      const program = ts.createProgram({ rootNames: [SCRIPT_FILE, DECLARATIONS_FILE, GLOBALS_FILE], options: OPTIONS, host, oldProgram: previous });
-      previous = program;
-      const found = [...program.getSyntacticDiagnostics(script), ...program.getSemanticDiagnostics(script)];
-      const diagnostics = found.map(toDiagnostic);
-      if (diagnostics.length === 0) diagnostics.push(...checkDefaultExport(program, script));
-      return diagnostics;
+      const key = answerKey(input);
+      const known = remembered.get(key);
+      if (known) return known.map((d) => ({ ...d }));
+      const diagnostics = checkNow(input);
+      if (remembered.size >= MAX_REMEMBERED_CHECKS) remembered.delete(remembered.keys().next().value ?? "");
+      remembered.set(key, diagnostics);
+      return diagnostics.map((d) => ({ ...d }));
     },
   };
+
+  function checkNow(input: TypeCheckInput): Diagnostic[] {
+    const script = ts.createSourceFile(SCRIPT_FILE, input.source, ts.ScriptTarget.ES2023, true, ts.ScriptKind.TS);
+    const tools = declarations(input.declarationsKey, input.declarations);
+    const host: ts.CompilerHost = {
+      getSourceFile: (name) => (name === SCRIPT_FILE ? script : name === DECLARATIONS_FILE ? tools : name === GLOBALS_FILE ? globals : lib(name)),
+      getDefaultLibFileName: () => path.join(LIB_DIR, "lib.es2023.d.ts"),
+      getDefaultLibLocation: () => LIB_DIR,
+      writeFile: () => undefined,
+      getCurrentDirectory: () => "/",
+      getCanonicalFileName: (name) => name,
+      useCaseSensitiveFileNames: () => true,
+      getNewLine: () => "\n",
+      fileExists: (name) => name === SCRIPT_FILE || name === DECLARATIONS_FILE || name === GLOBALS_FILE || ts.sys.fileExists(name),
+      readFile: (name) => ts.sys.readFile(name),
+    };
+    const program = ts.createProgram({ rootNames: [SCRIPT_FILE, DECLARATIONS_FILE, GLOBALS_FILE], options: OPTIONS, host, oldProgram: previous });
+    previous = program;
+    const found = [...program.getSyntacticDiagnostics(script), ...program.getSemanticDiagnostics(script)];
+    const diagnostics = found.map(toDiagnostic);
+    if (diagnostics.length === 0) diagnostics.push(...checkDefaultExport(program, script));
+    return diagnostics;
+  }
 }
 
 function toDiagnostic(d: ts.Diagnostic): Diagnostic {
