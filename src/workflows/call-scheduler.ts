@@ -13,9 +13,10 @@ export class CallScheduler {
   private paused = false;
   private readonly limit: number;
   private readonly toolLimit: (tool: string) => number;
-  private readonly launch: (entry: JournalEntry) => Promise<void>;
+  private readonly launch: (entry: JournalEntry, release: () => void) => void;
 
-  constructor(limit: number, toolLimit: (tool: string) => number, launch: (entry: JournalEntry) => Promise<void>) {
+  /** `launch` starts a call and must call `release` exactly once, when the call has finished. */
+  constructor(limit: number, toolLimit: (tool: string) => number, launch: (entry: JournalEntry, release: () => void) => void) {
     this.limit = limit;
     this.toolLimit = toolLimit;
     this.launch = launch;
@@ -53,7 +54,7 @@ export class CallScheduler {
       this.queue.splice(i, 1);
       this.running += 1;
       this.perTool.set(entry.tool, active + 1);
-      void this.launch(entry).finally(() => {
+      this.launch(entry, () => {
         this.running -= 1;
         this.perTool.set(entry.tool, (this.perTool.get(entry.tool) ?? 1) - 1);
         this.pump();

@@ -26,6 +26,7 @@ import {
   approveCallUpdate, credentialsRenewedSignal, deliverSignal, getJournalQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate,
 } from "./messages.ts";
 import { ParkingLot, type Decision, type ParkDetails, type ParkReason } from "./parking.ts";
+import { ReadyQueue } from "./ready-queue.ts";
 import { SignalInbox } from "./signal-inbox.ts";
 
 const { advanceScript } = proxyLocalActivities<Activities>({
@@ -48,7 +49,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const journal = new JournalBook(input.carried);
   const inbox = new SignalInbox(input.carried?.signals);
   const startedAt = input.carried?.startedAt ?? Date.now();
-  const ready: number[] = [...(input.carried?.unfed ?? [])];
+  const ready = new ReadyQueue(input.carried?.unfed);
   let builtinsInFlight = 0;
   const observations = new Observations(input.namespace, input.toolsetId, input.toolset);
   let state: RunState = "running";
@@ -72,7 +73,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
   };
   const context = { runId: input.runId, trace: input.trace, toolset: input.toolset, inbox, run: input, credentials, park: (entry: JournalEntry, reason: ParkReason, details: ParkDetails) => park(entry, reason, details) };
 
-  const perform = async (entry: JournalEntry): Promise<void> => {
+  /** Sends one call and journals its outcome; `release` frees its place in the limits. */
+  const perform = async (entry: JournalEntry, release: () => void): Promise<void> => {
     entry.status = "running";
     entry.startedAt ??= Date.now();
     entry.attempts = Math.max(entry.attempts, 1);
@@ -83,13 +85,15 @@ export async function runScript(input: RunInput): Promise<unknown> {
       // Only the run's own cancellation gets here; the main loop sees it too and ends the run.
       if (isCancellation(error)) return;
       throw error;
+    } finally {
+      release();
     }
     journal.complete(entry.seq, outcome, Date.now());
     reportCallSpan(input.trace, entry, input.toolset.policies[entry.tool]);
     if (outcome.ok) observations.record(entry.tool, outcome.value);
     ready.push(entry.seq);
   };
-  const scheduler = new CallScheduler(RUN_CONCURRENCY, (tool) => input.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY, perform);
+  const scheduler = new CallScheduler(RUN_CONCURRENCY, (tool) => input.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY, (entry, release) => void perform(entry, release));
   const inFlight = () => scheduler.inFlight + scheduler.queued + builtinsInFlight + parking.size;
 
   setHandler(getStatusQuery, () => ({ state, calls: { total: journal.callCount, inFlight: inFlight() }, parked: parking.list() }));
@@ -160,7 +164,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     }
     if (!isBuiltin(entry.tool)) return scheduler.enqueue(entry);
     builtinsInFlight += 1;
-    void perform(entry).finally(() => { builtinsInFlight -= 1; });
+    void perform(entry, () => { builtinsInFlight -= 1; });
   };
 
   const coldStart = (consumedBatches: number): NonNullable<AdvanceInput["cold"]> => ({
@@ -218,11 +222,11 @@ export async function runScript(input: RunInput): Promise<unknown> {
       scheduler.pause();
       observations.flush();
       await condition(() => scheduler.inFlight === 0);
-      await continueAsNew<typeof runScript>({ ...input, carried: journal.carry(startedAt, inbox.snapshot(), ready) });
+      await continueAsNew<typeof runScript>({ ...input, carried: journal.carry(startedAt, inbox.snapshot(), ready.snapshot()) });
     }
-    await condition(() => ready.length > 0);
+    const fed = await ready.takeAll();
     const consumedBatches = journal.batches.length;
-    const batch = journal.addBatch(Date.now(), ready.splice(0));
-    outcome = await step({ runId: input.runId, consumedBatches, batches: [batch] });
+    const batch = journal.addBatch(Date.now(), fed);
+    outcome = await step({ runId: input.runId, namespace: input.namespace, consumedBatches, batches: [batch] });
   }
 }
