@@ -38,6 +38,14 @@ export interface RunView {
 
 export type StartRunInput = Omit<RunInput, "runId"> & { idempotencyKey?: string };
 
+const DECIDE_ATTEMPTS = 4;
+
+/** gRPC FAILED_PRECONDITION under the client's error, as an update meeting a failed workflow task gets it. */
+function isFailedPrecondition(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return cause?.code === 9 || (error as { code?: unknown } | undefined)?.code === 9;
+}
+
 const TEMPORAL_STATUS: Record<string, RunState> = {
   COMPLETED: "completed", FAILED: "failed", TERMINATED: "failed", TIMED_OUT: "failed", CANCELLED: "cancelled",
 };
@@ -125,11 +133,24 @@ export function createRunService(options: RunServiceOptions) {
       const d = await describeOwned(runId, namespace);
       if (d.status.name !== "RUNNING") throw new HttpError(409, "conflict", `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its calls can no longer be decided`);
       const handle = client.workflow.getHandle(runId);
-      try {
-        if ("resume" in decision) return await handle.executeUpdate(resumeCallUpdate, { args: [{ seq }] });
+      const send = () => {
+        if ("resume" in decision) return handle.executeUpdate(resumeCallUpdate, { args: [{ seq }] });
         return decision.approve
-          ? await handle.executeUpdate(approveCallUpdate, { args: [{ seq }] })
-          : await handle.executeUpdate(rejectCallUpdate, { args: [{ seq, ...(decision.reason ? { reason: decision.reason } : {}) }] });
+          ? handle.executeUpdate(approveCallUpdate, { args: [{ seq }] })
+          : handle.executeUpdate(rejectCallUpdate, { args: [{ seq, ...(decision.reason ? { reason: decision.reason } : {}) }] });
+      };
+      try {
+        // Temporal refuses an update whose workflow task failed (FAILED_PRECONDITION), e.g. when
+        // the run tried to end while a result was arriving: the task is retried and the update
+        // was not applied, so it is sent again, a few times.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await send();
+          } catch (error) {
+            if (attempt >= DECIDE_ATTEMPTS || !isFailedPrecondition(error)) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+          }
+        }
       } catch (error) {
         if (error instanceof WorkflowUpdateFailedError) throw new HttpError(409, "conflict", `call ${seq} of run ${runId} is not waiting for a decision`);
         // The run may have ended between the check above and the update, whatever error that
