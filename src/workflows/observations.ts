@@ -34,27 +34,32 @@ export class Observations {
     const seen = this.seen.get(tool);
     if (!seen) {
       this.seen.set(tool, { keys: new Set([key]), shape, pending: 0 });
-      this.send(tool, shape, 1);
+      void this.send(tool, shape, 1);
     } else if (!seen.keys.has(key)) {
       seen.keys.add(key);
       seen.shape = mergeShapes(seen.shape, shape);
-      this.send(tool, shape, seen.pending + 1);
+      void this.send(tool, shape, seen.pending + 1);
       seen.pending = 0;
     } else {
       seen.pending += 1;
     }
   }
 
-  /** Sends the counts not sent yet. */
-  flush(): void {
+  /**
+   * Sends the counts not sent yet. A run that is about to end or continue as new must await
+   * it: Temporal drops a signal its sender closes before the signal went out.
+   */
+  async flush(): Promise<void> {
+    const sent: Promise<void>[] = [];
     for (const [tool, seen] of this.seen) {
-      if (seen.pending > 0) this.send(tool, seen.shape, seen.pending);
+      if (seen.pending > 0) sent.push(this.send(tool, seen.shape, seen.pending));
       seen.pending = 0;
     }
+    await Promise.all(sent);
   }
 
-  private send(tool: string, shape: Record<string, unknown>, count: number): void {
-    // Best effort: observations improve declarations, they never hold a run back.
-    void getExternalWorkflowHandle(this.recordId).signal(observeResultsSignal, { tool, shape, count }).catch(() => undefined);
+  private send(tool: string, shape: Record<string, unknown>, count: number): Promise<void> {
+    // Best effort: observations improve declarations, they never fail a run.
+    return getExternalWorkflowHandle(this.recordId).signal(observeResultsSignal, { tool, shape, count }).catch(() => undefined);
   }
 }
