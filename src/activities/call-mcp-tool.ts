@@ -5,6 +5,7 @@
  * against the server's current schema. The idempotency key (`<run_id>/<seq>`) is derived from
  * the input, so every attempt carries the same one. A tool's own error is returned as a result
  * (never retried); an interruption is thrown as a typed failure the workflow understands.
+ * A result also carries the script's next step when the run's isolate is warm on this worker.
  */
 import { createHash } from "node:crypto";
 import { Context } from "@temporalio/activity";
@@ -13,12 +14,20 @@ import type { CredentialResolver } from "../credentials/credential-resolver.ts";
 import { McpCallError, McpConnectError, resultValue, type McpPool } from "../mcp/index.ts";
 import { scrub, secretsOf } from "../mcp/mcp-errors.ts";
 import type { SchemaValidator } from "../sandbox/call-gate.ts";
+import type { EndpointResolver } from "../events/endpoint-resolver.ts";
+import type { Sandbox } from "../sandbox/index.ts";
+import type { Prestep } from "../shared/step.ts";
 import { CALL_FAILURE, IDEMPOTENCY_META_KEY, MAX_RESULT_BYTES, idempotencyKey, type McpCallInput, type ToolCallResult } from "../shared/tool-call.ts";
 import type { Tracing } from "../tracing/tracing.ts";
+import { withRunEnd } from "./run-end.ts";
 import { createSchemaWatch, type SchemaWatch } from "./schema-watch.ts";
 
 export interface McpCallDeps {
   mcpPool: McpPool;
+  /** The worker's sandbox: a finished call is fed to its run's warm script right away. */
+  sandbox?: Pick<Sandbox, "prestep">;
+  /** Whether a run's namespace takes events, told with a step that ends the run. */
+  endpoints?: EndpointResolver;
   tracing: Tracing;
   credentials: CredentialResolver;
   validate: SchemaValidator;
@@ -42,6 +51,19 @@ function textOf(content: unknown[]): string {
 
 function fingerprint(headers: Record<string, string>): string {
   return createHash("sha256").update(JSON.stringify(Object.entries(headers).sort())).digest("hex").slice(0, 16);
+}
+
+/**
+ * Steps the run's script with this result, on this worker, if its isolate is warm here: the
+ * workflow then needs no local activity for it (see `Prestep`). Never fails the call.
+ */
+async function prestep(deps: McpCallDeps, input: McpCallInput, value: unknown): Promise<{ step?: Prestep }> {
+  try {
+    const step = await deps.sandbox?.prestep(input.runId, { seq: input.seq, ok: true, value });
+    return step ? { step: { ...step, result: await withRunEnd(step.result, input.credentials.namespace, deps.endpoints) } } : {};
+  } catch {
+    return {};
+  }
 }
 
 export function createCallMcpTool(deps: McpCallDeps) {
@@ -80,7 +102,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
         const message = `${input.server}.${input.tool}: the result is ${bytes} bytes of JSON, more than the ${MAX_RESULT_BYTES} a tool result may be`;
         return { ok: false, error: { code: "toolFailed", message, details: { reason: "resultTooLarge", bytes } }, attempt };
       }
-      return { ok: true, value, attempt };
+      return { ok: true, value, attempt, ...(await prestep(deps, input, value)) };
     } catch (error) {
       if (error instanceof McpConnectError) {
         // Listing the tools for the schema check failed: the call itself was not sent.

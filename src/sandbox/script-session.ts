@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import type { CallEvent, EventBatch, IssuedCall } from "../shared/journal.ts";
-import type { ScriptError } from "../shared/step.ts";
+import { EMPTY_CHAIN, batchChain, type ScriptError } from "../shared/step.ts";
 import type { ToolErrorData } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import { createCallGate, type GateVerdict, type SchemaValidator } from "./call-gate.ts";
@@ -72,6 +72,10 @@ function cleanStack(stack: string | undefined): string | undefined {
 
 export class ScriptSession {
   consumedBatches = 0;
+  /** `batchChain` of every batch fed so far. */
+  chain = EMPTY_CHAIN;
+  /** Time of the last batch fed (the run's start before any): a script's clock never goes back. */
+  lastAt: number;
   private seq = 0;
   private newCalls: IssuedCall[] = [];
   private logs: string[] = [];
@@ -85,6 +89,7 @@ export class ScriptSession {
 
   private constructor(options: SessionOptions) {
     this.options = options;
+    this.lastAt = options.startedAt;
     this.gate = createCallGate(options.toolset, options.validate);
   }
 
@@ -136,6 +141,8 @@ export class ScriptSession {
       if (fault) return fault;
     }
     this.consumedBatches += 1;
+    this.chain = batchChain(this.chain, batch.at, batch.events.map((event) => event.seq));
+    this.lastAt = Math.max(this.lastAt, batch.at);
     return undefined;
   }
 

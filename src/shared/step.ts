@@ -3,6 +3,7 @@
  * back. Warm steps carry only the batches the isolate has not seen; a cold step carries the
  * whole script, toolset and history, and is asked for only when the warm isolate is gone.
  */
+import { fnv64 } from "./fnv.ts";
 import type { EventBatch, IssuedCall } from "./journal.ts";
 import type { PinnedToolset } from "./toolset.ts";
 
@@ -24,6 +25,8 @@ export interface AdvanceInput {
   namespace?: string;
   /** Batches already consumed by the isolate this step expects to find warm. */
   consumedBatches: number;
+  /** `batchChain` of those batches: when given, a warm isolate fed anything else is not used. */
+  chain?: string;
   /** New batches to feed, oldest first. */
   batches: EventBatch[];
   /** Present on the first step and when a warm isolate was missing. */
@@ -56,4 +59,28 @@ export interface RunEnd {
    * would start a delivery workflow only to drop the event; absent when it is not known.
    */
   eventsEndpoint?: boolean;
+}
+
+/** The chain of a script that has been fed nothing yet. */
+export const EMPTY_CHAIN = "0000000000000000";
+
+/**
+ * Identifies everything a script has been fed: each batch (its time and seqs) hashed onto the
+ * chain before it. The workflow keeps the chain of its journal and a warm isolate the chain of
+ * what it was fed, so a step taken on one can be checked against the other.
+ */
+export function batchChain(previous: string, at: number, seqs: readonly number[]): string {
+  return fnv64(`${previous}/${at}:${seqs.join(",")}`);
+}
+
+/**
+ * A step taken by the worker that finished a call, right after the call, on the run's warm
+ * isolate: the call's completion fed alone at `at`, on top of what the isolate had been fed
+ * (`chain`). The workflow uses it as its next step when its journal has that same chain and
+ * nothing else waits to be fed, and saves a local activity; otherwise it feeds the call itself.
+ */
+export interface Prestep {
+  chain: string;
+  at: number;
+  result: Exclude<AdvanceResult, { kind: "needsColdStart" }>;
 }

@@ -5,6 +5,7 @@
  */
 
 import type { CredentialRef } from "./credentials.ts";
+import type { Prestep } from "./step.ts";
 
 /** Input of `callMcpTool`. The idempotency key is derived from runId and seq, never passed. */
 export interface McpCallInput {
@@ -26,7 +27,7 @@ export interface McpCallInput {
 }
 
 export type ToolCallResult =
-  | { ok: true; value: unknown; attempt: number }
+  | { ok: true; value: unknown; attempt: number; step?: Prestep }
   | { ok: false; error: { code: "toolFailed"; message: string; details?: unknown }; attempt: number };
 
 /** ApplicationFailure types an attempt fails with. */

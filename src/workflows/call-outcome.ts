@@ -6,11 +6,13 @@
 import type { ActivityFailure} from "@temporalio/workflow";
 import { ApplicationFailure, TimeoutFailure, type RetryPolicy } from "@temporalio/workflow";
 import type { JournalEntry } from "../shared/journal.ts";
+import type { Prestep } from "../shared/step.ts";
 import { CALL_FAILURE, HOST_TOOL_ERROR_TYPE, RETRY_ATTEMPTS } from "../shared/tool-call.ts";
 import { isToolErrorCode, type ToolErrorData } from "../shared/tool-error.ts";
 import type { ToolPolicy } from "../shared/toolset.ts";
 
-export type CallOutcome = { ok: true; value: unknown } | { ok: false; error: ToolErrorData };
+/** A call's outcome; a result may come with the script's next step, taken by the worker (`Prestep`). */
+export type CallOutcome = { ok: true; value: unknown; step?: Prestep } | { ok: false; error: ToolErrorData };
 
 export function failure(entry: JournalEntry, code: ToolErrorData["code"], message: string, details?: unknown): CallOutcome {
   return { ok: false, error: { code, message, tool: entry.tool, seq: entry.seq, ...(details === undefined ? {} : { details }) } };

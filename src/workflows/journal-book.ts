@@ -5,17 +5,25 @@
  */
 import type { CallEvent, EventBatch, IssuedCall, JournalEntry } from "../shared/journal.ts";
 import type { CarriedJournal, JournalView } from "../shared/run.ts";
+import { EMPTY_CHAIN, batchChain } from "../shared/step.ts";
 import type { ToolErrorData } from "../shared/tool-error.ts";
 
 export class JournalBook {
   readonly entries: JournalEntry[];
   readonly completionOrder: number[];
   readonly batches: { at: number; seqs: number[] }[];
+  /** `batchChain` of every batch: what a warm isolate must have been fed to be used. */
+  chain = EMPTY_CHAIN;
+  /** Time of the last batch: the next is never earlier, so the script's clock never goes back. */
+  lastAt = 0;
+  /** Every chain the journal has had: a step taken on one of them can no longer be used. */
+  private readonly pastChains = new Set<string>();
 
   constructor(carried?: CarriedJournal) {
     this.entries = carried?.entries ?? [];
     this.completionOrder = carried?.completionOrder ?? [];
     this.batches = carried?.batches ?? [];
+    for (const { at, seqs } of this.batches) this.link(at, seqs);
   }
 
   get callCount(): number {
@@ -50,6 +58,7 @@ export class JournalBook {
   /** Notes that these completions were fed to the script together, at `at`. */
   addBatch(at: number, seqs: number[]): EventBatch {
     this.batches.push({ at, seqs });
+    this.link(at, seqs);
     this.completionOrder.push(...seqs);
     return { at, events: seqs.map((seq) => this.eventOf(seq)) };
   }
@@ -73,6 +82,17 @@ export class JournalBook {
   /** Calls issued and not finished: a continued run dispatches them again, under the same seq. */
   unfinished(): JournalEntry[] {
     return this.entries.filter((entry) => entry.status === "pending" || entry.status === "running" || entry.status === "parked");
+  }
+
+  /** Whether `chain` is one the journal has left behind (rather than one it may reach). */
+  isPastChain(chain: string): boolean {
+    return this.pastChains.has(chain);
+  }
+
+  private link(at: number, seqs: number[]): void {
+    this.pastChains.add(this.chain);
+    this.chain = batchChain(this.chain, at, seqs);
+    this.lastAt = Math.max(this.lastAt, at);
   }
 
   private eventOf(seq: number): CallEvent {

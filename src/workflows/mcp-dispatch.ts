@@ -76,7 +76,8 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
         ...traceOf(context.trace, entry.seq),
       });
       entry.attempts = result.attempt;
-      return result.ok ? { ok: true, value: result.value } : failure(entry, "toolFailed", result.error.message, result.error.details);
+      if (!result.ok) return failure(entry, "toolFailed", result.error.message, result.error.details);
+      return result.step ? { ok: true, value: result.value, step: result.step } : { ok: true, value: result.value };
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (!(error instanceof ActivityFailure)) throw error;

@@ -1,14 +1,19 @@
 /**
- * The seqs of finished calls the script has not been fed yet, and a way for the run loop to
- * sleep until there is one. A resolved promise wakes the loop inside the activation that
+ * What the run loop does next: feed the script the finished calls it has not seen yet, or take
+ * a step a worker already took with one call's result (`Prestep`), and a way for the loop to
+ * sleep until there is either. A resolved promise wakes the loop inside the activation that
  * finished the call; `condition()` would cost the workflow one more pass through its context
  * (the SDK re-checks conditions in a separate entry, each with its own deadlock timer).
  * Cancelling the run rejects the wait, as it would reject a condition.
  */
 import { CancellationScope } from "@temporalio/workflow";
+import type { Prestep } from "../shared/step.ts";
+
+export type NextStep = { kind: "taken"; result: Prestep["result"] } | { kind: "feed"; seqs: number[] };
 
 export class ReadyQueue {
   private readonly seqs: number[];
+  private readonly taken: Prestep["result"][] = [];
   private wake: (() => void) | undefined;
   private fail: ((error: unknown) => void) | undefined;
   private cancelled: unknown;
@@ -21,31 +26,47 @@ export class ReadyQueue {
     });
   }
 
+  /** Everything waiting: finished calls not fed yet, and steps taken. */
   get length(): number {
+    return this.seqs.length + this.taken.length;
+  }
+
+  /** Finished calls not fed yet. */
+  get unfed(): number {
     return this.seqs.length;
   }
 
   push(seq: number): void {
     this.seqs.push(seq);
-    const wake = this.wake;
-    this.wake = this.fail = undefined;
-    wake?.();
+    this.wakeLoop();
   }
 
-  /** Everything waiting, in completion order, after waiting for at least one. */
-  async takeAll(): Promise<number[]> {
-    if (this.seqs.length === 0) {
+  /** A step a worker took, whose batch the journal already holds; taken steps go first, in order. */
+  pushTaken(result: Prestep["result"]): void {
+    this.taken.push(result);
+    this.wakeLoop();
+  }
+
+  async next(): Promise<NextStep> {
+    if (this.length === 0) {
       if (this.cancelled !== undefined) throw this.cancelled;
       await new Promise<void>((resolve, reject) => {
         this.wake = resolve;
         this.fail = reject;
       });
     }
-    return this.seqs.splice(0);
+    const result = this.taken.shift();
+    return result ? { kind: "taken", result } : { kind: "feed", seqs: this.seqs.splice(0) };
   }
 
   /** What a continued run must still feed. */
   snapshot(): number[] {
     return [...this.seqs];
+  }
+
+  private wakeLoop(): void {
+    const wake = this.wake;
+    this.wake = this.fail = undefined;
+    wake?.();
   }
 }

@@ -27,6 +27,7 @@ import {
 } from "./messages.ts";
 import { ParkingLot, type Decision, type ParkDetails, type ParkReason } from "./parking.ts";
 import { ReadyQueue } from "./ready-queue.ts";
+import { TakenSteps } from "./taken-steps.ts";
 import { SignalInbox } from "./signal-inbox.ts";
 
 const { advanceScript } = proxyLocalActivities<Activities>({
@@ -50,7 +51,9 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const inbox = new SignalInbox(input.carried?.signals);
   const startedAt = input.carried?.startedAt ?? Date.now();
   const ready = new ReadyQueue(input.carried?.unfed);
+  const taken = new TakenSteps(journal, ready);
   let builtinsInFlight = 0;
+  let draining = false;
   const observations = new Observations(input.namespace, input.toolsetId, input.toolset);
   let state: RunState = "running";
   const parking = new ParkingLot();
@@ -91,7 +94,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
     journal.complete(entry.seq, outcome, Date.now());
     reportCallSpan(input.trace, entry, input.toolset.policies[entry.tool]);
     if (outcome.ok) observations.record(entry.tool, outcome.value);
-    ready.push(entry.seq);
+    if (outcome.ok && outcome.step) taken.offer(entry.seq, outcome.step, draining);
+    else taken.feed(entry.seq);
   };
   const scheduler = new CallScheduler(RUN_CONCURRENCY, (tool) => input.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY, (entry, release) => void perform(entry, release));
   const inFlight = () => scheduler.inFlight + scheduler.queued + builtinsInFlight + parking.size;
@@ -148,14 +152,14 @@ export async function runScript(input: RunInput): Promise<unknown> {
       return;
     }
     journal.complete(entry.seq, { ok: false, error: { code: "rejected", message: `${entry.tool}: ${decision.reason}`, tool: entry.tool, seq: entry.seq } }, Date.now());
-    ready.push(entry.seq);
+    taken.feed(entry.seq);
   };
 
   const dispatch = (entry: JournalEntry): void => {
     const reused = forkReplay.reuse(entry);
     if (reused) {
       journal.complete(entry.seq, reused, Date.now());
-      ready.push(entry.seq);
+      taken.feed(entry.seq);
       return;
     }
     if (input.toolset.policies[entry.tool]?.approval && !entry.approved) {
@@ -186,7 +190,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     journal.unfinished().forEach(dispatch);
     outcome = { kind: "waiting", calls: [], logs: [] };
   } else {
-    outcome = await advanceScript({ runId: input.runId, namespace: input.namespace, consumedBatches: 0, batches: [], cold: coldStart(0) });
+    outcome = await advanceScript({ runId: input.runId, namespace: input.namespace, consumedBatches: 0, chain: journal.chain, batches: [], cold: coldStart(0) });
   }
 
   for (;;) {
@@ -195,7 +199,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
       const entry = journal.record(call, Date.now());
       if (!call.refused) dispatch(entry);
     }
-    if (outcome.kind !== "waiting") observations.flush();
+    if (outcome.kind !== "waiting") await observations.flush();
     if (outcome.kind === "done") {
       setState("completed");
       reportRunSpan(input.trace, input.runId, startedAt, "completed", journal.callCount);
@@ -211,6 +215,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
       await tellParent(input, { ok: false, message: failure.message });
       throw failure;
     }
+    // A held step waits for a call in flight; with none left, its call is fed the ordinary way.
+    if (inFlight() === 0 && taken.heldCount > 0) taken.release();
     if (inFlight() === 0 && ready.length === 0) {
       setState("failed");
       const message = "the script is waiting for a promise that nothing will settle (no call is in flight)";
@@ -218,15 +224,23 @@ export async function runScript(input: RunInput): Promise<unknown> {
       await tellParent(input, { ok: false, message });
       throw ApplicationFailure.create({ type: RUN_FAILURE_TYPES.stuck, nonRetryable: true, message });
     }
-    if (shouldContinueAsNew(input.continueAsNewAfterEvents)) {
+    // Steps already taken are used first: their batches are in the journal, their calls not yet.
+    if (ready.length === ready.unfed && shouldContinueAsNew(input.continueAsNewAfterEvents)) {
+      draining = true;
+      taken.release();
       scheduler.pause();
-      observations.flush();
+      await observations.flush();
       await condition(() => scheduler.inFlight === 0);
       await continueAsNew<typeof runScript>({ ...input, carried: journal.carry(startedAt, inbox.snapshot(), ready.snapshot()) });
     }
-    const fed = await ready.takeAll();
+    const next = await ready.next();
+    if (next.kind === "taken") {
+      outcome = next.result;
+      continue;
+    }
     const consumedBatches = journal.batches.length;
-    const batch = journal.addBatch(Date.now(), fed);
-    outcome = await step({ runId: input.runId, namespace: input.namespace, consumedBatches, batches: [batch] });
+    const chain = journal.chain;
+    const batch = journal.addBatch(Math.max(Date.now(), journal.lastAt), next.seqs);
+    outcome = await step({ runId: input.runId, namespace: input.namespace, consumedBatches, chain, batches: [batch] });
   }
 }

@@ -119,6 +119,32 @@ describe("MCP calls from scripts", () => {
     expect(limited.state.maxInFlight).toBe(4);
   });
 
+  it("steps the script on the worker that finished each call: no local activity after the first step, in sequence or 16 at a time", async () => {
+    const done = await run(`export default async function main() {
+  let total = 0;
+  // Echo's declared result is what earlier runs observed; say what this one gets.
+  const echo = async (i: number) => ((await svc.echo({ i })) as unknown as { args: { i: number } }).args.i;
+  for (let i = 0; i < 5; i++) total += await echo(i);
+  const lanes = Array.from({ length: 16 }, async (_, lane) => {
+    let sum = 0;
+    for (let i = lane; i < 48; i += 16) sum += await echo(i);
+    return sum;
+  });
+  for (const sum of await Promise.all(lanes)) total += sum;
+  return total;
+}`);
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    expect(done.result).toBe(10 + (47 * 48) / 2);
+    const history = await stack.client.workflow.getHandle(done.id).fetchHistory();
+    const markers = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes).length;
+    const completions = (history.events ?? []).filter((e) => e.activityTaskCompletedEventAttributes).length;
+    expect(completions).toBe(53);
+    // The first step is the cold start; every later step came back with a call's result.
+    expect(markers).toBe(1);
+    const journal = await stack.request("GET", `/v1/runs/${done.id}/journal`);
+    expect((journal.body["completionOrder"] as number[]).slice().sort((a, b) => a - b)).toEqual(Array.from({ length: 53 }, (_, i) => i + 1));
+  });
+
   it("replays the finished history of a run with tool calls without non-determinism", async () => {
     const done = await run("export default async () => { const r = await Promise.all([svc.echo({ message: String(Math.random()) }), svc.slow({}), svc.structured({})]); await svc.record_effect({ label: String(Date.now()) }); return r.length; };");
     expect(done.status).toBe("completed");

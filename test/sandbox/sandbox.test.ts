@@ -6,7 +6,7 @@
 import { stripTypeScriptTypes } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, validateAgainstSchema, type Sandbox } from "../../src/sandbox/index.ts";
-import type { AdvanceResult } from "../../src/shared/step.ts";
+import { EMPTY_CHAIN, batchChain, type AdvanceResult } from "../../src/shared/step.ts";
 import { EMPTY_TOOLSET, type PinnedToolset } from "../../src/shared/toolset.ts";
 
 let sandbox: Sandbox;
@@ -55,6 +55,24 @@ describe("sandbox steps", () => {
     expect(await box.advance({ runId: "run_x", consumedBatches: 1, batches: [] })).toEqual({ kind: "needsColdStart" });
     const replayed = await make(0).advance({ runId: "run_w", consumedBatches: 1, batches: [batches[1]!], cold: cold(SLEEPER, null, EMPTY_TOOLSET, 3, [batches[0]!]) });
     expect(replayed).toEqual(warm);
+  });
+
+  it("takes a step with one finished call on the warm session, on the chain it had, and refuses a later step on another chain", async () => {
+    const box = make();
+    await box.advance({ runId: "run_p", consumedBatches: 0, chain: EMPTY_CHAIN, batches: [], cold: cold(SLEEPER) });
+    const step = await box.prestep("run_p", { seq: 1, ok: true, value: null });
+    expect(step).toMatchObject({ chain: EMPTY_CHAIN, result: { kind: "waiting", calls: [{ seq: 2, args: { ms: 1 } }, { seq: 3, args: { ms: 2 } }] } });
+    // The script's clock never goes back: the step's time is at least the run's start.
+    expect(step!.at).toBeGreaterThanOrEqual(1_000);
+    const after = batchChain(EMPTY_CHAIN, step!.at, [1]);
+    // A step that expects the isolate as it was before the taken step gets a cold start.
+    expect(await box.advance({ runId: "run_p", consumedBatches: 1, chain: "00000000feedface", batches: [] })).toEqual({ kind: "needsColdStart" });
+    await box.advance({ runId: "run_q", consumedBatches: 0, chain: EMPTY_CHAIN, batches: [], cold: cold(SLEEPER) });
+    const taken = await box.prestep("run_q", { seq: 1, ok: true, value: null });
+    const last = await box.advance({ runId: "run_q", consumedBatches: 1, chain: batchChain(EMPTY_CHAIN, taken!.at, [1]), batches: [{ at: taken!.at + 5, events: [{ seq: 2, ok: true, value: null }, { seq: 3, ok: true, value: null }] }] });
+    expect(last.kind).toBe("done");
+    expect(after).toMatch(/^[0-9a-f]{16}$/);
+    expect(await box.prestep("run_none", { seq: 1, ok: true, value: null })).toBeUndefined();
   });
 
   it("seeds Math.random from the run id", async () => {

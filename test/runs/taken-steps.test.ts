@@ -1,0 +1,99 @@
+import { describe, expect, it } from "vitest";
+import type { Prestep } from "../../src/shared/step.ts";
+import { JournalBook } from "../../src/workflows/journal-book.ts";
+import { TakenSteps, type StepQueue } from "../../src/workflows/taken-steps.ts";
+
+/** A journal with calls 1..n issued, and a queue that records what the run loop would get. */
+function setup(n: number) {
+  const journal = new JournalBook();
+  for (let seq = 1; seq <= n; seq++) journal.record({ seq, tool: "svc.echo", args: { seq } }, 0);
+  const fed: number[] = [];
+  const used: string[] = [];
+  const queue: StepQueue = {
+    get unfed() { return fed.length; },
+    push: (seq) => { fed.push(seq); },
+    pushTaken: (result) => { used.push(JSON.stringify(result.calls.map((c) => c.seq))); },
+  };
+  const taken = new TakenSteps(journal, queue);
+  const finish = (seq: number) => journal.complete(seq, { ok: true, value: seq }, 0);
+  return { journal, taken, fed, used, finish };
+}
+
+/** The step a worker would take with `seq` on top of `chain`, issuing call `issues`. */
+const stepOn = (chain: string, at: number, issues: number): Prestep => ({ chain, at, result: { kind: "waiting", calls: [{ seq: issues, tool: "svc.echo", args: {} }], logs: [] } });
+
+describe("TakenSteps", () => {
+  it("uses a step taken on the journal's chain, and moves the chain on", () => {
+    const { journal, taken, fed, used, finish } = setup(2);
+    const before = journal.chain;
+    finish(1);
+    taken.offer(1, stepOn(before, 10, 2), false);
+    expect(used).toEqual(["[2]"]);
+    expect(fed).toEqual([]);
+    expect(journal.batches).toEqual([{ at: 10, seqs: [1] }]);
+    expect(journal.chain).not.toBe(before);
+  });
+
+  it("holds a step that arrived before the one it follows, then uses both in the worker's order", () => {
+    const { journal, taken, fed, used, finish } = setup(2);
+    const c0 = journal.chain;
+    // On the worker: seq 1 then seq 2 were fed. In history: seq 2's result came first.
+    // The chain after seq 1 alone at 10, as the worker's isolate has it.
+    const scratch = new JournalBook();
+    for (let seq = 1; seq <= 2; seq++) scratch.record({ seq, tool: "svc.echo", args: {} }, 0);
+    scratch.complete(1, { ok: true, value: 1 }, 0);
+    scratch.addBatch(10, [1]);
+    const c1 = scratch.chain;
+    finish(2);
+    taken.offer(2, stepOn(c1, 11, 4), false);
+    expect(used).toEqual([]);
+    expect(taken.heldCount).toBe(1);
+    finish(1);
+    taken.offer(1, stepOn(c0, 10, 3), false);
+    expect(used).toEqual(["[3]", "[4]"]);
+    expect(journal.batches).toEqual([{ at: 10, seqs: [1] }, { at: 11, seqs: [2] }]);
+    expect(fed).toEqual([]);
+  });
+
+  it("feeds a call whose step was taken on a chain the journal has left, with every held call before it", () => {
+    const { journal, taken, fed, used, finish } = setup(3);
+    const c0 = journal.chain;
+    finish(1);
+    taken.offer(1, stepOn(c0, 10, 4), false);
+    finish(3);
+    taken.offer(3, stepOn("00000000deadbeef", 12, 5), false);
+    expect(taken.heldCount).toBe(1);
+    finish(2);
+    // Taken on c0, which the journal has left: its isolate saw something else.
+    taken.offer(2, stepOn(c0, 11, 6), false);
+    expect(used).toEqual(["[4]"]);
+    expect(fed).toEqual([3, 2]);
+    expect(taken.heldCount).toBe(0);
+  });
+
+  it("feeds calls the ordinary way while calls wait to be fed, or while draining", () => {
+    const { journal, taken, fed, used, finish } = setup(3);
+    finish(1);
+    taken.feed(1);
+    finish(2);
+    taken.offer(2, stepOn(journal.chain, 10, 4), false);
+    expect(fed).toEqual([1, 2]);
+    const other = setup(1);
+    other.finish(1);
+    other.taken.offer(1, stepOn(other.journal.chain, 10, 2), true);
+    expect(other.fed).toEqual([1]);
+    expect(used).toEqual([]);
+    expect(other.used).toEqual([]);
+  });
+
+  it("rebuilds the same chain from carried batches", () => {
+    const { journal, taken, finish } = setup(2);
+    finish(1);
+    taken.offer(1, stepOn(journal.chain, 10, 3), false);
+    finish(2);
+    taken.offer(2, stepOn(journal.chain, 11, 4), false);
+    const carried = new JournalBook(journal.carry(0, {}, []));
+    expect(carried.chain).toBe(journal.chain);
+    expect(carried.lastAt).toBe(11);
+  });
+});
