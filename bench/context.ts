@@ -5,7 +5,8 @@
 import type { BenchStack } from "./stack.ts";
 
 export interface Sizes {
-  overhead: { n: number; rounds: number };
+  /** Rounds per mode: a 16-lane round is short and noisy, so it gets more of them. */
+  overhead: { n: number; rounds: number; parallelRounds: number };
   scaling: { n: number; rounds: number }[];
   sandbox: { warmSteps: number; coldSizes: number[]; coldRounds: number };
   typeCheck: { coldRounds: number; warmChecks: number };
@@ -15,7 +16,7 @@ export interface Sizes {
 }
 
 export const FULL: Sizes = {
-  overhead: { n: 50, rounds: 5 },
+  overhead: { n: 50, rounds: 5, parallelRounds: 21 },
   scaling: [{ n: 10, rounds: 5 }, { n: 100, rounds: 3 }, { n: 1000, rounds: 1 }, { n: 5000, rounds: 1 }],
   sandbox: { warmSteps: 5000, coldSizes: [10, 100, 1000, 5000], coldRounds: 5 },
   typeCheck: { coldRounds: 5, warmChecks: 50 },
@@ -25,7 +26,7 @@ export const FULL: Sizes = {
 };
 
 export const QUICK: Sizes = {
-  overhead: { n: 20, rounds: 2 },
+  overhead: { n: 20, rounds: 2, parallelRounds: 4 },
   scaling: [{ n: 10, rounds: 2 }, { n: 100, rounds: 1 }, { n: 300, rounds: 1 }],
   sandbox: { warmSteps: 300, coldSizes: [10, 100, 300], coldRounds: 2 },
   typeCheck: { coldRounds: 2, warmChecks: 10 },

@@ -78,7 +78,8 @@ export function renderReport(results: BenchResults): string {
 
   if (results.overhead) {
     const first = results.overhead[0];
-    out.push(`\n### Overhead: ${first?.n ?? "?"} echo calls, median of ${first?.samples.rewind.length ?? "?"} rounds (p95 in brackets)\n`);
+    const roundsOf = results.overhead.map((m) => `${m.samples.rewind.length} ${m.mode === "sequential" ? "sequential" : "16-lane"}`).join(", ");
+    out.push(`\n### Overhead: ${first?.n ?? "?"} echo calls, median of ${roundsOf} rounds (p95 in brackets)\n`);
     out.push(table(
       ["mode", "direct MCP", "Temporal, no-op activities", "plain Temporal", "Rewind", "Rewind / plain", "Rewind − plain per call", "Rewind / direct", "per call: direct / no-op / plain / Rewind"],
       results.overhead.map((m) => [

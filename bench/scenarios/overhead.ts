@@ -37,10 +37,11 @@ function perCall(used: CpuSnapshot, calls: number): CpuSnapshot {
 
 export async function measureOverhead(ctx: BenchContext): Promise<OverheadMode[]> {
   const { stack } = ctx;
-  const { n, rounds } = ctx.sizes.overhead;
+  const { n } = ctx.sizes.overhead;
   const script = callsScript();
   const modes: OverheadMode[] = [];
   for (const [mode, width] of [["sequential", 1], ["parallel16", 16]] as const) {
+    const rounds = width === 1 ? ctx.sizes.overhead.rounds : ctx.sizes.overhead.parallelRounds;
     const samples: Record<System, number[]> = { direct: [], floor: [], plain: [], rewind: [] };
     const posts: number[] = [];
     const cpu: Record<System, CpuSnapshot> = { direct: {}, floor: {}, plain: {}, rewind: {} };
