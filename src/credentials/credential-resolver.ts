@@ -1,8 +1,10 @@
 /**
  * Resolves a call's credentials inside the dispatching activity, the only place they are
  * opened: the run's own, else the end user's for the toolset, else the toolset's — the first
- * scope that has any, never a merge. Stored values are cached for a moment; every write bumps
- * a revision, so a renewal is seen by the next call.
+ * scope that has any, never a merge. Stored values are cached for a moment, but never from
+ * before the run started, so a run sees every write made before it (an end user's credentials
+ * written just before the run can't be missed for the toolset's); every write bumps a revision,
+ * so a renewal is seen by the next call.
  */
 import type { Client } from "@temporalio/client";
 import { credentialsWorkflowId, type CredentialRef, type CredentialScope, type CredentialSet, type StoredCredentials } from "../shared/credentials.ts";
@@ -23,19 +25,39 @@ const CACHE_MS = 1_000;
 
 export function createCredentialResolver(options: { client: Client; box: SecretBox }): CredentialResolver {
   const cache = new Map<string, { at: number; stored: StoredCredentials | undefined }>();
+  /** Reads in progress, shared: the first calls of a run that fans out ask once. */
+  const reading = new Map<string, Promise<StoredCredentials | undefined>>();
 
-  async function stored(namespace: string, toolsetId: string, minRevision = 0): Promise<StoredCredentials | undefined> {
-    const key = `${namespace}/${toolsetId}`;
-    const hit = cache.get(key);
-    if (hit && Date.now() - hit.at < CACHE_MS && (hit.stored?.revision ?? 0) >= minRevision) return hit.stored;
-    let value: StoredCredentials | undefined;
-    try {
-      value = await options.client.workflow.getHandle(credentialsWorkflowId(namespace, toolsetId)).query(getCredentialsQuery);
-    } catch (error) {
-      if ((error as { name?: string }).name !== "WorkflowNotFoundError") throw error;
+  function read(key: string, namespace: string, toolsetId: string): Promise<StoredCredentials | undefined> {
+    let pending = reading.get(key);
+    if (!pending) {
+      const startedAt = Date.now();
+      pending = (async () => {
+        try {
+          const value = await options.client.workflow.getHandle(credentialsWorkflowId(namespace, toolsetId)).query(getCredentialsQuery);
+          cache.set(key, { at: startedAt, stored: value });
+          return value;
+        } catch (error) {
+          if ((error as { name?: string }).name !== "WorkflowNotFoundError") throw error;
+          cache.set(key, { at: startedAt, stored: undefined });
+          return undefined;
+        } finally {
+          reading.delete(key);
+        }
+      })();
+      reading.set(key, pending);
     }
-    cache.set(key, { at: Date.now(), stored: value });
-    return value;
+    return pending;
+  }
+
+  async function stored(ref: CredentialRef): Promise<StoredCredentials | undefined> {
+    const key = `${ref.namespace}/${ref.toolsetId}`;
+    const hit = cache.get(key);
+    const fresh = hit && Date.now() - hit.at < CACHE_MS && hit.at >= (ref.notBefore ?? 0) && (hit.stored?.revision ?? 0) >= (ref.minRevision ?? 0);
+    if (fresh) return hit.stored;
+    const value = await read(key, ref.namespace, ref.toolsetId);
+    // A read that began before a renewal the run was told of may still be stale: read again.
+    return (value?.revision ?? 0) >= (ref.minRevision ?? 0) ? value : read(key, ref.namespace, ref.toolsetId);
   }
 
   const open = (sealed: string): CredentialSet => JSON.parse(options.box.open(sealed)) as CredentialSet;
@@ -43,7 +65,7 @@ export function createCredentialResolver(options: { client: Client; box: SecretB
   return {
     async resolve(ref, server) {
       if (ref.runSealed) return { scope: "run", headers: open(ref.runSealed).mcpServers[server]?.headers ?? {} };
-      const saved = await stored(ref.namespace, ref.toolsetId, ref.minRevision);
+      const saved = await stored(ref);
       // Own keys only: an end user called "constructor" has no credentials of Object's.
       const endUser = ref.endUser !== undefined && saved && Object.hasOwn(saved.endUsers, ref.endUser) ? saved.endUsers[ref.endUser] : undefined;
       if (endUser) return { scope: "endUser", headers: open(endUser).mcpServers[server]?.headers ?? {} };

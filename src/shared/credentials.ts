@@ -20,6 +20,11 @@ export interface CredentialRef {
   runSealed?: string;
   /** Stored credentials older than this revision are stale: the run was told of a newer write. */
   minRevision?: number;
+  /**
+   * Stored credentials read before this time (epoch ms: the run's start) are read again: what
+   * was written before the run started must be what its calls use.
+   */
+  notBefore?: number;
 }
 
 export const CREDENTIALS_WORKFLOW_TYPE = "toolsetCredentials";

@@ -58,7 +58,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
   let state: RunState = "running";
   const parking = new ParkingLot();
   const credentials: CredentialRef = {
-    namespace: input.namespace, toolsetId: input.toolsetId,
+    namespace: input.namespace, toolsetId: input.toolsetId, notBefore: startedAt,
     ...(input.endUser ? { endUser: input.endUser } : {}), ...(input.credentials ? { runSealed: input.credentials } : {}),
   };
   let parkings = 0;

@@ -246,13 +246,27 @@ describe("namespace A against namespace B's toolsets, workflows, credentials and
       const own = await stack.request("PUT", `/v1/end-users/${user}/toolsets/${ids.shared}/credentials`, { mcpServers: { tools: { headers: { authorization: `Bearer own-of-${user}` } } } }, B);
       expect(own.status).toBe(200);
     }
-    // Activities cache stored credentials for 1 s; a run started sooner could still see none.
-    await new Promise((r) => setTimeout(r, 1_100));
+    // Started at once: a run sees every write made before it, whatever a worker cached.
     const runs = await Promise.all(users.map((user) => start(B, { script: TOOLS + `export default async () => tools.echo({ message: "end user ${user}" });`, toolset: ids.shared, endUser: user })));
     const done = await Promise.all(runs.map((id) => waitForRun(stack, id, 30_000, B)));
     expect(done.map((d) => d.status), JSON.stringify(done.map((d) => d.error))).toEqual(users.map(() => "completed"));
     const sent = users.map((user) => mcp.calls.find((c) => c.arguments["message"] === `end user ${user}`)?.headers["authorization"] ?? null);
     expect(sent).toEqual(["Bearer secret-of-b", "Bearer own-of-__proto__", "Bearer own-of-toString", "Bearer secret-of-b"]);
+  });
+
+  it("uses an end user's credentials written just before a run, though a worker read the toolset's a moment earlier", async () => {
+    const user = `late-${Date.now()}`;
+    const send = (message: string) => start(B, { script: TOOLS + `export default async () => tools.echo({ message: "${message}" });`, toolset: ids.shared, endUser: user });
+    const before = await send("before the write");
+    expect((await waitForRun(stack, before, 30_000, B)).status).toBe("completed");
+    // The worker has just read this toolset's credentials (no end user yet); now the write.
+    const own = await stack.request("PUT", `/v1/end-users/${user}/toolsets/${ids.shared}/credentials`, { mcpServers: { tools: { headers: { authorization: "Bearer own-of-late" } } } }, B);
+    expect(own.status).toBe(200);
+    const after = await send("after the write");
+    expect((await waitForRun(stack, after, 30_000, B)).status).toBe("completed");
+    const sent = (message: string) => mcp.calls.find((c) => c.arguments["message"] === message)?.headers["authorization"] ?? null;
+    expect(sent("before the write")).toBe("Bearer secret-of-b");
+    expect(sent("after the write")).toBe("Bearer own-of-late");
   });
 
   it("sees only its own events endpoint", async () => {
