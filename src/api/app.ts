@@ -1,6 +1,6 @@
 /**
- * The API's express app, assembled from its parts: body parsing with a size limit, auth,
- * routes, and the single error handler. Built from dependencies so tests run it in memory.
+ * The API's express app, assembled from its parts: auth, then body parsing with a size limit
+ * (webhooks, which carry their own token, parse first), routes, and the single error handler. Built from dependencies so tests run it in memory.
  */
 import express, { type Express } from "express";
 import type { Logger } from "../shared/logger.ts";
@@ -32,10 +32,14 @@ export function createApp(deps: ApiDeps): Express {
     res.json({ ok: true });
   });
   app.get("/openapi.json", serveOpenApi);
-  app.use(express.json({ limit: MAX_BODY_BYTES, strict: false }));
+  const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false });
   // Webhook URLs carry their own token and are called by third parties: no API key.
+  app.use("/v1/hooks", parseJson);
   app.use(createHooksRouter(deps.hooks));
+  // The key is checked before a body is read: a caller without one can't make the API inflate
+  // and parse megabytes.
   app.use(createAuth(deps.apiKeys));
+  app.use(parseJson);
   const credentialWriter = createCredentialWriter(deps.credentials);
   app.use(createToolsetsRouter({ toolsets: deps.toolsets, credentialWriter }));
   app.use(createEventsRouter(deps.events));
