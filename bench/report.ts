@@ -118,7 +118,7 @@ export function renderReport(results: BenchResults): string {
       ["CPU per call: bench + API process", ...cpu("bench")],
       ["CPU per call: MCP server", ...cpu("mcp")],
     ]));
-    out.push(`\nPOST /v1/runs itself (type-check, start, describe), median: ${modes.map((m) => `${m.mode} ${ms(m.rewindPostMs)}`).join(", ")}.`);
+    out.push(`\nPOST /v1/runs itself (type-check, start), median: ${modes.map((m) => `${m.mode} ${ms(m.rewindPostMs)}`).join(", ")}.`);
   }
 
   if (results.replay) {

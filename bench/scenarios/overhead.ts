@@ -24,7 +24,7 @@ export interface OverheadMode {
   rewindOverPlain: number;
   rewindOverDirect: number;
   plainOverDirect: number;
-  /** Median time of POST /v1/runs itself (type-check, start, describe). */
+  /** Median time of POST /v1/runs itself (type-check, start). */
   rewindPostMs: number;
   history: { rewind: HistorySummary; plain: HistorySummary; floor: HistorySummary };
   /** CPU ms per call by process, over the measured rounds. */
