@@ -17,6 +17,11 @@ export interface SandboxOptions {
   cpuMsPerStep: number;
   /** Warm sessions kept; 0 replays every step from the journal. */
   warmSessions: number;
+  /**
+   * How long a step taken with a call's result waits for the run's other steps (default 1 s):
+   * it counts against the call's timeout, so past this the workflow feeds the call instead.
+   */
+  prestepWaitMs?: number;
   validate: SchemaValidator;
 }
 
@@ -32,21 +37,32 @@ export interface Sandbox {
   dispose(): void;
 }
 
+const PRESTEP_WAIT_MS = 1_000;
+
 export function createSandbox(options: SandboxOptions): Sandbox {
   const warm = new Map<string, ScriptSession>();
   /** Runs whose session is being stepped: feeding is asynchronous, and steps must not interleave. */
   const stepping = new Map<string, Promise<void>>();
 
-  async function exclusively<T>(runId: string, work: () => Promise<T>): Promise<T> {
-    while (stepping.has(runId)) await stepping.get(runId);
+  /** Takes the run's turn to step; undefined if it isn't free within `maxWaitMs`. */
+  async function acquire(runId: string, maxWaitMs: number): Promise<(() => void) | undefined> {
+    const deadline = Date.now() + maxWaitMs;
+    for (let busy = stepping.get(runId); busy; busy = stepping.get(runId)) {
+      const left = deadline - Date.now();
+      if (left <= 0) return undefined;
+      if (left === Number.POSITIVE_INFINITY) await busy;
+      else {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([busy, new Promise<void>((resolve) => { timer = setTimeout(resolve, left); })]);
+        clearTimeout(timer);
+      }
+    }
     let release = (): void => undefined;
     stepping.set(runId, new Promise<void>((resolve) => { release = resolve; }));
-    try {
-      return await work();
-    } finally {
+    return () => {
       stepping.delete(runId);
       release();
-    }
+    };
   }
 
   const drop = (runId: string): void => {
@@ -143,10 +159,25 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   }
 
   return {
-    advance: (input) => exclusively(input.runId, () => advanceNow(input)),
+    async advance(input) {
+      const release = await acquire(input.runId, Number.POSITIVE_INFINITY);
+      try {
+        return await advanceNow(input);
+      } finally {
+        release?.();
+      }
+    },
     // Steps of one run take turns: every result of a run on this worker is fed in the order the
     // worker got them, and the workflow puts the steps back in that order (see TakenSteps).
-    prestep: (runId, event) => exclusively(runId, () => prestepNow(runId, event)),
+    async prestep(runId, event) {
+      const release = await acquire(runId, options.prestepWaitMs ?? PRESTEP_WAIT_MS);
+      if (!release) return undefined;
+      try {
+        return await prestepNow(runId, event);
+      } finally {
+        release();
+      }
+    },
     get warmCount() {
       return warm.size;
     },

@@ -75,6 +75,16 @@ describe("sandbox steps", () => {
     expect(await box.prestep("run_none", { seq: 1, ok: true, value: null })).toBeUndefined();
   });
 
+  it("takes no step with a result while the run's other step outlasts the wait, and takes the next one", async () => {
+    sandbox = createSandbox({ memoryMb: 64, cpuMsPerStep: 300, warmSessions: 8, validate: validateAgainstSchema, prestepWaitMs: 0 });
+    await sandbox.advance({ runId: "run_busy", consumedBatches: 0, batches: [], cold: cold(SLEEPER) });
+    const stepping = sandbox.advance({ runId: "run_busy", consumedBatches: 0, batches: [] });
+    // The advance above holds the run's turn: the step is left to the workflow.
+    expect(await sandbox.prestep("run_busy", { seq: 1, ok: true, value: null })).toBeUndefined();
+    await stepping;
+    expect(await sandbox.prestep("run_busy", { seq: 1, ok: true, value: null })).toMatchObject({ result: { kind: "waiting" } });
+  });
+
   it("seeds Math.random from the run id", async () => {
     const script = "export default async () => [Math.random(), Math.random()];";
     const a1 = await make().advance({ runId: "run_seed_a", consumedBatches: 0, batches: [], cold: cold(script) });
