@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { Client, Connection } from "@temporalio/client";
 import { startApi, type RunningApi } from "../src/cli/start-api.ts";
 import { loadConfig, type Config } from "../src/config.ts";
-import { findOrInstallTemporalCli, getFreePort, loadDevServerConfig, startDevServer, type DevServer } from "../src/dev/index.ts";
+import { findOrInstallTemporalCli, loadDevServerConfig, startDevServer, startOnFreePort } from "../src/dev/index.ts";
 import { createMcpPool, type McpPool } from "../src/mcp/index.ts";
 import { silentLogger } from "../src/shared/logger.ts";
 import { ipcClient, waitForReady, type IpcClient } from "./ipc.ts";
@@ -63,16 +63,6 @@ function forkChild(file: string, args: string[], execArgv: string[]): { child: C
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
   return { child, output: () => tail };
-}
-
-async function startOnFreePort(start: (port: number) => Promise<DevServer>): Promise<DevServer> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await start(await getFreePort());
-    } catch (error) {
-      if (attempt >= 3 || !/already in use/i.test((error as Error).message)) throw error;
-    }
-  }
 }
 
 export async function startBenchStack(options: StackOptions): Promise<BenchStack> {

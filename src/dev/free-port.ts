@@ -50,3 +50,17 @@ export async function assertPortFree(port: number, host: string, purpose: string
       `(a Temporal dev server left running?), or choose another port in temporal-dev.yml.`,
   );
 }
+
+/**
+ * Starts something on a free port, trying a fresh port when it was taken between the check and
+ * the bind (at most three tries); any other failure is thrown at once.
+ */
+export async function startOnFreePort<T>(start: (port: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(await getFreePort());
+    } catch (error) {
+      if (attempt >= 3 || !/already in use/i.test((error as Error).message)) throw error;
+    }
+  }
+}

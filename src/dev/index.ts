@@ -17,4 +17,4 @@ export type {
 } from "./dev-server-config.ts";
 export { startDevServer } from "./dev-server.ts";
 export type { DevServer, StartDevServerOptions } from "./dev-server.ts";
-export { getFreePort, isPortFree, assertPortFree } from "./free-port.ts";
+export { getFreePort, isPortFree, assertPortFree, startOnFreePort } from "./free-port.ts";

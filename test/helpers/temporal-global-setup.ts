@@ -8,10 +8,9 @@ import { resolve } from "node:path";
 import type { TestProject } from "vitest/node";
 import {
   findOrInstallTemporalCli,
-  getFreePort,
   loadDevServerConfig,
   startDevServer,
-  type DevServer,
+  startOnFreePort,
 } from "../../src/dev/index.ts";
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..");
@@ -29,13 +28,3 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => server.stop();
 }
 
-/** A free port can be taken between our check and the server's bind; try a fresh one then. */
-async function startOnFreePort(start: (port: number) => Promise<DevServer>): Promise<DevServer> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await start(await getFreePort());
-    } catch (error) {
-      if (attempt >= 3 || !/already in use/i.test((error as Error).message)) throw error;
-    }
-  }
-}
