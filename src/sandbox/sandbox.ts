@@ -7,7 +7,7 @@
  * it at once, and hand the step back with the call's result (see `Prestep`).
  */
 import type { CallEvent } from "../shared/journal.ts";
-import type { AdvanceInput, AdvanceResult, ColdStart, Prestep, ScriptError } from "../shared/step.ts";
+import type { AdvanceInput, AdvanceResult, ColdStart, Prestep, ScriptError, StepResult } from "../shared/step.ts";
 import type { SchemaValidator } from "./call-gate.ts";
 import { ScriptLoadError } from "./isolate.ts";
 import { ScriptSession } from "./script-session.ts";
@@ -108,7 +108,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   }
 
   /** What a session reports at the end of a step; it is kept warm while its script waits. */
-  function finishStep(runId: string, session: ScriptSession): Exclude<AdvanceResult, { kind: "needsColdStart" }> {
+  function finishStep(runId: string, session: ScriptSession): StepResult {
     const output = session.takeStepOutput();
     const settled = session.settled;
     if (!settled) {

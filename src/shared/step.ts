@@ -52,6 +52,9 @@ export type AdvanceResult =
   | ({ kind: "done"; result: unknown; calls: IssuedCall[]; logs: string[] } & RunEnd)
   | ({ kind: "failed"; error: ScriptError; calls: IssuedCall[]; logs: string[] } & RunEnd);
 
+/** What a step that ran reports: every result but the request for a cold start. */
+export type StepResult = Exclude<AdvanceResult, { kind: "needsColdStart" }>;
+
 /** Told with the step that ends a run. */
 export interface RunEnd {
   /**
@@ -82,5 +85,5 @@ export function batchChain(previous: string, at: number, seqs: readonly number[]
 export interface Prestep {
   chain: string;
   at: number;
-  result: Exclude<AdvanceResult, { kind: "needsColdStart" }>;
+  result: StepResult;
 }

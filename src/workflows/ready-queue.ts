@@ -7,13 +7,13 @@
  * Cancelling the run rejects the wait, as it would reject a condition.
  */
 import { CancellationScope } from "@temporalio/workflow";
-import type { Prestep } from "../shared/step.ts";
+import type { StepResult } from "../shared/step.ts";
 
-export type NextStep = { kind: "taken"; result: Prestep["result"] } | { kind: "feed"; seqs: number[] };
+export type NextStep = { kind: "taken"; result: StepResult } | { kind: "feed"; seqs: number[] };
 
 export class ReadyQueue {
   private readonly seqs: number[];
-  private readonly taken: Prestep["result"][] = [];
+  private readonly taken: StepResult[] = [];
   private wake: (() => void) | undefined;
   private fail: ((error: unknown) => void) | undefined;
   private cancelled: unknown;
@@ -42,7 +42,7 @@ export class ReadyQueue {
   }
 
   /** A step a worker took, whose batch the journal already holds; taken steps go first, in order. */
-  pushTaken(result: Prestep["result"]): void {
+  pushTaken(result: StepResult): void {
     this.taken.push(result);
     this.wakeLoop();
   }

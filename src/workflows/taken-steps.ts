@@ -7,14 +7,14 @@
  * left, anything while draining) sends every held call to be fed the ordinary way, in the order
  * the results arrived: the isolate, fed something else, then gets a cold replay.
  */
-import type { Prestep } from "../shared/step.ts";
+import type { Prestep, StepResult } from "../shared/step.ts";
 import type { JournalBook } from "./journal-book.ts";
 
 /** Where calls and steps go to be taken by the run loop (the run's ReadyQueue). */
 export interface StepQueue {
   readonly unfed: number;
   push(seq: number): void;
-  pushTaken(result: Prestep["result"]): void;
+  pushTaken(result: StepResult): void;
 }
 
 export class TakenSteps {
