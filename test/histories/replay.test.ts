@@ -1,0 +1,65 @@
+/**
+ * The replay corpus in CI: every history recorded by every release replays against today's
+ * workflow code without nondeterminism, and every recorded run's script, replayed against its
+ * cassette in today's sandbox, makes the same calls in the same order with the same arguments
+ * and ends the same way. A change that breaks either strands runs left open by a release.
+ */
+import path from "node:path";
+import { Worker } from "@temporalio/worker";
+import { describe, expect, it } from "vitest";
+import { createConsoleLogger } from "../../src/cli/console-logger.ts";
+import { replayCassette } from "../../src/sdk/replay.ts";
+import type { Cassette } from "../../src/shared/run.ts";
+import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
+import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
+import { REPO_ROOT } from "../helpers/paths.ts";
+import { decodeHistory, loadCorpus } from "./history-file.ts";
+
+const corpus = await loadCorpus();
+const FIRST_RELEASE = "3477167";
+
+describe("the replay corpus", () => {
+  it("holds the first release's histories of every scenario", () => {
+    const first = corpus.filter((c) => c.file.release === FIRST_RELEASE).map((c) => c.file.scenario);
+    for (const scenario of ["mcp-sequential", "mcp-parallel", "approval-approved.open", "sleep.open", "signal-via-webhook.open", "child-run-awaited.open",
+      "credentials-renewed.open", "schema-changed-approved.open", "http-fetch", "host-tools", "continue-as-new", "fork", "cpu-limit", "cancelled-while-parked"]) {
+      expect(first, scenario).toContain(scenario);
+    }
+  });
+
+  it("replays every history against today's workflow code", async () => {
+    installTemporalRuntime(createConsoleLogger("error", "temporal-sdk"), "ERROR");
+    const workflowBundle = await loadWorkflowBundle(path.join(REPO_ROOT, ".rewind", "cache"));
+    const failures: string[] = [];
+    let replayed = 0;
+    const histories = corpus.map(({ file }) => ({ workflowId: file.workflowId, history: decodeHistory(file.history) }));
+    // Spans are not sent again on replay; the sink only has to exist.
+    const sinks = { tracing: { span: { fn: () => undefined } } };
+    for await (const result of Worker.runReplayHistories({ workflowBundle, sinks }, histories)) {
+      const { name } = corpus[replayed] ?? { name: result.workflowId };
+      if (result.error) failures.push(`${name}: ${result.error.message}`);
+      replayed += 1;
+    }
+    expect(failures).toEqual([]);
+    expect(replayed).toBe(corpus.length);
+  }, 300_000);
+
+  it("replays every recorded run's script in today's sandbox with the same calls and ending", async () => {
+    const runs = corpus.filter(({ file }) => file.cassette !== undefined && file.outcome !== undefined);
+    expect(runs.length).toBeGreaterThan(10);
+    for (const { name, file } of runs) {
+      const outcome = await replayCassette({ cassette: file.cassette as Cassette });
+      const ended = file.outcome ?? { status: "" };
+      if (ended.status === "completed") {
+        expect(outcome, name).toEqual({ ok: true, result: ended.result, calls: (file.cassette as Cassette).entries.length });
+      } else if (ended.error?.includes("nothing will settle")) {
+        // A stuck run's script, fed every recorded call, still waits and asks for nothing more.
+        expect(outcome, name).toMatchObject({ ok: false, error: { kind: "divergence", expected: null, actual: null } });
+      } else {
+        // A failed run's script fails the same way, after the same calls (a divergence would name a call).
+        expect(outcome.ok, name).toBe(false);
+        if (!outcome.ok) expect(outcome.error.kind, `${name}: ${outcome.error.message}`).toBe("script");
+      }
+    }
+  }, 120_000);
+});
