@@ -31,6 +31,8 @@ export interface Config {
     /** Base URL of the Temporal Web UI, for run links. */
     uiUrl: string | undefined;
     cliPath: string | undefined;
+    /** Worker Deployment version this worker serves (Worker Versioning); unset: versioning off. */
+    deployment?: WorkerDeployment | undefined;
   };
   sandbox: SandboxLimits;
   /** Warm isolates kept per worker (LRU). Default 256. */
@@ -46,6 +48,19 @@ export interface Config {
   /** Events of the default namespace, unless it sets its own endpoint through the API. */
   events: { url: string; secret: string } | undefined;
   logLevel: "debug" | "info" | "warn" | "error";
+}
+
+/** A Worker Deployment version: workers of one name and build id run the same code. */
+export interface WorkerDeployment {
+  /** REWIND_DEPLOYMENT_NAME: the deployment, the same for every version (e.g. `rewind`). */
+  name: string;
+  /** REWIND_BUILD_ID: this version of the code (e.g. a release tag or git commit). */
+  buildId: string;
+  /**
+   * REWIND_VERSIONING_BEHAVIOR: `pinned` (default) keeps a run on the version that started it
+   * until it ends; `auto-upgrade` moves open runs to the current version at their next task.
+   */
+  defaultBehavior: "pinned" | "auto-upgrade";
 }
 
 export class ConfigError extends Error {
@@ -99,6 +114,30 @@ function events(env: Env): Config["events"] {
   return { url, secret };
 }
 
+function deployment(env: Env): WorkerDeployment | undefined {
+  const name = env["REWIND_DEPLOYMENT_NAME"] || undefined;
+  const buildId = env["REWIND_BUILD_ID"] || undefined;
+  const behavior = env["REWIND_VERSIONING_BEHAVIOR"] || undefined;
+  if (!name && !buildId) {
+    if (behavior) throw new ConfigError("REWIND_VERSIONING_BEHAVIOR needs REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID (it only applies to a versioned worker)");
+    return undefined;
+  }
+  if (!name || !buildId) throw new ConfigError("REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID go together: set both to run a versioned worker, or neither");
+  // The server's rules: a version is named `<deployment>.<build id>` (or with `:`), so the name
+  // holds neither; names starting with `__` are its own (e.g. `__unversioned__`).
+  if (!/^(?!__)[^\s.:]{1,255}$/.test(name)) {
+    throw new ConfigError(`REWIND_DEPLOYMENT_NAME must be at most 255 characters without spaces, "." or ":", not starting with "__", got "${name}"`);
+  }
+  if (!/^(?!__)\S{1,255}$/.test(buildId)) {
+    throw new ConfigError(`REWIND_BUILD_ID must be at most 255 characters without spaces, not starting with "__", got "${buildId}"`);
+  }
+  const defaultBehavior = behavior ?? "pinned";
+  if (defaultBehavior !== "pinned" && defaultBehavior !== "auto-upgrade") {
+    throw new ConfigError(`REWIND_VERSIONING_BEHAVIOR must be pinned or auto-upgrade, got "${defaultBehavior}"`);
+  }
+  return { name, buildId, defaultBehavior };
+}
+
 function otel(env: Env): Config["otel"] {
   if (env["OTEL_SDK_DISABLED"] === "true" || env["OTEL_TRACES_EXPORTER"] === "none") return undefined;
   const traces = env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"];
@@ -133,6 +172,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       taskQueue: env["REWIND_TASK_QUEUE"] ?? "rewind",
       uiUrl: env["TEMPORAL_UI_URL"] || undefined,
       cliPath: env["TEMPORAL_CLI_PATH"] || undefined,
+      deployment: deployment(env),
     },
     sandbox: {
       memoryMb: integer(env, "REWIND_SANDBOX_MEMORY_MB", 128, 16, 8192),

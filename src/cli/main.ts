@@ -45,7 +45,12 @@ async function main(argv: string[]): Promise<void> {
       const worker = await startWorker(config, requireAddress(config.temporal.address, "worker"), logger);
       process.once("SIGINT", () => void worker.shutdown());
       process.once("SIGTERM", () => void worker.shutdown());
-      logger.info("worker started", { taskQueue: config.temporal.taskQueue });
+      const deployment = config.temporal.deployment;
+      logger.info("worker started", {
+        taskQueue: config.temporal.taskQueue,
+        deploymentVersion: deployment ? `${deployment.name}.${deployment.buildId}` : "unversioned",
+        ...(deployment ? { versioning: deployment.defaultBehavior } : {}),
+      });
       return worker.run();
     }
     case "api": {

@@ -24,6 +24,7 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     secretKey: await resolveSecretKey(config),
     events: config.events,
     publicUrl: config.api.publicUrl,
+    deployment: config.temporal.deployment,
     tracing: createTracing({ serviceName: config.otel?.serviceName ?? "rewind", ...(config.otel ? { otlp: { url: config.otel.url, headers: config.otel.headers } } : {}) }),
   });
 }

@@ -4,7 +4,7 @@
  * and the embedded stack build it the same way.
  */
 import { Client, Connection } from "@temporalio/client";
-import { NativeConnection, Worker, type InjectedSinks } from "@temporalio/worker";
+import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from "@temporalio/worker";
 import type { FinishedSpan, TracingSinks } from "../shared/trace-context.ts";
 import { createTracing, type Tracing } from "../tracing/tracing.ts";
 import { createActivities } from "../activities/index.ts";
@@ -12,7 +12,7 @@ import { createCredentialResolver } from "../credentials/credential-resolver.ts"
 import { createSecretBox } from "../credentials/secret-box.ts";
 import { createEndpointResolver } from "../events/endpoint-resolver.ts";
 import { createWebhookTokens } from "../events/webhook-token.ts";
-import type { SandboxLimits } from "../config.ts";
+import type { SandboxLimits, WorkerDeployment } from "../config.ts";
 import { createGuardedFetcher, type GuardedFetcherOptions } from "../http-tool/index.ts";
 import { createMcpPool } from "../mcp/index.ts";
 import { createSandbox, validateAgainstSchema, type Sandbox } from "../sandbox/index.ts";
@@ -41,6 +41,26 @@ export interface RewindWorkerOptions {
   httpTool?: GuardedFetcherOptions;
   /** Where spans go; default: nowhere. */
   tracing?: Tracing;
+  /**
+   * The Worker Deployment version this worker serves. Set, the worker opts into Worker
+   * Versioning: the server sends it only tasks of runs on its version (pinned runs stay on the
+   * version that started them); unset, it is an unversioned worker, as before.
+   */
+  deployment?: WorkerDeployment | undefined;
+}
+
+const VERSIONING_BEHAVIOR = { "pinned": "PINNED", "auto-upgrade": "AUTO_UPGRADE" } as const;
+
+/** The Worker.create options that make a worker serve a deployment version (none when unset). */
+export function workerDeploymentOptions(deployment: WorkerDeployment | undefined): Pick<WorkerOptions, "workerDeploymentOptions"> {
+  if (!deployment) return {};
+  return {
+    workerDeploymentOptions: {
+      useWorkerVersioning: true,
+      version: { deploymentName: deployment.name, buildId: deployment.buildId },
+      defaultVersioningBehavior: VERSIONING_BEHAVIOR[deployment.defaultBehavior],
+    },
+  };
 }
 
 export interface RewindWorker {
@@ -82,6 +102,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       validate: validateAgainstSchema,
     }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
+    ...workerDeploymentOptions(options.deployment),
     sinks: { tracing: { span: { fn: (_info, span: FinishedSpan) => tracing.record(span) } } } satisfies InjectedSinks<TracingSinks>,
   });
   let running: Promise<void> | undefined;
