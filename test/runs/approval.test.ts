@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
-import { effectCounterTool } from "../helpers/mcp-test-tools.ts";
+import { IDEMPOTENCY_KEY, effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { expectRunGoing } from "../helpers/run-going.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { spawnWorker } from "../helpers/worker-process.ts";
 
@@ -88,6 +89,9 @@ describe("approval", () => {
     const first = await spawnWorker(workerEnv());
     const id = await startRun(stack, { toolset, script: SCRIPT, input: { amount: 7 } });
     await waitParked(id);
+    // The kill must come while the call is parked and unsent.
+    await expectRunGoing(stack.client, id, { calls: 1 });
+    expect(server.calls.filter((c) => c.name === "send_invoice" && String(c.meta[IDEMPOTENCY_KEY]).startsWith(`${id}/`))).toHaveLength(0);
     await first.kill("SIGKILL");
     const second = await spawnWorker(workerEnv());
     try {

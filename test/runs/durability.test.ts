@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getStatusQuery } from "../../src/workflows/messages.ts";
 import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { expectRunGoing } from "../helpers/run-going.ts";
 import { spawnWorker } from "../helpers/worker-process.ts";
 
 let stack: RewindStack;
@@ -51,6 +52,9 @@ describe("durability", () => {
       if (status && status.calls.inFlight > 0) break;
       await new Promise((r) => setTimeout(r, 50));
     }
+    // The kill must come while the run is inside its sleep, not after it ended.
+    expect((await handle.query(getStatusQuery)).calls.inFlight).toBeGreaterThan(0);
+    await expectRunGoing(stack.client, id);
     await first.kill("SIGKILL");
     const second = await spawnWorker(workerEnv());
     try {

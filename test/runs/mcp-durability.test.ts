@@ -8,6 +8,7 @@ import { getStatusQuery } from "../../src/workflows/messages.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { IDEMPOTENCY_KEY, droppingTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { expectRunGoing } from "../helpers/run-going.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { spawnWorker } from "../helpers/worker-process.ts";
 
@@ -55,6 +56,10 @@ export default async function main() {
       if (status && status.calls.total >= 12) break;
       await new Promise((r) => setTimeout(r, 50));
     }
+    // The kill must come mid-run: at least 12 calls issued, and fewer than 50 of them ended.
+    expect((await handle.query(getStatusQuery)).calls.total).toBeGreaterThanOrEqual(12);
+    await expectRunGoing(stack.client, id, { calls: 50 });
+    expect([...effects.state.effects.keys()].filter((key) => key.startsWith(`${id}/`)).length).toBeLessThan(50);
     await first.kill("SIGKILL");
     const second = await spawnWorker(workerEnv());
     try {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolError, createHostToolWorker, type HostToolContext, type HostToolWorker } from "../../src/sdk/index.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { expectRunGoing } from "../helpers/run-going.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 
 let stack: RewindStack;
@@ -94,10 +95,14 @@ describe("host tools", () => {
       await waitFor("ready");
       const id = await startRun(stack, { toolset: frozenToolset, script: script("  return harness.wait({});") });
       await waitFor("attempt 1");
+      expect(output).toContain("attempt 1");
+      // The freeze and the kill must come while the call is still running (and the run going).
+      await expectRunGoing(stack.client, id);
       // Frozen past its heartbeat timeout, then gone: a frozen process's open polls would
       // still take (and sit on) retried attempts, exactly as a hung machine's do.
       child.kill("SIGSTOP");
       await new Promise((r) => setTimeout(r, 3_000));
+      await expectRunGoing(stack.client, id);
       child.kill("SIGKILL");
       second = await createHostToolWorker({ address: stack.address, taskQueue: frozenQueue, tools: { "harness.wait": async (_args, ctx) => ({ from: "second worker", attempt: ctx.attempt }) } });
       const running = second.run();
