@@ -42,6 +42,16 @@ export interface RewindWorkerOptions {
   /** Where spans go; default: nowhere. */
   tracing?: Tracing;
   /**
+   * Share another worker's sandbox (its warm isolates) instead of creating one; the owner
+   * disposes it. With `activitiesOnly`, a process can run a second, activity-only worker
+   * beside a full one — how tests put warm isolates and workflow tasks on different workers.
+   */
+  sharedSandbox?: Sandbox;
+  /** Poll activities only (no workflow tasks, so no local activities either). */
+  activitiesOnly?: boolean;
+  /** How this worker names itself in histories; default: Temporal's `pid@host`. */
+  identity?: string;
+  /**
    * The Worker Deployment version this worker serves. Set, the worker opts into Worker
    * Versioning: the server sends it only tasks of runs on its version (pinned runs stay on the
    * version that started them); unset, it is an unversioned worker, as before.
@@ -73,7 +83,7 @@ export interface RewindWorker {
 
 export async function createRewindWorker(options: RewindWorkerOptions): Promise<RewindWorker> {
   const connection = await NativeConnection.connect({ address: options.address });
-  const sandbox = createSandbox({
+  const sandbox = options.sharedSandbox ?? createSandbox({
     memoryMb: options.sandbox.memoryMb,
     cpuMsPerStep: options.sandbox.cpuMsPerStep,
     warmSessions: options.warmIsolates,
@@ -89,7 +99,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    workflowBundle: await loadWorkflowBundle(options.cacheDir),
+    ...(options.activitiesOnly ? {} : { workflowBundle: await loadWorkflowBundle(options.cacheDir) }),
     activities: createActivities({
       sandbox, mcpPool, endpoints,
       guardedFetch: createGuardedFetcher(options.httpTool),
@@ -102,6 +112,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       validate: validateAgainstSchema,
     }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
+    ...(options.identity ? { identity: options.identity } : {}),
     ...workerDeploymentOptions(options.deployment),
     sinks: { tracing: { span: { fn: (_info, span: FinishedSpan) => tracing.record(span) } } } satisfies InjectedSinks<TracingSinks>,
   });
@@ -111,7 +122,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     sandbox,
     run() {
       running ??= worker.run().finally(async () => {
-        sandbox.dispose();
+        if (!options.sharedSandbox) sandbox.dispose();
         await mcpPool.close();
         await tracing.shutdown();
         await clientConnection.close();

@@ -6,7 +6,7 @@
  * tool calls and continues as new, carrying the journal.
  */
 import {
-  ApplicationFailure, condition, continueAsNew, isCancellation, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo,
+  ApplicationFailure, condition, continueAsNew, isCancellation, patched, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo,
 } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.ts";
 import type { CredentialRef } from "../shared/credentials.ts";
@@ -27,6 +27,7 @@ import {
 } from "./messages.ts";
 import { ParkingLot, type Decision, type ParkDetails, type ParkReason } from "./parking.ts";
 import { ReadyQueue } from "./ready-queue.ts";
+import { PATCHES } from "./patches.ts";
 import { TakenSteps } from "./taken-steps.ts";
 import { SignalInbox } from "./signal-inbox.ts";
 
@@ -51,7 +52,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const inbox = new SignalInbox(input.carried?.signals);
   const startedAt = input.carried?.startedAt ?? Date.now();
   const ready = new ReadyQueue(input.carried?.unfed);
-  const taken = new TakenSteps(journal, ready);
+  const holdsEarlySteps = (): boolean => !patched(PATCHES.stepsUsedOnlyInOrder);
+  const taken = new TakenSteps(journal, ready, holdsEarlySteps);
   let builtinsInFlight = 0;
   let draining = false;
   const observations = new Observations(input.namespace, input.toolsetId, input.toolset);
@@ -124,7 +126,11 @@ export async function runScript(input: RunInput): Promise<unknown> {
     const full = options?.withBatches ? { startedAt, batches: journal.batches } : {};
     return { ...journal.view(options?.afterSeq, options?.limit), ...(fork ? { fork } : {}), ...full };
   });
-  setHandler(deliverSignal, ({ name, payload }) => inbox.deliver(name, payload));
+  setHandler(deliverSignal, ({ name, payload }) => {
+    // A run that started before PATCHES.stepsUsedOnlyInOrder and stalled on a held step is woken by any signal.
+    if (taken.heldCount > 0 && !holdsEarlySteps()) taken.release();
+    inbox.deliver(name, payload);
+  });
 
   const setState = (next: RunState): void => {
     state = next;

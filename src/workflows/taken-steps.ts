@@ -1,11 +1,14 @@
 /**
  * Decides whether the run uses the steps workers took with their calls' results (`Prestep`).
- * A step is used when the journal has exactly the chain it was taken on; each one used moves
- * the journal on, so a step that arrived early (its calls finished in one order on the worker
- * and reached history in another) is held until the step before it is used. Anything that
- * can't be used in order (a result without a step, a step taken on a chain the journal has
- * left, anything while draining) sends every held call to be fed the ordinary way, in the order
- * the results arrived: the isolate, fed something else, then gets a cold replay.
+ * A step is used only when the journal has exactly the chain it was taken on and nothing else
+ * waits to be fed: the isolate that took it was fed what the journal holds, so the step is the
+ * one a replay would take. Any other step is dropped and its call fed the ordinary way, at once,
+ * so every finished call reaches the run loop whichever worker took its step and in whatever
+ * order results arrive: a run whose calls have all finished always takes its next step.
+ *
+ * Runs that started before `PATCHES.stepsUsedOnlyInOrder` replay the older rule while their
+ * history was recorded with it: a step taken on a chain the journal might still reach was held
+ * until the step before it was used. Held steps are released the moment the new rule applies.
  */
 import type { Prestep, StepResult } from "../shared/step.ts";
 import type { JournalBook } from "./journal-book.ts";
@@ -21,16 +24,20 @@ export class TakenSteps {
   private readonly held = new Map<string, { seq: number; step: Prestep }>();
   private readonly journal: JournalBook;
   private readonly ready: StepQueue;
+  private readonly holdsEarlySteps: () => boolean;
 
-  constructor(journal: JournalBook, ready: StepQueue) {
+  /** `holdsEarlySteps`: whether the run still follows the rule it started with before the patch. */
+  constructor(journal: JournalBook, ready: StepQueue, holdsEarlySteps: () => boolean = () => false) {
     this.journal = journal;
     this.ready = ready;
+    this.holdsEarlySteps = holdsEarlySteps;
   }
 
   /** A call finished with the step its worker took; feeds the call the ordinary way if the step can't be used. */
   offer(seq: number, step: Prestep, draining: boolean): void {
     if (draining || this.ready.unfed > 0 || this.journal.isPastChain(step.chain) || this.held.has(step.chain)) return this.feed(seq);
     if (step.chain !== this.journal.chain) {
+      if (!this.holdsEarlySteps()) return this.feed(seq);
       this.held.set(step.chain, { seq, step });
       return;
     }
@@ -39,6 +46,7 @@ export class TakenSteps {
       this.held.delete(this.journal.chain);
       this.use(next.seq, next.step);
     }
+    if (this.held.size > 0 && !this.holdsEarlySteps()) this.release();
   }
 
   /** A call finished without a usable step: it, and every call held before it, is fed by the run. */

@@ -4,7 +4,7 @@ import { JournalBook } from "../../src/workflows/journal-book.ts";
 import { TakenSteps, type StepQueue } from "../../src/workflows/taken-steps.ts";
 
 /** A journal with calls 1..n issued, and a queue that records what the run loop would get. */
-function setup(n: number) {
+function setup(n: number, holdsEarlySteps = false) {
   const journal = new JournalBook();
   for (let seq = 1; seq <= n; seq++) journal.record({ seq, tool: "svc.echo", args: { seq } }, 0);
   const fed: number[] = [];
@@ -14,9 +14,12 @@ function setup(n: number) {
     push: (seq) => { fed.push(seq); },
     pushTaken: (result) => { used.push(JSON.stringify(result.calls.map((c) => c.seq))); },
   };
-  const taken = new TakenSteps(journal, queue);
+  let holds = holdsEarlySteps;
+  const taken = new TakenSteps(journal, queue, () => holds);
   const finish = (seq: number) => journal.complete(seq, { ok: true, value: seq }, 0);
-  return { journal, taken, fed, used, finish };
+  /** The run crosses the patch: from its next workflow task on, the new rule applies. */
+  const upgrade = () => { holds = false; };
+  return { journal, taken, fed, used, finish, upgrade };
 }
 
 /** The step a worker would take with `seq` on top of `chain`, issuing call `issues`. */
@@ -34,8 +37,36 @@ describe("TakenSteps", () => {
     expect(journal.chain).not.toBe(before);
   });
 
-  it("holds a step that arrived before the one it follows, then uses both in the worker's order", () => {
-    const { journal, taken, fed, used, finish } = setup(2);
+  it("feeds at once a call whose step was taken on a chain the journal does not have, so nothing waits on it", () => {
+    const { journal, taken, fed, used, finish } = setup(3);
+    const c0 = journal.chain;
+    finish(2);
+    // Taken on another worker's isolate, fed something the journal never had.
+    taken.offer(2, stepOn("00000000deadbeef", 11, 4), false);
+    expect(fed).toEqual([2]);
+    expect(taken.heldCount).toBe(0);
+    finish(1);
+    // The journal has moved on (seq 2 waits to be fed): a step on c0 is not used either.
+    taken.offer(1, stepOn(c0, 10, 5), false);
+    expect(fed).toEqual([2, 1]);
+    expect(used).toEqual([]);
+  });
+
+  it("releases the steps a run held under the old rule as soon as the new one applies", () => {
+    const { journal, taken, fed, used, finish, upgrade } = setup(3, true);
+    finish(3);
+    taken.offer(3, stepOn("00000000deadbeef", 12, 5), false);
+    expect(taken.heldCount).toBe(1);
+    upgrade();
+    finish(1);
+    taken.offer(1, stepOn(journal.chain, 10, 4), false);
+    expect(used).toEqual(["[4]"]);
+    expect(fed).toEqual([3]);
+    expect(taken.heldCount).toBe(0);
+  });
+
+  it("(old rule, runs started before the patch) holds a step that arrived before the one it follows, then uses both in the worker's order", () => {
+    const { journal, taken, fed, used, finish } = setup(2, true);
     const c0 = journal.chain;
     // On the worker: seq 1 then seq 2 were fed. In history: seq 2's result came first.
     // The chain after seq 1 alone at 10, as the worker's isolate has it.
@@ -55,8 +86,8 @@ describe("TakenSteps", () => {
     expect(fed).toEqual([]);
   });
 
-  it("feeds a call whose step was taken on a chain the journal has left, with every held call before it", () => {
-    const { journal, taken, fed, used, finish } = setup(3);
+  it("(old rule) feeds a call whose step was taken on a chain the journal has left, with every held call before it", () => {
+    const { journal, taken, fed, used, finish } = setup(3, true);
     const c0 = journal.chain;
     finish(1);
     taken.offer(1, stepOn(c0, 10, 4), false);

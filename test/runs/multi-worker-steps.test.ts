@@ -1,0 +1,120 @@
+/**
+ * Steps taken with results, with several workers: a run's workflow task moves to a second
+ * worker while the first still holds a warm isolate of the run and keeps finishing its calls
+ * (and taking steps on that isolate, whose chain the journal then never has). Every run must
+ * complete with the right result: a step that can't be used is dropped and its call fed.
+ */
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { TEST_SECRET_KEY } from "../helpers/secret-key.ts";
+import { registerToolset, startRun } from "../helpers/toolset.ts";
+import { createSandbox, validateAgainstSchema } from "../../src/sandbox/index.ts";
+import { createRewindWorker, type RewindWorker, type RewindWorkerOptions } from "../../src/worker/create-worker.ts";
+
+let stack: RewindStack;
+let server: TestMcpServer;
+let toolset: string;
+const workers: RewindWorker[] = [];
+const running: Promise<void>[] = [];
+
+beforeAll(async () => {
+  stack = await startRewindStack({ noWorker: true });
+  server = await startMcpServer({
+    tools: [{
+      name: "echo",
+      inputSchema: { type: "object" },
+      // A little jitter so results reach history in an order other than the one steps were taken in.
+      handler: async (args) => {
+        await new Promise((resolve) => setTimeout(resolve, 2 + Math.floor(Math.random() * 15)));
+        return { content: [{ type: "text", text: JSON.stringify(args) }] };
+      },
+    }],
+  });
+  toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.shutdown().catch(() => undefined)));
+  await Promise.all(running.map((r) => r.catch(() => undefined)));
+  await stack?.stop();
+  await server?.close();
+});
+
+async function startWorker(extra: Partial<RewindWorkerOptions>): Promise<RewindWorker> {
+  const worker = await createRewindWorker({
+    address: stack.address,
+    namespace: stack.config.temporal.namespace,
+    taskQueue: stack.config.temporal.taskQueue,
+    sandbox: stack.config.sandbox,
+    warmIsolates: 64,
+    cacheDir: path.join(stack.config.stateDir, "cache"),
+    secretKey: TEST_SECRET_KEY,
+    publicUrl: stack.api.url,
+    ...extra,
+  });
+  workers.push(worker);
+  running.push(worker.run());
+  return worker;
+}
+
+const SCRIPT = `import { svc } from "rewind:tools";
+export default async function main(input: { tag: string }) {
+  let sum = 0;
+  for (let i = 0; i < 30; i++) sum += ((await svc.echo({ i })) as { i: number }).i;
+  const all = (await Promise.all(Array.from({ length: 16 }, (_, i) => svc.echo({ i })))) as { i: number }[];
+  for (const a of all) sum += a.i;
+  for (let i = 0; i < 20; i++) sum += ((await svc.echo({ i })) as { i: number }).i;
+  return input.tag + ":" + sum;
+}`;
+// 0..29 + 0..15 + 0..19
+const SUM = 435 + 120 + 190;
+
+async function completedCalls(id: string): Promise<number> {
+  const { body } = await stack.request("GET", `/v1/runs/${id}/journal`);
+  return ((body["entries"] ?? []) as { status: string }[]).filter((e) => e.status === "completed").length;
+}
+
+describe("steps taken with results, across workers", () => {
+  it("completes every run when its workflow task moves to another worker while the first keeps finishing calls on its warm isolate", async () => {
+    // The first worker's warm isolates outlive its workflow worker: an activity-only worker of the
+    // same process keeps taking steps on them after the workflow tasks moved.
+    const firstSandbox = createSandbox({ ...stack.config.sandbox, warmSessions: 64, validate: validateAgainstSchema });
+    const first = await startWorker({ identity: "first-full", sharedSandbox: firstSandbox });
+    await startWorker({ identity: "first-activities", activitiesOnly: true, sharedSandbox: firstSandbox });
+    const ids = await Promise.all(["a", "b", "c", "d"].map((tag) => startRun(stack, { toolset, script: SCRIPT, input: { tag } })));
+    for (let i = 0; i < 200 && (await Promise.all(ids.map(completedCalls))).some((n) => n < 8); i++) await new Promise((r) => setTimeout(r, 50));
+    const before = await Promise.all(ids.map(completedCalls));
+    // Every run is still going, with a warm isolate on the first worker, when the workflow tasks move.
+    for (const [i, id] of ids.entries()) {
+      expect(before[i], id).toBeGreaterThanOrEqual(8);
+      expect(before[i], id).toBeLessThan(66);
+      expect((await stack.client.workflow.getHandle(id).describe()).status.name).toBe("RUNNING");
+    }
+    await startWorker({ identity: "second-full" });
+    await first.shutdown();
+    // Tasks go to the second worker at once instead of waiting out the first one's sticky queue.
+    for (const id of ids) {
+      await stack.client.workflowService.resetStickyTaskQueue({ namespace: stack.config.temporal.namespace, execution: { workflowId: id } });
+    }
+    for (const [i, id] of ids.entries()) {
+      const done = await waitForRun(stack, id, 90_000);
+      expect(done.status, JSON.stringify(done.error)).toBe("completed");
+      expect(done.result).toBe(`${["a", "b", "c", "d"][i]}:${SUM}`);
+    }
+    // It really went that way: workflow tasks on both full workers, and the first worker's
+    // activity-only worker finished calls after the second took over the workflow tasks.
+    let lateOnFirst = 0;
+    for (const id of ids) {
+      const history = await stack.client.workflow.getHandle(id).fetchHistory();
+      let switched = false;
+      for (const event of history.events ?? []) {
+        if (event.workflowTaskStartedEventAttributes?.identity === "second-full") switched = true;
+        if (switched && event.activityTaskStartedEventAttributes?.identity === "first-activities") lateOnFirst += 1;
+      }
+      expect(switched, id).toBe(true);
+    }
+    expect(lateOnFirst).toBeGreaterThan(0);
+    firstSandbox.dispose();
+  }, 180_000);
+});
