@@ -379,6 +379,12 @@ export default async function main(input: { ms: number }) {
 
 /** A fork of a failed run, made once its parent has ended; recorded like any other run. */
 export async function startFork(world: ScenarioWorld, toolsets: Toolsets): Promise<{ parent: string; fork: string }> {
+  const parent = await startForkParent(world, toolsets);
+  return { parent, fork: await forkRun(world, parent) };
+}
+
+/** Starts the run a fork is made of (it fails at its second call) and waits until it failed. */
+export async function startForkParent(world: ScenarioWorld, toolsets: Toolsets): Promise<string> {
   const parent = await startRun(world, {
     toolset: toolsets.main,
     script: "import { svc } from \"rewind:tools\";\nexport default async () => { await svc.echo({ message: \"a\" }); await svc.fail({}); return 1; };",
@@ -387,10 +393,15 @@ export async function startFork(world: ScenarioWorld, toolsets: Toolsets): Promi
     const { body } = await world.api("GET", `/v1/runs/${parent}`);
     return body["status"] === "failed" ? true : undefined;
   });
+  return parent;
+}
+
+/** Forks the failed `parent` with a fixed script (which returns 2); answers the fork's id. */
+export async function forkRun(world: ScenarioWorld, parent: string): Promise<string> {
   const forked = await ok(world.api("POST", `/v1/runs/${parent}/fork`, {
     script: "import { svc } from \"rewind:tools\";\nexport default async () => { await svc.echo({ message: \"a\" }); await svc.echo({ message: \"fixed\" }); return 2; };",
   }), "forking");
-  return { parent, fork: String(forked.body["id"]) };
+  return String(forked.body["id"]);
 }
 
 export { until, ok, startRun };

@@ -68,3 +68,15 @@ export async function startTestTemporal(dbFile?: string): Promise<DevServer> {
   const config = await loadDevServerConfig(path.join(REPO_ROOT, "temporal-dev.yml"));
   return startOnFreePort(async (port) => startDevServer({ cliPath, config, port, uiPort: false, dbFile, log: () => undefined }));
 }
+
+/**
+ * The same dev server started again on the port it had (`host:port` of its address) and its
+ * SQLite file: the upgrade test restarts Temporal under open runs, and workers find it where it was.
+ */
+export async function restartTestTemporal(address: string, dbFile: string): Promise<DevServer> {
+  const log = (line: string): void => { process.stderr.write(`[temporal] ${line}\n`); };
+  const cliPath = await findOrInstallTemporalCli({ stateDir: path.join(REPO_ROOT, ".rewind"), log });
+  const config = await loadDevServerConfig(path.join(REPO_ROOT, "temporal-dev.yml"));
+  const port = Number(address.slice(address.lastIndexOf(":") + 1));
+  return startDevServer({ cliPath, config, port, uiPort: false, dbFile, log: () => undefined });
+}
