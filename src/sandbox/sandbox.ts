@@ -150,12 +150,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const session = warm.get(runId);
     if (!session || session.disposed || session.settled) return undefined;
     const chain = session.chain;
+    const after = session.lastFedSeqs;
     const at = Math.max(Date.now(), session.lastAt);
     warm.delete(runId);
     session.beginStep();
     const fault = await session.feed({ at, events: [event] });
-    if (fault) return { chain, at, result: { kind: "failed", error: fault, ...session.takeStepOutput() } };
-    return { chain, at, result: finishStep(runId, session) };
+    if (fault) return { chain, after, at, result: { kind: "failed", error: fault, ...session.takeStepOutput() } };
+    return { chain, after, at, result: finishStep(runId, session) };
   }
 
   return {

@@ -74,6 +74,8 @@ export class ScriptSession {
   consumedBatches = 0;
   /** `batchChain` of every batch fed so far. */
   chain = EMPTY_CHAIN;
+  /** Seqs of the batch fed last (none before the first): a step taken next follows them. */
+  lastFedSeqs: number[] = [];
   /** Time of the last batch fed (the run's start before any): a script's clock never goes back. */
   lastAt: number;
   private seq = 0;
@@ -141,7 +143,8 @@ export class ScriptSession {
       if (fault) return fault;
     }
     this.consumedBatches += 1;
-    this.chain = batchChain(this.chain, batch.at, batch.events.map((event) => event.seq));
+    this.lastFedSeqs = batch.events.map((event) => event.seq);
+    this.chain = batchChain(this.chain, batch.at, this.lastFedSeqs);
     this.lastAt = Math.max(this.lastAt, batch.at);
     return undefined;
   }

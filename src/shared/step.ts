@@ -84,6 +84,12 @@ export function batchChain(previous: string, at: number, seqs: readonly number[]
  */
 export interface Prestep {
   chain: string;
+  /**
+   * Seqs of the batch the isolate was fed just before this step. When that was one call fed by
+   * a step like this one, the step can be used only after that call's step: the workflow holds
+   * it while that call is unfinished (or held), never longer. Absent from older workers' steps.
+   */
+  after?: number[];
   at: number;
   result: StepResult;
 }

@@ -16,6 +16,7 @@ export const TOOL_ERROR_CODES = [
   "unknownTool",
   "credentialsMissing",
   "sandboxCrashed",
+  "childFailed",
 ] as const;
 
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];

@@ -9,7 +9,7 @@ import type { Activities } from "../activities/index.ts";
 import type { JournalEntry } from "../shared/journal.ts";
 import { HTTP_TOOL } from "../shared/journal.ts";
 import type { RunInput } from "../shared/run.ts";
-import { dispatchWorkflowCall } from "./child-runs.ts";
+import { dispatchWorkflowCall, type ChildRuns } from "./child-runs.ts";
 import type { ToolErrorData } from "../shared/tool-error.ts";
 import type { CallOutcome } from "./call-outcome.ts";
 import { dispatchHost } from "./host-dispatch.ts";
@@ -22,6 +22,7 @@ export type { CallOutcome };
 export interface DispatchContext extends McpDispatchContext {
   inbox: SignalInbox;
   run: RunInput;
+  children: ChildRuns;
 }
 
 /** Built-ins are served by the workflow itself and are not subject to tool-call limits. */
@@ -54,7 +55,7 @@ async function dispatchBuiltin(entry: JournalEntry, context: DispatchContext): P
     case "rewind.workflows.start":
     case "rewind.workflows.result":
     case "rewind.workflows.signal":
-      return dispatchWorkflowCall(entry, { run: context.run, inbox: context.inbox });
+      return dispatchWorkflowCall(entry, { run: context.run, inbox: context.inbox, children: context.children });
     case "rewind.webhook":
       return { ok: true, value: await mintWebhookUrl({ runId: context.runId, name: String(args["name"]) }) };
     default:

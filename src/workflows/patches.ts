@@ -8,10 +8,22 @@
  */
 export const PATCHES = {
   /**
-   * 2026-11-30 (after 3477167): a step a worker took with a call's result is used only when it
-   * was taken on the journal's current chain; otherwise the call is fed by the run at once.
-   * Before, a step taken on another chain was held for the step before it, and could hold the
-   * run forever when that step never came (another worker ran the workflow task meanwhile).
+   * 2026-11-30 (after 3477167): a step a worker took on a chain the journal does not have yet
+   * is held only while the call whose step it follows (`Prestep.after`) is unfinished or held;
+   * otherwise its call is fed at once. Before, it was held for as long as its chain might come,
+   * and held the run forever when it never came (another worker ran the workflow task).
    */
-  stepsUsedOnlyInOrder: "rewind-steps-used-only-in-order",
+  heldStepsWaitOnlyForCallsInFlight: "rewind-held-steps-wait-only-for-calls-in-flight",
+  /**
+   * 2026-11-30 (after 3477167): a child run that is cancelled, terminated or times out ends its
+   * parent's `result()` with ToolError(childFailed) carrying the child's status; a child's
+   * failure is childFailed too (it was toolFailed).
+   */
+  childEndsParentWait: "rewind-child-ends-parent-wait",
+  /**
+   * 2026-11-30 (after 3477167): every end of a run goes one way (RunEnding): a cancelled run
+   * sets its status, emits run.cancelled, tells its parent and cancels the children it awaits;
+   * a stuck run flushes its observations and reports its span like the others.
+   */
+  oneWayToEnd: "rewind-one-way-to-end",
 } as const;

@@ -6,13 +6,21 @@ import { condition } from "@temporalio/workflow";
 
 export class SignalInbox {
   private readonly queues: Record<string, unknown[]>;
+  /** Names delivered in this execution, taken or not. */
+  private readonly received = new Set<string>();
 
   constructor(carried?: Record<string, unknown[]>) {
     this.queues = carried ?? {};
   }
 
   deliver(name: string, payload: unknown): void {
+    this.received.add(name);
     (this.queues[name] ??= []).push(payload);
+  }
+
+  /** Whether `name` was delivered in this execution (carried signals count). */
+  hasReceived(name: string): boolean {
+    return this.received.has(name) || name in this.queues;
   }
 
   /** Resolves with the oldest payload of `name`, or `{ timedOut: true }` once `timeoutMs` passes. */

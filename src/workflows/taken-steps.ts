@@ -1,14 +1,18 @@
 /**
  * Decides whether the run uses the steps workers took with their calls' results (`Prestep`).
- * A step is used only when the journal has exactly the chain it was taken on and nothing else
- * waits to be fed: the isolate that took it was fed what the journal holds, so the step is the
- * one a replay would take. Any other step is dropped and its call fed the ordinary way, at once,
- * so every finished call reaches the run loop whichever worker took its step and in whatever
- * order results arrive: a run whose calls have all finished always takes its next step.
+ * A step is used when the journal has exactly the chain it was taken on and nothing else waits
+ * to be fed: the isolate that took it was fed what the journal holds, so the step is the one a
+ * replay would take. Results reach history in another order than a worker took their steps,
+ * so a step taken right after another call's step (`after`) is held while that call is still
+ * unfinished or itself held, and used once the step before it is; never longer. Anything else
+ * (a step on a chain the journal has left or will not reach, a result without a step, a
+ * drain) feeds the call the ordinary way, with every held call before it. Whatever order
+ * results arrive in and whichever worker took them, a run whose calls have all finished holds
+ * nothing, so it always takes its next step.
  *
- * Runs that started before `PATCHES.stepsUsedOnlyInOrder` replay the older rule while their
- * history was recorded with it: a step taken on a chain the journal might still reach was held
- * until the step before it was used. Held steps are released the moment the new rule applies.
+ * Runs that started before `PATCHES.heldStepsWaitOnlyForCallsInFlight` replay the older rule
+ * while their history was recorded with it (a step was held for as long as its chain might
+ * still come), and follow this one from their first new workflow task.
  */
 import type { Prestep, StepResult } from "../shared/step.ts";
 import type { JournalBook } from "./journal-book.ts";
@@ -37,7 +41,7 @@ export class TakenSteps {
   offer(seq: number, step: Prestep, draining: boolean): void {
     if (draining || this.ready.unfed > 0 || this.journal.isPastChain(step.chain) || this.held.has(step.chain)) return this.feed(seq);
     if (step.chain !== this.journal.chain) {
-      if (!this.holdsEarlySteps()) return this.feed(seq);
+      if (!this.holdsEarlySteps() && !this.mayFollow(step)) return this.feed(seq);
       this.held.set(step.chain, { seq, step });
       return;
     }
@@ -46,7 +50,18 @@ export class TakenSteps {
       this.held.delete(this.journal.chain);
       this.use(next.seq, next.step);
     }
-    if (this.held.size > 0 && !this.holdsEarlySteps()) this.release();
+    // A held step whose predecessor has now finished without bringing its chain never will.
+    if (this.held.size > 0 && !this.holdsEarlySteps() && [...this.held.values()].some(({ step: held }) => !this.mayFollow(held))) this.release();
+  }
+
+  /** Whether a step may still be used: it follows one call's step, and that call is unfinished or held. */
+  private mayFollow(step: Prestep): boolean {
+    const [before, ...more] = step.after ?? [];
+    if (before === undefined || more.length > 0) return false;
+    const entry = this.journal.entry(before);
+    if (!entry) return false;
+    const finished = entry.status === "completed" || entry.status === "failed";
+    return !finished || [...this.held.values()].some((held) => held.seq === before);
   }
 
   /** A call finished without a usable step: it, and every call held before it, is fed by the run. */

@@ -23,7 +23,17 @@ function setup(n: number, holdsEarlySteps = false) {
 }
 
 /** The step a worker would take with `seq` on top of `chain`, issuing call `issues`. */
-const stepOn = (chain: string, at: number, issues: number): Prestep => ({ chain, at, result: { kind: "waiting", calls: [{ seq: issues, tool: "svc.echo", args: {} }], logs: [] } });
+const stepOn = (chain: string, at: number, issues: number, after?: number[]): Prestep => ({
+  chain, at, ...(after ? { after } : {}), result: { kind: "waiting", calls: [{ seq: issues, tool: "svc.echo", args: {} }], logs: [] },
+});
+
+/** The chain a worker's isolate has after being fed `seq` alone at `at`, on top of the journal's batches. */
+function chainAfter(journal: JournalBook, at: number, seq: number): string {
+  const scratch = new JournalBook(structuredClone(journal.carry(0, {}, [])));
+  scratch.entries[seq - 1] = { ...scratch.entries[seq - 1]!, status: "completed", result: seq };
+  scratch.addBatch(at, [seq]);
+  return scratch.chain;
+}
 
 describe("TakenSteps", () => {
   it("uses a step taken on the journal's chain, and moves the chain on", () => {
@@ -35,6 +45,51 @@ describe("TakenSteps", () => {
     expect(fed).toEqual([]);
     expect(journal.batches).toEqual([{ at: 10, seqs: [1] }]);
     expect(journal.chain).not.toBe(before);
+  });
+
+  it("holds a step that follows a call still in flight, then uses both in the worker's order", () => {
+    const { journal, taken, fed, used, finish } = setup(3);
+    const c0 = journal.chain;
+    // On the worker: seq 1 then seq 2 were fed. In history: seq 2's result came first.
+    finish(2);
+    taken.offer(2, stepOn(chainAfter(journal, 10, 1), 11, 4, [1]), false);
+    expect(taken.heldCount).toBe(1);
+    finish(1);
+    taken.offer(1, stepOn(c0, 10, 3, []), false);
+    expect(used).toEqual(["[3]", "[4]"]);
+    expect(fed).toEqual([]);
+    expect(taken.heldCount).toBe(0);
+  });
+
+  it("feeds a held call as soon as the call it follows has finished without bringing its chain", () => {
+    const { journal, taken, fed, used, finish } = setup(3);
+    const c0 = journal.chain;
+    finish(2);
+    taken.offer(2, stepOn(chainAfter(journal, 10, 1), 11, 4, [1]), false);
+    expect(taken.heldCount).toBe(1);
+    // Seq 1 finished on another worker whose isolate fed it at another time: its step is used,
+    // the journal's chain is not the one the held step needs, and nothing would ever bring it.
+    finish(1);
+    taken.offer(1, stepOn(c0, 99, 3, []), false);
+    expect(used).toEqual(["[3]"]);
+    expect(fed).toEqual([2]);
+    expect(taken.heldCount).toBe(0);
+  });
+
+  it("never holds a step that follows a finished call, a batch, or nothing it names", () => {
+    const { journal, taken, fed, finish } = setup(4);
+    finish(1);
+    taken.feed(1);
+    fed.length = 0;
+    finish(2);
+    // Follows seq 1, which has finished: its chain can't come.
+    taken.offer(2, stepOn(chainAfter(journal, 10, 1), 11, 5, [1]), false);
+    finish(3);
+    taken.offer(3, stepOn("00000000deadbeef", 12, 6, [1, 2]), false);
+    finish(4);
+    taken.offer(4, stepOn("00000000feedface", 13, 7), false);
+    expect(fed).toEqual([2, 3, 4]);
+    expect(taken.heldCount).toBe(0);
   });
 
   it("feeds at once a call whose step was taken on a chain the journal does not have, so nothing waits on it", () => {

@@ -1,0 +1,121 @@
+/**
+ * Sends a run's calls and journals their outcomes: a fork reuses its parent's finished calls,
+ * calls that need approval are parked first, tool calls take their place in the run's and the
+ * tool's concurrency limits, built-ins are served at once. Every finished call is offered to
+ * TakenSteps, which either uses the step its worker took or queues the call to be fed.
+ */
+import { isCancellation } from "@temporalio/workflow";
+import type { CredentialRef } from "../shared/credentials.ts";
+import type { JournalEntry } from "../shared/journal.ts";
+import type { RunInput } from "../shared/run.ts";
+import { RUN_CONCURRENCY } from "../shared/tool-call.ts";
+import { CallScheduler } from "./call-scheduler.ts";
+import { reportCallSpan } from "./call-spans.ts";
+import type { ChildRuns } from "./child-runs.ts";
+import { dispatchCall, isBuiltin, type DispatchContext } from "./dispatch.ts";
+import type { ForkReplay } from "./fork-seed.ts";
+import type { JournalBook } from "./journal-book.ts";
+import type { Observations } from "./observations.ts";
+import type { ParkingDesk } from "./parking-desk.ts";
+import type { SignalInbox } from "./signal-inbox.ts";
+import type { TakenSteps } from "./taken-steps.ts";
+
+export interface CallRunnerDeps {
+  run: RunInput;
+  journal: JournalBook;
+  taken: TakenSteps;
+  observations: Observations;
+  parking: ParkingDesk;
+  forkReplay: ForkReplay;
+  inbox: SignalInbox;
+  children: ChildRuns;
+  credentials: CredentialRef;
+}
+
+export class CallRunner {
+  /** Set while the run drains for continue-as-new: no step taken by a worker is used. */
+  draining = false;
+  private readonly scheduler: CallScheduler;
+  private builtinsInFlight = 0;
+  private readonly deps: CallRunnerDeps;
+  private readonly context: DispatchContext;
+
+  constructor(deps: CallRunnerDeps) {
+    this.deps = deps;
+    const { run } = deps;
+    this.context = {
+      runId: run.runId, trace: run.trace, toolset: run.toolset, inbox: deps.inbox, run, credentials: deps.credentials, children: deps.children,
+      park: (entry, reason, details) => deps.parking.park(entry, reason, details),
+    };
+    this.scheduler = new CallScheduler(RUN_CONCURRENCY, (tool) => run.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY, (entry, release) => void this.perform(entry, release));
+  }
+
+  /** Calls not finished: sent, queued for a place, built-ins pending, or parked. */
+  get inFlight(): number {
+    return this.scheduler.inFlight + this.scheduler.queued + this.builtinsInFlight + this.deps.parking.lot.size;
+  }
+
+  /** Tool calls being sent right now (not queued, not parked). */
+  get sending(): number {
+    return this.scheduler.inFlight;
+  }
+
+  /** Stops sending queued calls (before continue-as-new; the next execution sends them). */
+  pause(): void {
+    this.scheduler.pause();
+  }
+
+  dispatch(entry: JournalEntry): void {
+    const { run, journal, taken, forkReplay } = this.deps;
+    const reused = forkReplay.reuse(entry);
+    if (reused) {
+      journal.complete(entry.seq, reused, Date.now());
+      taken.feed(entry.seq);
+      return;
+    }
+    if (run.toolset.policies[entry.tool]?.approval && !entry.approved) {
+      void this.approveThenDispatch(entry).catch((error: unknown) => { if (!isCancellation(error)) throw error; });
+      return;
+    }
+    if (!isBuiltin(entry.tool)) return this.scheduler.enqueue(entry);
+    this.builtinsInFlight += 1;
+    void this.perform(entry, () => { this.builtinsInFlight -= 1; });
+  }
+
+  /** Parks a call that needs approval (outside the concurrency limits), then sends or rejects it. */
+  private async approveThenDispatch(entry: JournalEntry): Promise<void> {
+    // A call carried over by continue-as-new already announced itself.
+    const decision = await this.deps.parking.park(entry, "approval", {}, entry.status !== "parked");
+    if (decision.approved) {
+      entry.approved = true;
+      entry.status = "pending";
+      this.scheduler.enqueue(entry);
+      return;
+    }
+    this.deps.journal.complete(entry.seq, { ok: false, error: { code: "rejected", message: `${entry.tool}: ${decision.reason}`, tool: entry.tool, seq: entry.seq } }, Date.now());
+    this.deps.taken.feed(entry.seq);
+  }
+
+  /** Sends one call and journals its outcome; `release` frees its place in the limits. */
+  private async perform(entry: JournalEntry, release: () => void): Promise<void> {
+    const { run, journal, taken, observations } = this.deps;
+    entry.status = "running";
+    entry.startedAt ??= Date.now();
+    entry.attempts = Math.max(entry.attempts, 1);
+    let outcome;
+    try {
+      outcome = await dispatchCall(entry, this.context);
+    } catch (error) {
+      // Only the run's own cancellation gets here; the run loop sees it too and ends the run.
+      if (isCancellation(error)) return;
+      throw error;
+    } finally {
+      release();
+    }
+    journal.complete(entry.seq, outcome, Date.now());
+    reportCallSpan(run.trace, entry, run.toolset.policies[entry.tool]);
+    if (outcome.ok) observations.record(entry.tool, outcome.value);
+    if (outcome.ok && outcome.step) taken.offer(entry.seq, outcome.step, this.draining);
+    else taken.feed(entry.seq);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Parks a run's calls and tells the harness why: the run's status turns `parked` while any call
+ * waits, and each parking is announced with its event (approval requested, schema changed,
+ * credentials expired or short of scope) before the call waits for its decision.
+ */
+import type { JournalEntry } from "../shared/journal.ts";
+import type { RunInput } from "../shared/run.ts";
+import { emitEvent } from "./events.ts";
+import { ParkingLot, type Decision, type ParkDetails, type ParkReason } from "./parking.ts";
+import type { RunStatus } from "./run-status.ts";
+
+export class ParkingDesk {
+  readonly lot = new ParkingLot();
+  private parkings = 0;
+  private readonly run: RunInput;
+  private readonly status: RunStatus;
+
+  constructor(run: RunInput, status: RunStatus) {
+    this.run = run;
+    this.status = status;
+  }
+
+  /** Parks a call, tells the harness why (unless it was told already), and waits for its decision. */
+  async park(entry: JournalEntry, reason: ParkReason, details: ParkDetails = {}, announce = true): Promise<Decision> {
+    const decided = this.lot.park(entry, reason, details);
+    // A run cancelled while it announces the parking never awaits the decision: handle it here.
+    decided.catch(() => undefined);
+    this.status.set("parked");
+    this.parkings += 1;
+    if (announce) await this.announce(entry, reason, details, this.parkings);
+    const decision = await decided;
+    if (this.lot.size === 0) this.status.set("running");
+    return decision;
+  }
+
+  private async announce(entry: JournalEntry, reason: ParkReason, details: ParkDetails, nth: number): Promise<void> {
+    const { namespace, runId, endUser } = this.run;
+    const call = { seq: entry.seq, tool: entry.tool };
+    if (reason === "approval") {
+      await emitEvent(namespace, runId, "call.approval_requested", { ...call, args: entry.args }, entry.seq);
+    } else if (reason === "schemaChanged") {
+      await emitEvent(namespace, runId, "tool.schema_changed", { ...call, pinned: details["pinned"] ?? null, current: details["current"] ?? null }, `${entry.seq}-${nth}`);
+    } else {
+      await emitEvent(namespace, runId, "credentials.expired", {
+        ...call, reason, scope: details.scope ?? null,
+        ...(details["scopeAsked"] ? { scopeAsked: details["scopeAsked"] } : {}), ...(endUser ? { endUser } : {}),
+      }, `${entry.seq}-${nth}`);
+    }
+  }
+}

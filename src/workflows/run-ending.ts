@@ -1,0 +1,107 @@
+/**
+ * The one way a run ends, whichever way it ends: completed, failed (the script threw, hit a
+ * limit, or waits for something nothing will settle), cancelled, or drained to continue as new.
+ * Each end flushes the run's observations, sets `RewindStatus`, reports the run's span, emits
+ * its event, tells a waiting parent, and then returns, throws or continues as new.
+ *
+ * Command order is part of every recorded history: completed and failed runs keep the order
+ * they had in 3477167; what a stuck or cancelled run does beyond it is behind
+ * `PATCHES.oneWayToEnd`, so runs that ended that way before replay as they ran.
+ */
+import { ApplicationFailure, CancellationScope, condition, continueAsNew, patched } from "@temporalio/workflow";
+import type { EventType } from "../shared/events.ts";
+import { RUN_FAILURE_TYPES, type CarriedJournal, type RunInput } from "../shared/run.ts";
+import type { ScriptError } from "../shared/step.ts";
+import { reportRunSpan } from "./call-spans.ts";
+import { tellParent, type ChildEnding, type ChildRuns } from "./child-runs.ts";
+import { emitEvent } from "./events.ts";
+import type { Observations } from "./observations.ts";
+import { PATCHES } from "./patches.ts";
+import type { RunStatus } from "./run-status.ts";
+
+export type RunEnd =
+  | { kind: "completed"; result: unknown; eventsEndpoint?: boolean | undefined }
+  | { kind: "failed"; error: ScriptError; eventsEndpoint?: boolean | undefined }
+  | { kind: "stuck" }
+  | { kind: "cancelled"; cause: unknown };
+
+export interface RunEndingDeps {
+  run: RunInput;
+  startedAt: number;
+  status: RunStatus;
+  observations: Observations;
+  children: ChildRuns;
+  callCount(): number;
+}
+
+const STUCK_MESSAGE = "the script is waiting for a promise that nothing will settle (no call is in flight)";
+
+function scriptFailure(error: ScriptError): ApplicationFailure {
+  const type = error.limit ? RUN_FAILURE_TYPES.limitExceeded : RUN_FAILURE_TYPES.scriptFailed;
+  const where = error.code ? `${error.name}(${error.code}) from ${error.tool} (seq ${error.seq}): ` : `${error.name}: `;
+  return ApplicationFailure.create({ type, message: where + error.message, details: [error], nonRetryable: true });
+}
+
+export class RunEnding {
+  private readonly deps: RunEndingDeps;
+
+  constructor(deps: RunEndingDeps) {
+    this.deps = deps;
+  }
+
+  /** Ends the run: answers its result, or throws what Temporal records as its failure or cancellation. */
+  async end(end: RunEnd): Promise<unknown> {
+    switch (end.kind) {
+      case "completed":
+        await this.deps.observations.flush();
+        await this.announce("completed", "run.completed", { result: end.result }, { ok: true, value: end.result }, end.eventsEndpoint);
+        return end.result;
+      case "failed": {
+        const failure = scriptFailure(end.error);
+        await this.deps.observations.flush();
+        const error = { type: failure.type, message: failure.message };
+        await this.announce("failed", "run.failed", { error }, { ok: false, status: "failed", message: failure.message, error }, end.eventsEndpoint);
+        throw failure;
+      }
+      case "stuck": {
+        const error = { type: RUN_FAILURE_TYPES.stuck, message: STUCK_MESSAGE };
+        const failure = ApplicationFailure.create({ ...error, nonRetryable: true });
+        if (patched(PATCHES.oneWayToEnd)) {
+          await this.deps.observations.flush();
+          await this.announce("failed", "run.failed", { error }, { ok: false, status: "failed", message: STUCK_MESSAGE, error });
+        } else {
+          // As 3477167 ended a stuck run: no flush, no span.
+          this.deps.status.set("failed");
+          await emitEvent(this.deps.run.namespace, this.deps.run.runId, "run.failed", { error });
+          await tellParent(this.deps.run, { ok: false, message: STUCK_MESSAGE });
+        }
+        throw failure;
+      }
+      case "cancelled":
+        // Runs cancelled before the patch ended without a word; their histories say so.
+        if (!patched(PATCHES.oneWayToEnd)) throw end.cause;
+        await CancellationScope.nonCancellable(async () => {
+          await this.deps.observations.flush();
+          await this.announce("cancelled", "run.cancelled", {}, { ok: false, status: "cancelled", message: "the run was cancelled" });
+          await this.deps.children.cancelAwaited();
+        });
+        throw end.cause;
+    }
+  }
+
+  /** Drains the run and continues as new with what `carry` gives once no call is being sent. */
+  async continueAsNew(drain: { pause(): void; readonly sending: number }, carry: () => CarriedJournal): Promise<never> {
+    drain.pause();
+    await this.deps.observations.flush();
+    await condition(() => drain.sending === 0);
+    return continueAsNew<(input: RunInput) => Promise<unknown>>({ ...this.deps.run, carried: carry() });
+  }
+
+  private async announce(state: "completed" | "failed" | "cancelled", type: EventType, data: Record<string, unknown>, ending: ChildEnding, eventsEndpoint?: boolean): Promise<void> {
+    const { run, startedAt, status } = this.deps;
+    status.set(state);
+    reportRunSpan(run.trace, run.runId, startedAt, state, this.deps.callCount());
+    if (eventsEndpoint !== false) await emitEvent(run.namespace, run.runId, type, data);
+    await tellParent(run, ending);
+  }
+}
