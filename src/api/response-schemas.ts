@@ -143,6 +143,7 @@ export const cassette = z.object({
   startedAt: workflowTime,
   entries: z.array(journalEntry),
   batches: z.array(z.object({ at: workflowTime, seqs: z.array(z.number().int()) })).describe("Completions in the order and groups they reached the script"),
+  runtimeVersion: z.number().int().optional().describe("The sandbox runtime the run started on (absent: 1); a replay uses the same"),
 });
 
 export const callDecision = z.object({ seq: z.number().int() });

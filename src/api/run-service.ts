@@ -9,6 +9,7 @@ import {
 } from "@temporalio/client";
 import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
+import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/runtime-version.ts";
 import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type Cassette, type ForkSeed, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
 import { approveCallUpdate, getJournalQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate } from "../workflows/messages.ts";
 import { HttpError, notFound } from "./http-error.ts";
@@ -93,7 +94,7 @@ export function createRunService(options: RunServiceOptions) {
         await client.workflow.start(RUN_WORKFLOW_TYPE, {
           taskQueue: options.taskQueue,
           workflowId: runId,
-          args: [{ ...rest, runId, ...(options.continueAsNewAfterEvents ? { continueAsNewAfterEvents: options.continueAsNewAfterEvents } : {}) } satisfies RunInput],
+          args: [{ ...rest, runId, runtimeVersion: SANDBOX_RUNTIME_VERSION, ...(options.continueAsNewAfterEvents ? { continueAsNewAfterEvents: options.continueAsNewAfterEvents } : {}) } satisfies RunInput],
           typedSearchAttributes: new TypedSearchAttributes(attributes),
           workflowIdReusePolicy: "REJECT_DUPLICATE",
         });
@@ -193,6 +194,7 @@ export function createRunService(options: RunServiceOptions) {
       return {
         format: "rewind.cassette/1", runId, toolsetId: input.toolsetId, toolset: input.toolset, scriptHash: input.scriptHash, script: input.script,
         input: input.input, startedAt: view.startedAt ?? 0, entries: view.entries, batches: view.batches ?? [],
+        runtimeVersion: runtimeVersionOf(input),
       };
     },
 

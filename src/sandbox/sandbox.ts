@@ -11,6 +11,15 @@ import type { AdvanceInput, AdvanceResult, ColdStart, Prestep, ScriptError, Step
 import type { SchemaValidator } from "./call-gate.ts";
 import { ScriptLoadError } from "./isolate.ts";
 import { ScriptSession } from "./script-session.ts";
+import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/runtime-version.ts";
+
+/** Thrown (and retried by Temporal, on another worker) for a run whose runtime this worker lacks. */
+export class RuntimeVersionError extends Error {
+  override name = "RuntimeVersionError";
+  constructor(version: number) {
+    super(`the run started on sandbox runtime ${version}; this worker has runtime ${SANDBOX_RUNTIME_VERSION} and can't step it`);
+  }
+}
 
 export interface SandboxOptions {
   memoryMb: number;
@@ -82,6 +91,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   };
 
   async function coldSession(runId: string, cold: ColdStart): Promise<ScriptSession | ScriptError> {
+    const version = runtimeVersionOf(cold);
+    // A run started by a newer release, reaching an older worker: another worker must take it.
+    if (version > SANDBOX_RUNTIME_VERSION) throw new RuntimeVersionError(version);
     let session: ScriptSession;
     try {
       session = await ScriptSession.create({

@@ -73,7 +73,10 @@ export async function replayCassette(options: ReplayOptions): Promise<ReplayOutc
       return undefined;
     };
     const runId = cassette.runId;
-    let outcome = check(await sandbox.advance({ runId, consumedBatches: 0, batches: [], cold: { script, input: cassette.input, toolset: cassette.toolset, startedAt: cassette.startedAt, history: [], knownCalls: 0 } }));
+    let outcome = check(await sandbox.advance({ runId, consumedBatches: 0, batches: [], cold: {
+      script, input: cassette.input, toolset: cassette.toolset, startedAt: cassette.startedAt, history: [], knownCalls: 0,
+      ...(cassette.runtimeVersion === undefined ? {} : { runtimeVersion: cassette.runtimeVersion }),
+    } }));
     for (const [index, batch] of cassette.batches.entries()) {
       if (outcome) return outcome;
       const missing = batch.seqs.find((seq) => !issued.has(seq));

@@ -34,6 +34,8 @@ export interface RunInput {
   continueAsNewAfterEvents?: number;
   /** Carried over by continue-as-new: the journal so far. */
   carried?: CarriedJournal;
+  /** The sandbox runtime the run started on (`SANDBOX_RUNTIME_VERSION`); absent: version 1. */
+  runtimeVersion?: number;
 }
 
 export interface ForkSeed {
@@ -69,6 +71,8 @@ export interface Cassette {
   startedAt: number;
   entries: JournalEntry[];
   batches: { at: number; seqs: number[] }[];
+  /** The sandbox runtime the run started on; absent in cassettes of runs that recorded none (1). */
+  runtimeVersion?: number;
 }
 
 export interface RunStatus {

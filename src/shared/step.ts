@@ -17,6 +17,8 @@ export interface ColdStart {
   history: EventBatch[];
   /** How many calls the workflow already knows of; replayed calls up to it are not new. */
   knownCalls: number;
+  /** The sandbox runtime the run started on (absent: 1); a worker that lacks it refuses the step. */
+  runtimeVersion?: number;
 }
 
 export interface AdvanceInput {

@@ -13,6 +13,7 @@ import {
 import type { Activities } from "../activities/index.ts";
 import type { JournalEntry } from "../shared/journal.ts";
 import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunInput } from "../shared/run.ts";
+import { SANDBOX_RUNTIME_VERSION } from "../shared/runtime-version.ts";
 import { callSpanId } from "../shared/trace-context.ts";
 import { failure, type CallOutcome } from "./call-outcome.ts";
 import { deliverSignal } from "./messages.ts";
@@ -73,7 +74,7 @@ export async function dispatchWorkflowCall(entry: JournalEntry, context: ChildRu
       const runId = RUN_ID_PREFIX + uuid4().replace(/-/g, "");
       const child: RunInput = {
         runId, script: stored.script, scriptHash: stored.scriptHash, toolsetId: stored.toolsetId, toolset: stored.toolset,
-        input: args["input"] ?? null, namespace: run.namespace, parentRunId: run.runId,
+        input: args["input"] ?? null, namespace: run.namespace, parentRunId: run.runId, runtimeVersion: SANDBOX_RUNTIME_VERSION,
         ...(run.endUser ? { endUser: run.endUser } : {}),
         ...(run.continueAsNewAfterEvents ? { continueAsNewAfterEvents: run.continueAsNewAfterEvents } : {}),
         // The child's run is a span under the call that started it, in the parent's trace.

@@ -6,7 +6,7 @@
  * tool calls and continues as new, carrying the journal. Sending calls is CallRunner's, parking
  * ParkingDesk's, answering the harness RunHandlers', and every end of a run RunEnding's.
  */
-import { ApplicationFailure, isCancellation, patched, proxyLocalActivities, workflowInfo } from "@temporalio/workflow";
+import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyLocalActivities, workflowInfo } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.ts";
 import type { CredentialRef } from "../shared/credentials.ts";
 import type { RunInput } from "../shared/run.ts";
@@ -25,10 +25,24 @@ import { RunStatus } from "./run-status.ts";
 import { SignalInbox } from "./signal-inbox.ts";
 import { TakenSteps } from "./taken-steps.ts";
 
-const { advanceScript } = proxyLocalActivities<Activities>({
+const { advanceScript: advanceOnThisWorker } = proxyLocalActivities<Activities>({
   startToCloseTimeout: "5 minutes",
-  retry: { maximumAttempts: 3, initialInterval: "200ms" },
+  retry: { maximumAttempts: 3, initialInterval: "200ms", nonRetryableErrorTypes: ["RuntimeVersionError"] },
 });
+
+/**
+ * A step in the sandbox of the worker running the workflow task. A worker without the run's
+ * sandbox runtime (a run of a newer release, on an older worker) fails the workflow task
+ * rather than the run, so Temporal retries it until a worker that has the runtime takes it.
+ */
+async function advanceScript(input: AdvanceInput): Promise<AdvanceResult> {
+  try {
+    return await advanceOnThisWorker(input);
+  } catch (error) {
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === "RuntimeVersionError") throw new Error(error.cause.message);
+    throw error;
+  }
+}
 
 function shouldContinueAsNew(afterEvents: number | undefined): boolean {
   const info = workflowInfo();
@@ -63,6 +77,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const coldStart = (consumedBatches: number): NonNullable<AdvanceInput["cold"]> => ({
     script: input.script, input: input.input, toolset: input.toolset, startedAt,
     history: journal.history().slice(0, consumedBatches), knownCalls: journal.callCount,
+    ...(input.runtimeVersion === undefined ? {} : { runtimeVersion: input.runtimeVersion }),
   });
 
   /** One step in the sandbox through a local activity: warm if this worker has the isolate, else cold. */

@@ -139,4 +139,14 @@ describe("sandbox steps", () => {
     expect(await once("export default async () => { throw \"plain\"; };")).toMatchObject({ kind: "failed", error: { message: expect.stringContaining("plain") } });
     expect(await once("export const x = 1;")).toMatchObject({ kind: "failed", error: { message: expect.stringMatching(/default export must be a function/) } });
   });
+
+  it("steps runs of the runtime version they started on, and refuses a newer one with a clear error", async () => {
+    const box = make();
+    const v1 = await box.advance({ runId: "run_v1", consumedBatches: 0, batches: [], cold: { ...cold("export default async () => 1;"), runtimeVersion: 1 } });
+    expect(v1).toMatchObject({ kind: "done", result: 1 });
+    const unversioned = await box.advance({ runId: "run_v0", consumedBatches: 0, batches: [], cold: cold("export default async () => 2;") });
+    expect(unversioned).toMatchObject({ kind: "done", result: 2 });
+    await expect(box.advance({ runId: "run_v99", consumedBatches: 0, batches: [], cold: { ...cold("export default async () => 3;"), runtimeVersion: 99 } }))
+      .rejects.toThrow(/started on sandbox runtime 99; this worker has runtime 1/);
+  });
 });

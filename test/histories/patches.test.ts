@@ -1,0 +1,32 @@
+/**
+ * Patching discipline: workflow code names every patch through PATCHES (one place, each with
+ * the change it guards), every named patch is in use, and no id is used twice. The replay
+ * corpus is what proves old histories still replay; this keeps the patches themselves honest.
+ */
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { PATCHES } from "../../src/workflows/patches.ts";
+import { REPO_ROOT } from "../helpers/paths.ts";
+
+const WORKFLOWS = path.join(REPO_ROOT, "src", "workflows");
+
+async function workflowSources(): Promise<{ file: string; text: string }[]> {
+  const files = (await readdir(WORKFLOWS)).filter((f) => f.endsWith(".ts") && f !== "patches.ts");
+  return Promise.all(files.map(async (file) => ({ file, text: await readFile(path.join(WORKFLOWS, file), "utf8") })));
+}
+
+describe("patches", () => {
+  it("are only ever named through PATCHES, each in use, each id once", async () => {
+    const sources = await workflowSources();
+    for (const { file, text } of sources) {
+      for (const call of text.matchAll(/\b(?:patched|deprecatePatch)\(([^)]*)\)/g)) {
+        expect(call[1], `${file}: ${call[0]}`).toMatch(/^PATCHES\.\w+$/);
+      }
+    }
+    const all = sources.map((s) => s.text).join("\n");
+    for (const name of Object.keys(PATCHES)) expect(all, `PATCHES.${name} is not used`).toContain(`PATCHES.${name}`);
+    const ids = Object.values(PATCHES);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+});
