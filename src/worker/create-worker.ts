@@ -99,7 +99,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(options.activitiesOnly ? {} : { workflowBundle: await loadWorkflowBundle(options.cacheDir) }),
+    ...(options.activitiesOnly ? {} : { workflowBundle: await loadWorkflowBundle(options.cacheDir, { versioned: options.deployment !== undefined }) }),
     activities: createActivities({
       sandbox, mcpPool, endpoints,
       guardedFetch: createGuardedFetcher(options.httpTool),

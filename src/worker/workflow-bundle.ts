@@ -12,6 +12,8 @@ import { bundleWorkflowCode } from "@temporalio/worker";
 
 const SRC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const WORKFLOWS_PATH = path.join(SRC_DIR, "workflows", "index.ts");
+/** The entry for workers of a Worker Deployment version (record workflows auto-upgrade). */
+export const VERSIONED_WORKFLOWS_PATH = path.join(SRC_DIR, "workflows", "versioned.ts");
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
@@ -35,12 +37,13 @@ async function contentKey(): Promise<string> {
 }
 
 /** Returns the bundle's code, from the cache when the sources have not changed. */
-export async function loadWorkflowBundle(cacheDir: string): Promise<{ code: string }> {
-  const file = path.join(cacheDir, `workflows-${await contentKey()}.js`);
+export async function loadWorkflowBundle(cacheDir: string, options: { versioned?: boolean } = {}): Promise<{ code: string }> {
+  const entry = options.versioned ? VERSIONED_WORKFLOWS_PATH : WORKFLOWS_PATH;
+  const file = path.join(cacheDir, `workflows-${options.versioned ? "versioned-" : ""}${await contentKey()}.js`);
   try {
     return { code: await readFile(file, "utf8") };
   } catch {
-    const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+    const { code } = await bundleWorkflowCode({ workflowsPath: entry, logger: quietLogger });
     await mkdir(cacheDir, { recursive: true });
     const temp = `${file}.${process.pid}.tmp`;
     await writeFile(temp, code);

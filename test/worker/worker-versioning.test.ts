@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { workerDeploymentOptions } from "../../src/worker/create-worker.ts";
+import { toolsetWorkflowId } from "../../src/shared/toolset-record.ts";
 import { deliverSignal } from "../../src/workflows/messages.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
@@ -151,6 +152,13 @@ describe("worker versioning: pinned runs", () => {
     const waiting = await t.startRun(WAITING_SCRIPT);
     await expect.poll(() => t.versioning(waiting), { timeout: 15_000, interval: 200 })
       .toEqual({ behavior: PINNED, buildId: "v1", deploymentName: t.deploymentName });
+
+    // A toolset's record never ends: it auto-upgrades even on pinned workers, so v1 can drain.
+    const registered = await t.stack.request("POST", "/v1/toolsets", { http: { allowedHosts: [`versioned-${randomUUID()}.test`] } });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+    const record = toolsetWorkflowId(t.stack.config.temporal.namespace, String(registered.body.id));
+    await expect.poll(() => t.versioning(record), { timeout: 15_000, interval: 200 })
+      .toEqual({ behavior: AUTO_UPGRADE, buildId: "v1", deploymentName: t.deploymentName });
 
     await t.startWorker("v2");
     await t.setCurrent("v2");
