@@ -1,0 +1,151 @@
+/**
+ * A real S3-compatible server for the S3 payload store's tests, never a mock: moto's server mode
+ * (a Python package from PyPI), installed once into `.rewind/moto-venv` the way the temporal CLI
+ * goes into `.rewind/venv`, and started per test file on a free loopback port. Only the S3 extra
+ * and the server's web dependencies (flask, flask-cors) are installed: `moto[server]` pulls in
+ * every AWS service's dependencies and takes twice as long for nothing these tests use.
+ *
+ * `.ci/run` calls this file with `--install` before the tests, so the one-time pip install is its
+ * own step and not a timed-out test hook; `startS3Server` installs on demand too.
+ *
+ * Usage: node test/helpers/s3-server.ts --install
+ */
+import { spawn } from "node:child_process";
+import { access, mkdir } from "node:fs/promises";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
+import { acquireInstallLock } from "../../src/dev/install-lock.ts";
+import { runCommand } from "../../src/dev/run-command.ts";
+import { getFreePort } from "../../src/dev/free-port.ts";
+import { REPO_ROOT } from "./paths.ts";
+
+export const MOTO_VERSION = "5.2.5";
+const REQUIREMENTS = [`moto[s3]==${MOTO_VERSION}`, "flask!=2.2.0,!=2.2.1", "flask-cors"];
+const STATE_DIR = path.join(REPO_ROOT, ".rewind");
+const VENV = path.join(STATE_DIR, "moto-venv");
+const PYTHON = path.join(VENV, "bin", "python");
+const STARTUP_MS = 60_000;
+
+/** Credentials moto accepts (any); the region the tests' clients use. */
+export const S3_TEST_REGION = "us-east-1";
+export const S3_TEST_CREDENTIALS = { accessKeyId: "rewind-test", secretAccessKey: "rewind-test" };
+
+async function installedVersion(): Promise<string | undefined> {
+  try {
+    await access(PYTHON);
+    const { stdout } = await runCommand(PYTHON, ["-c", "import moto, moto.server, flask_cors; print(moto.__version__)"], { timeoutMs: 60_000 });
+    return stdout.trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Installs moto into `.rewind/moto-venv` unless it is there already; returns the venv's python. */
+export async function ensureMoto(log: (line: string) => void = () => {}): Promise<string> {
+  if ((await installedVersion()) === MOTO_VERSION) return PYTHON;
+  await mkdir(STATE_DIR, { recursive: true });
+  const release = await acquireInstallLock(path.join(STATE_DIR, "moto-install.lock"), {
+    onWait: (pid) => log(`moto: waiting for another install to finish (pid ${pid ?? "?"})`),
+  });
+  try {
+    if ((await installedVersion()) === MOTO_VERSION) return PYTHON;
+    const started = Date.now();
+    log(`moto: installing ${REQUIREMENTS.join(" ")} with pip into ${VENV} (one time, about 20 s)`);
+    await runCommand("python3", ["-m", "venv", VENV], { timeoutMs: 120_000 });
+    await runCommand(PYTHON, ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", ...REQUIREMENTS], {
+      timeoutMs: 10 * 60_000,
+    });
+    const version = await installedVersion();
+    if (version !== MOTO_VERSION) throw new Error(`moto: after installing, ${PYTHON} reports moto ${version ?? "missing"}, not ${MOTO_VERSION}`);
+    log(`moto: installed in ${Math.round((Date.now() - started) / 1000)} s`);
+    return PYTHON;
+  } finally {
+    await release();
+  }
+}
+
+export interface S3Server {
+  /** `http://127.0.0.1:<port>` */
+  endpoint: string;
+  /** A client for this server (path-style, test credentials). */
+  client(): S3Client;
+  /** Creates a bucket and returns its name. */
+  createBucket(name: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Starts moto's S3 server on a free loopback port and waits until it answers. */
+export async function startS3Server(): Promise<S3Server> {
+  const python = await ensureMoto((line) => console.log(line));
+  const port = await getFreePort();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const child = spawn(python, ["-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)], {
+    env: { PATH: process.env["PATH"] ?? "", PYTHONUNBUFFERED: "1" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  const collect = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-8_000); };
+  child.stdout.on("data", collect);
+  child.stderr.on("data", collect);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const killOnExit = () => { child.kill("SIGKILL"); };
+  process.once("exit", killOnExit);
+
+  const stop = async () => {
+    process.removeListener("exit", killOnExit);
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const killer = setTimeout(() => child.kill("SIGKILL"), 3_000);
+    await exited;
+    clearTimeout(killer);
+  };
+
+  const deadline = Date.now() + STARTUP_MS;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await stop();
+      throw new Error(`moto server exited (${child.exitCode ?? child.signalCode}) before answering on ${endpoint}:\n${output}`);
+    }
+    try {
+      const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(2_000) });
+      await response.body?.cancel();
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`moto server did not answer on ${endpoint} within ${STARTUP_MS} ms:\n${output}`);
+    }
+    await sleep(200);
+  }
+
+  const client = () => new S3Client({ endpoint, region: S3_TEST_REGION, credentials: S3_TEST_CREDENTIALS, forcePathStyle: true });
+  return {
+    endpoint,
+    client,
+    async createBucket(name) {
+      const s3 = client();
+      try {
+        await s3.send(new CreateBucketCommand({ Bucket: name }));
+      } finally {
+        s3.destroy();
+      }
+      return name;
+    },
+    stop,
+  };
+}
+
+if (import.meta.main && process.argv.includes("--install")) {
+  try {
+    const started = Date.now();
+    const python = await ensureMoto((line) => process.stderr.write(`${line}\n`));
+    process.stderr.write(`moto ${MOTO_VERSION} ready (${Math.round((Date.now() - started) / 1000)} s)\n`);
+    process.stdout.write(`${python}\n`);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exitCode = 1;
+  }
+}
