@@ -40,6 +40,7 @@ const rewind = await createRewindWorker({
   cacheDir: options.cacheDir,
   secretKey: Buffer.alloc(32, 42),
   publicUrl: options.publicUrl,
+  payloads: { store: { kind: "file", dir: path.join(options.cacheDir, "..", "payloads") }, thresholdBytes: 256 * 1024 },
 });
 const plainPool = createMcpPool({});
 const plainConnection = await NativeConnection.connect({ address: options.address });

@@ -48,6 +48,7 @@ export interface Config {
   /** Events of the default namespace, unless it sets its own endpoint through the API. */
   events: { url: string; secret: string } | undefined;
   logLevel: "debug" | "info" | "warn" | "error";
+  payloads: PayloadsConfig;
 }
 
 /** A Worker Deployment version: workers of one name and build id run the same code. */
@@ -61,6 +62,17 @@ export interface WorkerDeployment {
    * until it ends; `auto-upgrade` moves open runs to the current version at their next task.
    */
   defaultBehavior: "pinned" | "auto-upgrade";
+}
+
+/** Where payloads over the threshold live (Temporal's External Storage): REWIND_PAYLOAD_STORE. */
+export type PayloadStoreConfig =
+  | { kind: "file"; dir: string }
+  | { kind: "s3"; bucket: string; prefix: string };
+
+export interface PayloadsConfig {
+  store: PayloadStoreConfig;
+  /** REWIND_PAYLOAD_THRESHOLD: payloads larger than this many bytes are stored outside history. Default 256 KiB. */
+  thresholdBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -154,12 +166,25 @@ function otel(env: Env): Config["otel"] {
   return { url, headers, serviceName: env["OTEL_SERVICE_NAME"] || "rewind" };
 }
 
+function payloadStore(raw: string | undefined, stateDir: string, cwd: string): PayloadStoreConfig {
+  if (raw === undefined || raw === "") return { kind: "file", dir: path.join(stateDir, "payloads") };
+  if (raw.startsWith("file:")) {
+    const dir = raw.slice("file:".length).replace(/^\/\/(?=\/)/, "");
+    if (dir === "") throw new ConfigError("REWIND_PAYLOAD_STORE=file: needs a directory, e.g. file:/var/lib/rewind/payloads");
+    return { kind: "file", dir: path.resolve(cwd, dir) };
+  }
+  const s3 = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(raw);
+  if (s3) return { kind: "s3", bucket: s3[1] ?? "", prefix: (s3[2] ?? "").replace(/\/+$/, "") };
+  throw new ConfigError(`REWIND_PAYLOAD_STORE must be file:<directory> or s3://<bucket>[/<prefix>], got "${raw}"`);
+}
+
 /** Reads and validates the environment. Throws ConfigError naming the variable at fault. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const host = env["REWIND_HOST"] ?? "127.0.0.1";
   const port = integer(env, "REWIND_PORT", 8787, 0, 65535);
+  const stateDir = path.resolve(cwd, env["REWIND_STATE_DIR"] ?? ".rewind");
   return {
-    stateDir: path.resolve(cwd, env["REWIND_STATE_DIR"] ?? ".rewind"),
+    stateDir,
     api: {
       host,
       port,
@@ -185,6 +210,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     events: events(env),
     otel: otel(env),
     logLevel: logLevel(env["REWIND_LOG_LEVEL"]),
+    payloads: {
+      store: payloadStore(env["REWIND_PAYLOAD_STORE"], stateDir, cwd),
+      thresholdBytes: integer(env, "REWIND_PAYLOAD_THRESHOLD", 256 * 1024, 1024, 2 * 1024 * 1024),
+    },
   };
 }
 

@@ -22,7 +22,8 @@ export interface ApiDeps extends RunsRouteDeps, WorkflowsRouteDeps {
   logger: Logger;
 }
 
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+/** A run's input may be 16 MiB of JSON; the body around it (script, credentials) gets 1 MiB more. */
+export const MAX_BODY_BYTES = 17 * 1024 * 1024;
 
 export function createApp(deps: ApiDeps): Express {
   const app = express();

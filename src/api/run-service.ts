@@ -9,6 +9,7 @@ import {
 } from "@temporalio/client";
 import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
+import { fromHistoryPayload } from "../payloads/external-storage.ts";
 import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/runtime-version.ts";
 import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type Cassette, type ForkSeed, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
 import { approveCallUpdate, getJournalQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate } from "../workflows/messages.ts";
@@ -176,7 +177,7 @@ export function createRunService(options: RunServiceOptions) {
       const history = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId: runId, runId: d.runId }, maximumPageSize: 1 });
       const payload = history.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
       if (!payload) throw new HttpError(409, "conflict", `run ${runId} has no readable start`);
-      const input = client.options.loadedDataConverter.payloadConverter.fromPayload<RunInput>(payload);
+      const input = await fromHistoryPayload<RunInput>(client.options.loadedDataConverter, payload);
       const view = await client.workflow.getHandle(runId).query(getJournalQuery, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER });
       const calls = view.entries.flatMap((e): ForkSeed["calls"] => {
         if (e.status === "completed") return [{ seq: e.seq, tool: e.tool, args: e.args, outcome: { ok: true as const, value: e.result ?? null } }];
@@ -199,10 +200,10 @@ export function createRunService(options: RunServiceOptions) {
     },
 
     /** The run's journal, a page of entries at a time (answered by a worker, from its state). */
-    async journal(runId: string, namespace: string, afterSeq: number, limit: number): Promise<JournalView & { nextAfterSeq?: number }> {
+    async journal(runId: string, namespace: string, afterSeq: number, limit: number, maxBytes?: number): Promise<JournalView & { nextAfterSeq?: number }> {
       await describeOwned(runId, namespace);
-      const view = await client.workflow.getHandle(runId).query(getJournalQuery, { afterSeq, limit: limit + 1 });
-      const more = view.entries.length > limit;
+      const view = await client.workflow.getHandle(runId).query(getJournalQuery, { afterSeq, limit: limit + 1, ...(maxBytes === undefined ? {} : { maxBytes }) });
+      const more = view.entries.length > limit || view.truncated === true;
       const entries = view.entries.slice(0, limit);
       const last = entries.at(-1);
       return { entries, completionOrder: view.completionOrder, ...(view.fork ? { fork: view.fork } : {}), ...(more && last ? { nextAfterSeq: last.seq } : {}) };

@@ -25,6 +25,8 @@ export const listRunsQuery = z.strictObject({
 export const journalQuery = z.strictObject({
   afterSeq: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(200),
+  /** A page stops once its entries pass this many bytes of JSON (it always holds at least one). */
+  maxBytes: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
 });
 
 export const rejectCallBody = z.strictObject({

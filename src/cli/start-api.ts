@@ -6,6 +6,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client, Connection } from "@temporalio/client";
 import { createApp, createRunService } from "../api/index.ts";
+import { createExternalStorage, rewindDataConverter } from "../payloads/external-storage.ts";
 import type { Config } from "../config.ts";
 import { createSecretBox } from "../credentials/secret-box.ts";
 import { resolveSecretKey } from "../credentials/secret-key.ts";
@@ -36,7 +37,7 @@ export interface RunningApi {
 
 export async function startApi(config: Config, temporalAddress: string, uiUrl: string | undefined, logger: Logger): Promise<RunningApi> {
   const connection = await Connection.connect({ address: temporalAddress });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(createExternalStorage(config.payloads)) });
   const secretKey = await resolveSecretKey(config);
   const workflows = createTemporalWorkflowStore(client, config.temporal.taskQueue);
   const box = createSecretBox(secretKey);

@@ -25,6 +25,7 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     events: config.events,
     publicUrl: config.api.publicUrl,
     deployment: config.temporal.deployment,
+    payloads: config.payloads,
     tracing: createTracing({ serviceName: config.otel?.serviceName ?? "rewind", ...(config.otel ? { otlp: { url: config.otel.url, headers: config.otel.headers } } : {}) }),
   });
 }

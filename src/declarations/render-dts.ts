@@ -105,6 +105,8 @@ interface RewindResponse {
   readonly url: string;
   readonly redirected: boolean;
   readonly headers: Record<string, string>;
+  /** "base64" when the body is not text: text() then answers the bytes in base64. */
+  readonly bodyEncoding: "utf8" | "base64";
   text(): Promise<string>;
   json(): Promise<unknown>;
 }

@@ -97,7 +97,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     let session: ScriptSession;
     try {
       session = await ScriptSession.create({
-        runId, script: cold.script, toolset: cold.toolset, startedAt: cold.startedAt, knownCalls: cold.knownCalls,
+        runId, script: cold.script, toolset: cold.toolset, startedAt: cold.startedAt, knownCalls: cold.knownCalls, runtimeVersion: version,
         memoryMb: options.memoryMb, cpuMsPerStep: options.cpuMsPerStep, validate: options.validate,
       });
     } catch (error) {

@@ -21,6 +21,8 @@ export interface SessionOptions {
   startedAt: number;
   /** Calls the workflow already knows of: replayed calls up to this seq are not reported. */
   knownCalls: number;
+  /** The sandbox runtime the run started on (`SANDBOX_RUNTIME_VERSION`); decides the result's limit. */
+  runtimeVersion: number;
   memoryMb: number;
   cpuMsPerStep: number;
   validate: SchemaValidator;
@@ -37,6 +39,14 @@ const MAX_LOG_CHARS = 2000;
  * past that the run would be terminated instead of failed.
  */
 export const MAX_STEP_BYTES = 1024 * 1024;
+/**
+ * Bytes of JSON a script's result may be. Runtime 1 counted it against the step's 1 MiB (a run's
+ * result went into history inline); from runtime 2 it is stored outside history when large, so
+ * it has a limit of its own. Runs keep the limit of the runtime they started on.
+ */
+export function maxResultBytes(runtimeVersion: number): number {
+  return runtimeVersion <= 1 ? MAX_STEP_BYTES : 16 * 1024 * 1024;
+}
 /** Calls one step may issue: each costs the workflow task time, and it has 5 s in all. */
 export const MAX_STEP_CALLS = 1000;
 /** Nesting of arguments and results: the host's JSON.stringify gives up a few thousand deep. */
@@ -203,8 +213,11 @@ export class ScriptSession {
         return "null";
       case "done": {
         const bytes = Buffer.byteLength(payload);
-        const problem = this.stepBytes + bytes > MAX_STEP_BYTES
+        const limit = maxResultBytes(this.options.runtimeVersion);
+        const shared = this.options.runtimeVersion <= 1;
+        const problem = shared && this.stepBytes + bytes > MAX_STEP_BYTES
           ? `is ${bytes} bytes of JSON, more than the ${MAX_STEP_BYTES - this.stepBytes} left of its step's limit of ${MAX_STEP_BYTES}`
+          : !shared && bytes > limit ? `is ${bytes} bytes of JSON, more than the ${limit} a run's result may be`
           : jsonDepth(payload) > MAX_JSON_DEPTH ? `nests deeper than ${MAX_JSON_DEPTH} levels` : undefined;
         this.settlement = problem ? { ok: false, error: { name: "RangeError", message: `the script's result ${problem}` } } : { ok: true, value: JSON.parse(payload) as unknown };
         return "null";

@@ -89,6 +89,8 @@ export interface JournalView {
   /** Workflow time of the run's first step, and how completions were grouped: for cassettes. */
   startedAt?: number;
   batches?: { at: number; seqs: number[] }[];
+  /** Set when the page stopped at its byte budget before its entry limit: more entries follow. */
+  truncated?: boolean;
 }
 
 const keyword = (name: string): { name: string; type: typeof SearchAttributeType.KEYWORD } => ({ name, type: "KEYWORD" });

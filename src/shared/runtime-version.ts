@@ -6,8 +6,12 @@
  * calls it made. Bump it with every such change, and keep every older version's behaviour.
  */
 
-/** The runtime this release starts runs on. */
-export const SANDBOX_RUNTIME_VERSION = 1;
+/**
+ * The runtime this release starts runs on.
+ * 1: 3477167, the first release.
+ * 2: a run's result may be 16 MiB of JSON on its own (it was counted against the step's 1 MiB).
+ */
+export const SANDBOX_RUNTIME_VERSION = 2;
 
 /** Runs started before runs recorded a version ran version 1. */
 export function runtimeVersionOf(recorded: { runtimeVersion?: number | undefined }): number {

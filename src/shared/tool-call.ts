@@ -60,11 +60,13 @@ export const RUN_CONCURRENCY = 16;
 /** Default per-attempt timeout of MCP tools. */
 export const DEFAULT_MCP_TIMEOUT_MS = 5 * 60_000;
 /**
- * Largest tool result, as JSON: Temporal's default payload limit. A result goes into history
- * as one event and is carried by continue-as-new; a bigger one would fail every attempt's
- * completion (the frontend refuses requests over 4 MiB) instead of failing the call once.
+ * Largest tool result, as JSON. Results over the payload threshold are kept in the payload
+ * store (history holds a reference), so Temporal's 2 MiB payload limit does not bind; this one
+ * keeps a result within what a script's isolate holds comfortably (the sandbox's default 128 MB
+ * heap holds a 16 MiB result several times over as strings and objects; raise
+ * REWIND_SANDBOX_MEMORY_MB with it). Past it the call fails once with resultTooLarge.
  */
-export const MAX_RESULT_BYTES = 2 * 1024 * 1024;
+export const MAX_RESULT_BYTES = 16 * 1024 * 1024;
 
 /** The ApplicationFailure type a ToolError thrown by a host tool travels as. */
 export const HOST_TOOL_ERROR_TYPE = "HostToolError";

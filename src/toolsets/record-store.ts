@@ -4,6 +4,7 @@
  * nothing); `load` reads the input back from the first history event, so it needs no worker.
  * Records never change, so loads are cached.
  */
+import { fromHistoryPayload } from "../payloads/external-storage.ts";
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 
 export interface RecordStore<T> {
@@ -59,7 +60,7 @@ export function createRecordStore<T, I>(options: RecordStoreOptions<T, I>): Reco
       }
       const payload = response.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
       if (!payload) return undefined;
-      const record = options.fromInput(client.options.loadedDataConverter.payloadConverter.fromPayload<I>(payload));
+      const record = options.fromInput(await fromHistoryPayload<I>(client.options.loadedDataConverter, payload));
       remember(workflowId, record);
       return record;
     },

@@ -17,6 +17,8 @@ import { createGuardedFetcher, type GuardedFetcherOptions } from "../http-tool/i
 import { createMcpPool } from "../mcp/index.ts";
 import { createSandbox, validateAgainstSchema, type Sandbox } from "../sandbox/index.ts";
 import { createTemporalWorkflowStore } from "../toolsets/workflow-store.ts";
+import type { PayloadsConfig } from "../config.ts";
+import { createExternalStorage, rewindDataConverter } from "../payloads/external-storage.ts";
 import { loadWorkflowBundle } from "./workflow-bundle.ts";
 
 export interface RewindWorkerOptions {
@@ -41,6 +43,8 @@ export interface RewindWorkerOptions {
   httpTool?: GuardedFetcherOptions;
   /** Where spans go; default: nowhere. */
   tracing?: Tracing;
+  /** Where payloads over the threshold are stored (Temporal's External Storage). */
+  payloads: PayloadsConfig;
   /**
    * Share another worker's sandbox (its warm isolates) instead of creating one; the owner
    * disposes it. With `activitiesOnly`, a process can run a second, activity-only worker
@@ -92,11 +96,13 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
   const mcpPool = createMcpPool({});
   const tracing = options.tracing ?? createTracing({ serviceName: "rewind-worker" });
   const clientConnection = await Connection.connect({ address: options.address });
-  const client = new Client({ connection: clientConnection, namespace: options.namespace });
+  const dataConverter = rewindDataConverter(createExternalStorage(options.payloads));
+  const client = new Client({ connection: clientConnection, namespace: options.namespace, dataConverter });
   const box = createSecretBox(options.secretKey);
   const endpoints = createEndpointResolver({ client, box, fallback: options.events });
   const worker = await Worker.create({
     connection,
+    dataConverter,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     ...(options.activitiesOnly ? {} : { workflowBundle: await loadWorkflowBundle(options.cacheDir, { versioned: options.deployment !== undefined }) }),

@@ -68,11 +68,18 @@ export class JournalBook {
     return this.batches.map(({ at, seqs }) => ({ at, events: seqs.map((seq) => this.eventOf(seq)) }));
   }
 
-  view(afterSeq = 0, limit = Number.MAX_SAFE_INTEGER): JournalView {
-    return {
-      entries: this.entries.slice(afterSeq, afterSeq + limit),
-      completionOrder: this.completionOrder,
-    };
+  /** A page of entries after `afterSeq`: at most `limit`, and no more once they pass `maxBytes` of JSON. */
+  view(afterSeq = 0, limit = Number.MAX_SAFE_INTEGER, maxBytes = Number.POSITIVE_INFINITY): JournalView {
+    const entries = this.entries.slice(afterSeq, afterSeq + limit);
+    if (maxBytes === Number.POSITIVE_INFINITY) return { entries, completionOrder: this.completionOrder };
+    let bytes = 0;
+    let fits = 0;
+    for (const entry of entries) {
+      bytes += JSON.stringify(entry).length;
+      if (fits > 0 && bytes > maxBytes) break;
+      fits += 1;
+    }
+    return { entries: entries.slice(0, fits), completionOrder: this.completionOrder, ...(fits < entries.length ? { truncated: true } : {}) };
   }
 
   carry(startedAt: number, signals: Record<string, unknown[]>, unfed: number[]): CarriedJournal {

@@ -7,7 +7,7 @@ import type { CredentialsRenewed } from "../shared/credentials.ts";
 import type { JournalView, RunStatus } from "../shared/run.ts";
 
 export const getStatusQuery = defineQuery<RunStatus>("getStatus");
-export const getJournalQuery = defineQuery<JournalView, [{ afterSeq?: number; limit?: number; withBatches?: boolean }?]>("getJournal");
+export const getJournalQuery = defineQuery<JournalView, [{ afterSeq?: number; limit?: number; maxBytes?: number; withBatches?: boolean }?]>("getJournal");
 
 /** Delivers a named signal to the script's `waitForSignal(name)`; buffered until awaited. */
 export const deliverSignal = defineSignal<[{ name: string; payload: unknown }]>("deliverSignal");

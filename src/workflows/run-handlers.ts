@@ -50,7 +50,7 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
   setHandler(getJournalQuery, (options) => {
     const fork = forkReplay.view();
     const full = options?.withBatches ? { startedAt, batches: journal.batches } : {};
-    return { ...journal.view(options?.afterSeq, options?.limit), ...(fork ? { fork } : {}), ...full };
+    return { ...journal.view(options?.afterSeq, options?.limit, options?.maxBytes), ...(fork ? { fork } : {}), ...full };
   });
   setHandler(deliverSignal, ({ name, payload }) => {
     deps.beforeSignal();

@@ -80,7 +80,7 @@ describe("POST /v1/runs", () => {
   });
 
   it("answers 413 for a body over the limit", async () => {
-    const response = await stack.request("POST", "/v1/runs", { script: "x".repeat(3 * 1024 * 1024) });
+    const response = await stack.request("POST", "/v1/runs", { script: "x".repeat(18 * 1024 * 1024) });
     expect(response.status).toBe(413);
     expect(response.body.error?.code).toBe("payloadTooLarge");
   });

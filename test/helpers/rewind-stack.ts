@@ -15,6 +15,7 @@ import { createRewindWorker, type RewindWorker } from "../../src/worker/create-w
 import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
 import type { GuardedFetcherOptions } from "../../src/http-tool/index.ts";
 import { createTracing } from "../../src/tracing/tracing.ts";
+import { createExternalStorage, rewindDataConverter } from "../../src/payloads/external-storage.ts";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { REPO_ROOT } from "./paths.ts";
 import { TEST_SECRET_KEY } from "./secret-key.ts";
@@ -83,12 +84,13 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     secretKey: TEST_SECRET_KEY,
     events: config.events,
     publicUrl: api.url,
+    payloads: config.payloads,
     ...(options.httpTool ? { httpTool: options.httpTool } : {}),
     ...(options.spanExporter ? { tracing: createTracing({ exporter: options.spanExporter, serviceName: "rewind-test" }) } : {}),
   });
   const running = worker?.run();
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(createExternalStorage(config.payloads)) });
   return {
     config,
     address,

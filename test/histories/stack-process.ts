@@ -26,6 +26,7 @@ interface ConfigShape {
   warmIsolates: number;
   events: unknown;
   api: { publicUrl: string };
+  payloads?: unknown;
 }
 interface StackModules {
   loadConfig(env: Env, cwd: string): ConfigShape;
@@ -71,6 +72,8 @@ const worker = await m.createRewindWorker({
   secretKey: await m.resolveSecretKey(config),
   events: config.events,
   publicUrl: mainApi.url,
+  // Releases that keep large payloads outside history read where the stack's config says.
+  payloads: config.payloads,
   httpTool: {
     allowLoopbackForTests: true,
     resolve: async (hostname: string) => {

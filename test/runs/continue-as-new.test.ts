@@ -13,9 +13,11 @@ let stack: RewindStack;
 let server: TestMcpServer;
 const effects = effectCounterTool();
 const slow = slowTool({ delayMs: 150 });
+/** A 1 MB result: carried journals of runs that hold them are far over Temporal's 2 MiB payload limit. */
+const megabyte = { name: "megabyte", inputSchema: { type: "object" }, handler: async (args: Record<string, unknown>) => ({ content: [{ type: "text" as const, text: String(args["i"]).padEnd(1_000_000, ".") }] }) };
 beforeAll(async () => {
   stack = await startRewindStack({ env: { REWIND_CONTINUE_AS_NEW_EVENTS: "60" } });
-  server = await startMcpServer({ tools: [effects.tool, slow.tool] });
+  server = await startMcpServer({ tools: [effects.tool, slow.tool, megabyte] });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -86,4 +88,21 @@ export default async function main() {
     const journal = await stack.request("GET", `/v1/runs/${id}/journal?limit=1000`);
     expect((journal.body["entries"] as unknown[]).length).toBe(24);
   }, 150_000);
+
+  it("carries a journal of 1 MB results across executions (kept in the payload store, not in history)", async () => {
+    const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
+    const id = await startRun(stack, {
+      toolset,
+      script: `import { svc } from "rewind:tools";
+export default async function main() {
+  let total = 0;
+  for (let i = 0; i < 25; i++) total += ((await svc.megabyte({ i })) as unknown as string).length;
+  return total;
+}`,
+    });
+    const done = await waitForRun(stack, id, 180_000);
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    expect(done.result).toBe(25_000_000);
+    expect(await executionsOf(id)).toBeGreaterThan(1);
+  }, 240_000);
 });

@@ -28,7 +28,7 @@ beforeAll(async () => {
       echoTool(), effects.tool, flaky.tool, slow.tool, limited.tool, hang.tool, failingTool(),
       fixedTool("structured", { content: [{ type: "text", text: "ignored" }], structuredContent: { answer: 42 } }),
       fixedTool("plain", { content: [{ type: "text", text: "not json" }] }),
-      fixedTool("huge", { content: [{ type: "text", text: "x".repeat(3 * 1024 * 1024) }] }),
+      fixedTool("huge", { content: [{ type: "text", text: "x".repeat(17 * 1024 * 1024) }] }),
       { name: "typed", inputSchema: { type: "object", properties: { n: { type: "integer", minimum: 1 } }, required: ["n"] }, handler: async () => ({ content: [{ type: "text", text: "1" }] }) },
     ],
   });
@@ -95,12 +95,12 @@ describe("MCP calls from scripts", () => {
     expect(uncaught.error?.details).toMatchObject({ code: "toolFailed", tool: "svc.fail", seq: 1 });
   });
 
-  it("fails a call whose result is over 2 MiB of JSON once, with a ToolError saying so, and the run goes on", async () => {
+  it("fails a call whose result is over 16 MiB of JSON once, with a ToolError saying so, and the run goes on", async () => {
     const done = await run(`export default async () => {
   try { await svc.huge({}); return "no error"; } catch (e) { return e instanceof ToolError ? [e.code, e.message, (e.details as { reason?: string }).reason, (await svc.echo({ after: 1 }) as { args: unknown }).args] : String(e); }
 };`);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
-    expect(done.result).toEqual(["toolFailed", expect.stringMatching(/svc\.huge: the result is 3145730 bytes of JSON, more than the 2097152/), "resultTooLarge", { after: 1 }]);
+    expect(done.result).toEqual(["toolFailed", expect.stringMatching(/svc\.huge: the result is 17825794 bytes of JSON, more than the 16777216/), "resultTooLarge", { after: 1 }]);
     // A result too big for history is a tool's failure: not retried.
     expect(server.calls.filter((c) => c.name === "huge" && c.meta[IDEMPOTENCY_KEY] === `${done.id}/1`)).toHaveLength(1);
   });

@@ -51,6 +51,7 @@ async function startWorker(extra: Partial<RewindWorkerOptions>): Promise<RewindW
     cacheDir: path.join(stack.config.stateDir, "cache"),
     secretKey: TEST_SECRET_KEY,
     publicUrl: stack.api.url,
+    payloads: stack.config.payloads,
     ...extra,
   });
   workers.push(worker);

@@ -64,7 +64,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
 
   router.get("/v1/runs/:id/journal", async function getJournal(req, res) {
     const query = parseOrThrow(journalQuery, req.query, "query");
-    res.json(await deps.runs.journal(runIdParam(req.params.id), namespaceOf(req), query.afterSeq, query.limit));
+    res.json(await deps.runs.journal(runIdParam(req.params.id), namespaceOf(req), query.afterSeq, query.limit, query.maxBytes));
   });
 
   const seqParam = (value: string | undefined): number => {
