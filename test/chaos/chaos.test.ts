@@ -1,27 +1,42 @@
 /**
- * Fault injection, bounded for CI: a dozen runs while the worker is SIGKILLed at least ten
- * times, the Temporal server restarts on its SQLite file, and the MCP server is down for
- * longer than a retry interval. Every promise must hold afterwards. `npm run soak` runs the
- * same driver for longer.
+ * Fault injection, bounded for CI, with one worker process and with two on the same task queue:
+ * a dozen runs (short ones, and long ones of 30–100 sequential calls then 16 in parallel) while
+ * the workers are SIGKILLed ten times in turn, the Temporal server restarts on its SQLite file,
+ * and the MCP server is down for longer than a retry interval. Every fault must hit a run still
+ * going, and every promise must hold afterwards: no run stuck or unfinished, right results,
+ * effects once per key, no at-most-once call repeated, every event delivered. `npm run soak`
+ * runs the same driver for longer.
  */
 import { describe, expect, inject, it } from "vitest";
-import { runChaos } from "./chaos-driver.ts";
+import { brokenPromises, runChaos } from "./chaos-driver.ts";
+
+const RUNS = 12;
+const LONG_RUNS = 5;
 
 describe("chaos", () => {
-  it("keeps every promise through worker kills, a server restart and an MCP outage", async () => {
+  it.each([1, 2])("keeps every promise through worker kills, a server restart and an MCP outage (%i worker process(es))", async (workers) => {
     const report = await runChaos({
-      cliPath: inject("temporalCliPath"), runs: 12, kills: 10, restartServer: true, mcpOutageMs: 3_000, deadlineMs: 240_000,
-      log: (line) => process.stderr.write(`[chaos] ${line}\n`),
+      cliPath: inject("temporalCliPath"), runs: RUNS, longRuns: LONG_RUNS, workers, kills: 10, restartServer: true, mcpOutageMs: 3_000,
+      deadlineMs: 150_000, stuckAfterMs: 60_000,
+      log: (line) => process.stderr.write(`[chaos ${workers}w] ${line}\n`),
     });
-    process.stderr.write(`[chaos] ${JSON.stringify(report)}\n`);
+    process.stderr.write(`[chaos ${workers}w] ${JSON.stringify(report)}\n`);
     expect(report.kills).toBeGreaterThanOrEqual(10);
+    expect(report.killsPerWorker.every((kills) => kills >= Math.floor(10 / workers))).toBe(true);
     expect(report.serverRestarts).toBe(1);
     expect(report.mcpOutages).toBe(1);
+    // Every kill, the restart and the outage happened while a run was still going.
+    expect(report.faults).toBe(report.kills + 2);
+    expect(report.faultsOnOpenRuns).toBe(report.faults);
+    expect(report.stuckRuns).toEqual([]);
+    expect(report.unfinishedRuns).toEqual([]);
     expect(report.wrongResults).toEqual([]);
-    expect(report.completed).toBe(12);
-    expect(report.effects).toBe(12 * 14);
+    expect(report.completed).toBe(RUNS);
+    expect(report.effects).toBe(report.effectsExpected);
     expect(report.duplicateEffects).toEqual([]);
+    expect(report.atMostOnceCalls).toBe(RUNS - LONG_RUNS);
     expect(report.atMostOnceRepeated).toEqual([]);
     expect(report.eventsDelivered).toBe(report.completed);
-  }, 300_000);
+    expect(brokenPromises(report)).toEqual({ stuck: 0, unfinished: 0, wrongResults: 0, duplicateEffects: 0, atMostOnceRepeated: 0, eventsNotDelivered: 0, faultsOnNoOpenRun: 0 });
+  }, 240_000);
 });
