@@ -18,7 +18,8 @@ import { createMcpPool } from "../mcp/index.ts";
 import { createSandbox, validateAgainstSchema, type Sandbox } from "../sandbox/index.ts";
 import { createTemporalWorkflowStore } from "../toolsets/workflow-store.ts";
 import type { PayloadsConfig } from "../config.ts";
-import { createExternalStorage, rewindDataConverter } from "../payloads/external-storage.ts";
+import type { StorageDriver } from "@temporalio/common";
+import { createExternalStorage, createStorageDriver, rewindDataConverter } from "../payloads/external-storage.ts";
 import { loadWorkflowBundle } from "./workflow-bundle.ts";
 
 export interface RewindWorkerOptions {
@@ -45,6 +46,8 @@ export interface RewindWorkerOptions {
   tracing?: Tracing;
   /** Where payloads over the threshold are stored (Temporal's External Storage). */
   payloads: PayloadsConfig;
+  /** The payload store's driver, when not the one `payloads` names (tests wrap it to inject faults). */
+  storageDriver?: StorageDriver;
   /**
    * Share another worker's sandbox (its warm isolates) instead of creating one; the owner
    * disposes it. With `activitiesOnly`, a process can run a second, activity-only worker
@@ -96,7 +99,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
   const mcpPool = createMcpPool({});
   const tracing = options.tracing ?? createTracing({ serviceName: "rewind-worker" });
   const clientConnection = await Connection.connect({ address: options.address });
-  const dataConverter = rewindDataConverter(createExternalStorage(options.payloads));
+  const dataConverter = rewindDataConverter(createExternalStorage(options.payloads, options.storageDriver ?? createStorageDriver(options.payloads)));
   const client = new Client({ connection: clientConnection, namespace: options.namespace, dataConverter });
   const box = createSecretBox(options.secretKey);
   const endpoints = createEndpointResolver({ client, box, fallback: options.events });
