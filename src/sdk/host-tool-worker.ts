@@ -4,6 +4,8 @@
  * Temporal knowledge beyond an address: it hands plain async functions over and gets `ctx` with
  * the call's idempotency key, heartbeat, cancellation signal and attempt number.
  */
+import type { PayloadsConfig } from "../config.ts";
+import { createExternalStorage, rewindDataConverter } from "../payloads/external-storage.ts";
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure } from "@temporalio/common";
 import { NativeConnection, Worker } from "@temporalio/worker";
@@ -38,6 +40,13 @@ export interface HostToolWorkerOptions {
   tools: Record<string, HostTool>;
   /** Calls run at once on this worker. Default 100. */
   maxConcurrentCalls?: number;
+  /**
+   * The Rewind deployment's payload store (`{ store: { kind: "file", dir } }` or
+   * `{ store: { kind: "s3", bucket, prefix } }`, and `thresholdBytes`, default 256 KiB): results
+   * over the threshold are kept there and history holds a reference. Without it, a result over
+   * Temporal's 2 MiB payload limit fails its call.
+   */
+  payloads?: Omit<PayloadsConfig, "thresholdBytes"> & { thresholdBytes?: number };
   /** Receives the worker's warnings and errors. Default: stderr. Ignored if the process already set up Temporal's runtime. */
   logger?: Logger;
 }
@@ -101,6 +110,7 @@ export async function createHostToolWorker(options: HostToolWorkerOptions): Prom
   const activities = Object.fromEntries(names.map((name) => [name, wrap(name, options.tools[name] as HostTool)]));
   const worker = await Worker.create({
     connection,
+    ...(options.payloads ? { dataConverter: rewindDataConverter(createExternalStorage({ thresholdBytes: 256 * 1024, ...options.payloads })) } : {}),
     namespace: options.namespace ?? "default",
     taskQueue: options.taskQueue,
     activities,
