@@ -14,6 +14,9 @@ commands:
   dev       start the embedded stack: Temporal dev server (unless TEMPORAL_ADDRESS is set), worker and API
   worker    run a Rewind worker against TEMPORAL_ADDRESS
   api       run the HTTP API against TEMPORAL_ADDRESS
+  payloads prune [--older-than 30d] [--dry-run]
+            delete stored payloads written before the cut-off (default: the namespace's
+            retention period) that no open run, nor one closed since, refers to
 
 talking to a running API:
 ${CLIENT_USAGE}`;
@@ -60,6 +63,11 @@ async function main(argv: string[]): Promise<void> {
       const stop = () => void api.stop();
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
+      return;
+    }
+    case "payloads": {
+      const { runPayloadsCommand } = await import("./commands/payloads.ts");
+      process.exitCode = await runPayloadsCommand(argv.slice(1), config);
       return;
     }
     default:

@@ -3,10 +3,13 @@
  * payload as a content-addressed file (`<dir>/<sha256 prefix>/<sha256>`). A payload is written
  * to a temporary file, flushed to disk and renamed into place before its reference is returned,
  * so a reference that reached history always names a file that exists; writing the same bytes
- * twice is a no-op. Nothing here deletes a file: see the README for pruning closed runs'.
+ * again only sets the file's mtime to now. Nothing here deletes a file: `rewind payloads prune`
+ * (src/payloads/prune.ts) does, and keeps files younger than its cut-off, which is why storing
+ * bytes that are already there must make the file young again: its new reference is not in
+ * history yet.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readFile, rename, rm, utimes } from "node:fs/promises";
 import path from "node:path";
 import { StorageDriverClaim, type Payload, type StorageDriver } from "@temporalio/common";
 import { decodePayload, encodePayload } from "./payload-bytes.ts";
@@ -22,9 +25,16 @@ export interface FileDriverOptions {
 
 const HASH = /^[0-9a-f]{64}$/;
 
-async function exists(file: string): Promise<boolean> {
+/** The file of the payload whose bytes hash to `hash`. */
+export function payloadFileOf(dir: string, hash: string): string {
+  return path.join(dir, hash.slice(0, 2), hash);
+}
+
+/** True when `file` exists, which now has the current time as its mtime (see above). */
+async function refresh(file: string): Promise<boolean> {
   try {
-    await stat(file);
+    const now = new Date();
+    await utimes(file, now, now);
     return true;
   } catch {
     return false;
@@ -58,7 +68,7 @@ async function writeDurably(file: string, bytes: Uint8Array): Promise<void> {
 }
 
 export function createFileDriver(options: FileDriverOptions): StorageDriver {
-  const fileOf = (hash: string) => path.join(options.dir, hash.slice(0, 2), hash);
+  const fileOf = (hash: string) => payloadFileOf(options.dir, hash);
   return {
     name: options.name ?? "rewind-file",
     type: FILE_DRIVER_TYPE,
@@ -67,7 +77,7 @@ export function createFileDriver(options: FileDriverOptions): StorageDriver {
         const bytes = encodePayload(payload);
         const hash = createHash("sha256").update(bytes).digest("hex");
         const file = fileOf(hash);
-        if (!(await exists(file))) await writeDurably(file, bytes);
+        if (!(await refresh(file))) await writeDurably(file, bytes);
         return new StorageDriverClaim({ sha256: hash });
       }));
     },
