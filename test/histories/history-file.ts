@@ -5,6 +5,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
+import { decodeReferencePayload, isReferencePayload } from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
 import proto from "@temporalio/proto";
 
 const { temporal } = proto;
@@ -51,6 +52,27 @@ export async function loadCorpus(dir = HISTORIES_DIR): Promise<{ name: string; f
 
 export function encodeHistory(history: History): string {
   return gzipSync(temporal.api.history.v1.History.encode(temporal.api.history.v1.History.fromObject(history)).finish()).toString("base64");
+}
+
+/** The sha256 of every stored payload a history refers to (file store references). */
+export function referencesIn(encoded: string): string[] {
+  const found: string[] = [];
+  const walk = (value: unknown): void => {
+    if (value === null || typeof value !== "object") return;
+    if (Array.isArray(value)) return value.forEach(walk);
+    const record = value as Record<string, unknown>;
+    if (record["metadata"] !== undefined && record["data"] !== undefined) {
+      const payload = record as { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null };
+      if (isReferencePayload(payload)) {
+        const hash = decodeReferencePayload(payload).claimData["sha256"];
+        if (hash) found.push(hash);
+      }
+      return;
+    }
+    Object.values(record).forEach(walk);
+  };
+  walk(temporal.api.history.v1.History.toObject(decodeHistory(encoded) as proto.temporal.api.history.v1.History));
+  return found;
 }
 
 export function decodeHistory(encoded: string): History {

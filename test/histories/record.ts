@@ -8,7 +8,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual, parseArgs } from "node:util";
@@ -17,7 +17,7 @@ import { REPO_ROOT } from "../helpers/paths.ts";
 import { SCENARIOS, startFork, until, type Expected, type Scenario, type Toolsets } from "./scenarios.ts";
 import { startStackProcess, startTestTemporal } from "./stack-runner.ts";
 import { startWorld, type World } from "./world.ts";
-import { HISTORY_FORMAT, encodeHistory, type HistoryFile } from "./history-file.ts";
+import { HISTORY_FORMAT, encodeHistory, referencesIn, type HistoryFile } from "./history-file.ts";
 
 const { values } = parseArgs({ options: { release: { type: "string" }, only: { type: "string" } } });
 const release = values.release ?? execFileSync("git", ["rev-parse", "--short=7", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
@@ -43,7 +43,9 @@ function check(name: string, view: RunView, expected: Expected): void {
 const temporal = await startTestTemporal();
 const stateDir = await mkdtemp(path.join(tmpdir(), "rewind-record-"));
 const world = await startWorld();
-const stack = await startStackProcess({ root: REPO_ROOT, temporalAddress: temporal.address, taskQueue: `record-${randomUUID()}`, stateDir });
+// Payloads over the threshold are kept beside the histories: replaying them needs them.
+const payloadDir = await mkdtemp(path.join(tmpdir(), "rewind-record-payloads-"));
+const stack = await startStackProcess({ root: REPO_ROOT, temporalAddress: temporal.address, taskQueue: `record-${randomUUID()}`, stateDir, payloadDir });
 const connection = await Connection.connect({ address: temporal.address });
 const client = new Client({ connection, namespace: temporal.namespace });
 const files: HistoryFile[] = [];
@@ -130,6 +132,11 @@ try {
   }
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
+  const referenced = new Set(files.flatMap((file) => referencesIn(file.history)));
+  if (referenced.size > 0) {
+    await mkdir(path.join(outDir, "payloads"), { recursive: true });
+    for (const hash of referenced) await copyFile(path.join(payloadDir, hash.slice(0, 2), hash), path.join(outDir, "payloads", hash));
+  }
   for (const file of files) {
     const name = `${file.scenario}${file.execution > 0 || files.some((f) => f !== file && f.scenario === file.scenario) ? `.${file.execution}` : ""}.json`;
     await writeFile(path.join(outDir, name), `${JSON.stringify(file)}\n`);
@@ -141,5 +148,6 @@ try {
   await connection.close();
   await temporal.stop();
   await rm(stateDir, { recursive: true, force: true });
+  await rm(payloadDir, { recursive: true, force: true });
 }
 process.exit(0);

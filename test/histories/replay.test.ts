@@ -13,9 +13,37 @@ import type { Cassette } from "../../src/shared/run.ts";
 import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
 import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
-import { decodeHistory, loadCorpus } from "./history-file.ts";
+import { HISTORIES_DIR, decodeHistory, loadCorpus } from "./history-file.ts";
+import { readdir, readFile } from "node:fs/promises";
+import { ExternalStorage, type StorageDriver } from "@temporalio/common";
+import { createFileDriver } from "../../src/payloads/file-driver.ts";
+import { decodePayload } from "../../src/payloads/payload-bytes.ts";
 
 const corpus = await loadCorpus();
+
+/** The file store's driver over every release's `payloads/` folder (files named by their sha256). */
+function corpusPayloads(): StorageDriver {
+  const driver = createFileDriver({ dir: "" });
+  return {
+    name: driver.name,
+    type: driver.type,
+    store: () => Promise.reject(new Error("the replay corpus is read-only")),
+    async retrieve(_context, claims) {
+      return Promise.all(claims.map(async (claim) => {
+        const hash = claim.claimData["sha256"] ?? "";
+        for (const release of await readdir(HISTORIES_DIR, { withFileTypes: true })) {
+          if (!release.isDirectory()) continue;
+          try {
+            return decodePayload(await readFile(path.join(HISTORIES_DIR, release.name, "payloads", hash)));
+          } catch {
+            // Not this release's.
+          }
+        }
+        throw new Error(`payload ${hash} is not in the corpus`);
+      }));
+    },
+  };
+}
 const FIRST_RELEASE = "3477167";
 
 describe("the replay corpus", () => {
@@ -35,7 +63,9 @@ describe("the replay corpus", () => {
     const histories = corpus.map(({ file }) => ({ workflowId: file.workflowId, history: decodeHistory(file.history) }));
     // Spans are not sent again on replay; the sink only has to exist.
     const sinks = { tracing: { span: { fn: () => undefined } } };
-    for await (const result of Worker.runReplayHistories({ workflowBundle, sinks }, histories)) {
+    // Large payloads of the recorded runs are kept beside their histories, by content hash.
+    const externalStorage = new ExternalStorage({ drivers: [corpusPayloads()] });
+    for await (const result of Worker.runReplayHistories({ workflowBundle, sinks, dataConverter: { externalStorage } }, histories)) {
       const { name } = corpus[replayed] ?? { name: result.workflowId };
       if (result.error) failures.push(`${name}: ${result.error.message}`);
       replayed += 1;

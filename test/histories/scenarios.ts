@@ -268,6 +268,41 @@ export default async function main() {
     expected: { status: "completed", result: { heard: { label: "child", heard: "hello" }, doubled: 42 } },
   },
   {
+    name: "child-run-cancelled",
+    start: (w, t) => startRun(w, {
+      toolset: t.children,
+      script: `import { workflows, ToolError } from "rewind:tools";
+export default async function main() {
+  const child = await workflows.listener.start({ label: "doomed" });
+  try { return { heard: await child.result() }; }
+  catch (e) { return e instanceof ToolError ? { code: e.code, status: (e.details as { status?: string }).status } : { other: String(e) }; }
+}`,
+    }),
+    waiting: async (w, id) => {
+      await until(`run ${id} to await its child`, async () => {
+        const entries = await journal(w, id);
+        return entries.some((e) => e.tool === "rewind.workflows.start" && e.status === "completed") && entries.some((e) => e.tool === "rewind.workflows.result") ? true : undefined;
+      });
+    },
+    resolve: async (w, id) => {
+      const entry = (await journal(w, id)).find((e) => e.tool === "rewind.workflows.start");
+      await ok(w.api("POST", `/v1/runs/${(entry?.result as { runId: string }).runId}/cancel`), "cancelling the child");
+    },
+    expected: { status: "completed", result: { code: "childFailed", status: "cancelled" } },
+  },
+  {
+    name: "large-result",
+    start: (w, t) => startRun(w, {
+      toolset: t.main,
+      script: `import { svc } from "rewind:tools";
+export default async function main() {
+  const got = (await svc.echo({ message: "x".repeat(300_000) })) as { args: { message: string } };
+  return got.args.message.length;
+}`,
+    }),
+    expected: { status: "completed", result: 300_000 },
+  },
+  {
     name: "credentials-renewed",
     start: (w, t) => startRun(w, { toolset: t.guarded, script: "import { guarded } from \"rewind:tools\";\nexport default async () => { await guarded.whoami({}); return \"done\"; };" }),
     waiting: parkedOn(1, "credentialsExpired"),

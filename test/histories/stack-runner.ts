@@ -24,6 +24,8 @@ export interface StackProcessOptions {
   temporalAddress: string;
   taskQueue: string;
   stateDir: string;
+  /** Where the stack keeps payloads over the threshold (default: under the state dir). */
+  payloadDir?: string;
 }
 
 export async function startStackProcess(options: StackProcessOptions): Promise<StackHandle> {
@@ -38,6 +40,7 @@ export async function startStackProcess(options: StackProcessOptions): Promise<S
       REWIND_TASK_QUEUE: options.taskQueue,
       REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64"),
       REWIND_STATE_DIR: options.stateDir,
+      ...(options.payloadDir ? { REWIND_PAYLOAD_STORE: `file:${options.payloadDir}` } : {}),
       REWIND_LOG_LEVEL: "error",
     },
     stdio: ["ignore", "pipe", "pipe"],
