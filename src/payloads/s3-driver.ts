@@ -4,7 +4,8 @@
  * bucket (REWIND_PAYLOAD_STORE=s3://<bucket>/<prefix>), where the embedded stack's file driver
  * would need a disk every process shares. Same contract as the file driver: the object key is
  * `<prefix>/<sha256 of the payload's bytes>`, the object is written before its reference is
- * returned (a PutObject that succeeded is durable), storing the same bytes twice writes nothing,
+ * returned (a PutObject that succeeded is durable), storing the same bytes again rewrites the
+ * same object (its age restarts, so pruning spares an object a new reference is about to name),
  * and a payload read back is checked against its hash, so a missing or altered object is an
  * error naming the bucket and key instead of a wrong payload. Nothing here deletes an object.
  *
@@ -19,7 +20,7 @@
  * form. Against AWS itself the SDK's default (virtual-hosted) addressing is kept.
  */
 import { createHash } from "node:crypto";
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
+import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
 import { StorageDriverClaim, type Payload, type StorageDriver } from "@temporalio/common";
 import { decodePayload, encodePayload } from "./payload-bytes.ts";
 
@@ -62,19 +63,6 @@ export function createS3Driver(options: S3DriverOptions): StorageDriver {
   const client = options.client ?? defaultS3Client();
   const where = (key: string) => `s3://${bucket}/${key}`;
 
-  /** True when `key` already holds `size` bytes; a missing object (404, or 403 without s3:ListBucket) is false. */
-  async function present(key: string, size: number, abortSignal: AbortSignal | undefined): Promise<boolean> {
-    try {
-      const head = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }), { abortSignal });
-      // Same name, other length: an altered object, which the put below replaces.
-      return head.ContentLength === size;
-    } catch (error) {
-      const status = statusOf(error);
-      if (status === 404 || status === 403) return false;
-      throw new Error(`checking for payload ${where(key)}: ${describe(error)}`, { cause: error });
-    }
-  }
-
   return {
     name: "rewind-s3",
     type: S3_DRIVER_TYPE,
@@ -83,7 +71,9 @@ export function createS3Driver(options: S3DriverOptions): StorageDriver {
         const bytes = encodePayload(payload);
         const hash = createHash("sha256").update(bytes).digest("hex");
         const key = s3KeyOf(options.prefix, hash);
-        if (!(await present(key, bytes.length, context.abortSignal))) {
+        // Stored again even when present: the write makes the object young, so pruning (which
+        // spares objects younger than its cut-off) never removes one a new reference is about to name.
+        {
           try {
             await client.send(new PutObjectCommand({
               Bucket: bucket,
