@@ -22,6 +22,12 @@ export interface Config {
     keys: Map<string, string>;
     /** Base URL harnesses reach the API at (webhook URLs). Default `http://{host}:{port}`. */
     publicUrl: string;
+    /**
+     * REWIND_CODEC_CORS_ORIGINS: origins (comma-separated) whose pages may call the codec endpoint
+     * (`/v1/codec`), i.e. where the Temporal Web UI is served. Unset: the origin of the UI the API
+     * links runs to (the embedded dev server's under `npm start`).
+     */
+    codecCorsOrigins: string[] | undefined;
   };
   temporal: {
     /** Set: use that cluster and start no dev server. */
@@ -101,6 +107,22 @@ function parseApiKeys(raw: string | undefined): Map<string, string> {
     keys.set(key, namespace);
   }
   return keys;
+}
+
+function codecCorsOrigins(raw: string | undefined): string[] | undefined {
+  if (raw === undefined || raw.trim() === "") return undefined;
+  return raw.split(",").map((s) => s.trim()).filter(Boolean).map((entry) => {
+    let url: URL | undefined;
+    try {
+      url = new URL(entry);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== "/" || url.search !== "" || url.hash !== "" || url.username !== "") {
+      throw new ConfigError(`REWIND_CODEC_CORS_ORIGINS entries are origins such as http://127.0.0.1:8233 (scheme, host and port, no path), got "${entry}"`);
+    }
+    return url.origin;
+  });
 }
 
 function logLevel(raw: string | undefined): Config["logLevel"] {
@@ -190,6 +212,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       port,
       keys: parseApiKeys(env["REWIND_API_KEYS"]),
       publicUrl: env["REWIND_PUBLIC_URL"] ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+      codecCorsOrigins: codecCorsOrigins(env["REWIND_CODEC_CORS_ORIGINS"]),
     },
     temporal: {
       address: env["TEMPORAL_ADDRESS"] || undefined,

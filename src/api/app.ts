@@ -7,6 +7,7 @@ import type { Logger } from "../shared/logger.ts";
 import { createAuth } from "./auth.ts";
 import { createErrorHandler, notFoundRoute } from "./error-handler.ts";
 import { serveOpenApi } from "./openapi.ts";
+import { createCodecCors, createCodecRouter, type CodecRouteDeps } from "./routes/codec.ts";
 import { createCredentialWriter, createCredentialsRouter, type CredentialsRouteDeps } from "./routes/credentials.ts";
 import { createEventsRouter, type EventsRouteDeps } from "./routes/events.ts";
 import { createHooksRouter, type HooksRouteDeps } from "./routes/hooks.ts";
@@ -18,6 +19,7 @@ export interface ApiDeps extends RunsRouteDeps, WorkflowsRouteDeps {
   events: EventsRouteDeps;
   hooks: HooksRouteDeps;
   credentials: CredentialsRouteDeps;
+  codec: CodecRouteDeps;
   apiKeys: Map<string, string>;
   logger: Logger;
 }
@@ -34,6 +36,9 @@ export function createApp(deps: ApiDeps): Express {
   });
   app.get("/openapi.json", serveOpenApi);
   const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false });
+  // The Temporal Web UI calls the codec routes from the browser: its preflight carries no key,
+  // and a 401 must still be readable by the page.
+  app.use("/v1/codec", createCodecCors(deps.codec));
   // Webhook URLs carry their own token and are called by third parties: no API key.
   app.use("/v1/hooks", parseJson);
   app.use(createHooksRouter(deps.hooks));
@@ -47,6 +52,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(createWorkflowsRouter(deps));
   app.use(createCredentialsRouter(credentialWriter));
   app.use(createRunsRouter(deps));
+  app.use(createCodecRouter(deps.codec));
   app.use(notFoundRoute);
   app.use(createErrorHandler(deps.logger));
   return app;

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { registerToolsetBody } from "../toolsets/registration-request.ts";
 import { declarationsQuery } from "./routes/toolsets.ts";
 import { storeWorkflowBody } from "./routes/workflows.ts";
-import { credentialsBody, eventsEndpointBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "./schemas.ts";
+import { codecBody, credentialsBody, eventsEndpointBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "./schemas.ts";
 import * as responses from "./response-schemas.ts";
 
 /** Request schemas, validated with `io: "input"` (defaults make fields optional). */
@@ -20,6 +20,7 @@ export const REQUEST_SCHEMAS = {
   StoreWorkflowRequest: storeWorkflowBody,
   CredentialsRequest: credentialsBody,
   ForkRunRequest: forkRunBody,
+  CodecPayloads: codecBody,
 } satisfies Record<string, z.ZodType>;
 
 /** Response schemas, by component name. */
@@ -41,6 +42,7 @@ export const RESPONSE_SCHEMAS = {
   CredentialsWritten: responses.credentialsWritten,
   HookAccepted: responses.hookAccepted,
   Health: responses.health,
+  CodecPayloadsAnswer: responses.codecPayloads,
 } satisfies Record<string, z.ZodType>;
 
 type ResponseName = keyof typeof RESPONSE_SCHEMAS;
@@ -53,7 +55,7 @@ export interface Operation {
   path: string;
   operationId: string;
   summary: string;
-  tag: "runs" | "toolsets" | "workflows" | "events" | "system";
+  tag: "runs" | "toolsets" | "workflows" | "events" | "codec" | "system";
   body?: keyof typeof REQUEST_SCHEMAS;
   /** Is the body optional (reject's `{reason?}` may be left out). */
   bodyOptional?: boolean;
@@ -67,6 +69,7 @@ export interface Operation {
 }
 
 const idempotencyKey = { name: "Idempotency-Key", in: "header", required: false, description: "Retries with the same key start one run (at most 200 characters)." } as const;
+const codecNamespace = { name: "X-Namespace", in: "header", required: false, description: "The Temporal namespace the payloads are from (the Web UI sends it); only the one this API serves is accepted." } as const;
 const hookToken = { name: "token", in: "query", required: true, description: "The token minted with the webhook URL." } as const;
 
 export const OPERATIONS: Operation[] = [
@@ -133,6 +136,16 @@ export const OPERATIONS: Operation[] = [
     summary: "Where this namespace's events go; a generated secret is returned once", responses: { 200: "EventsEndpoint", 400: "Error" },
   },
   { method: "get", path: "/v1/events/endpoint", operationId: "getEventsEndpoint", summary: "The events endpoint's URL", tag: "events", responses: { 200: "EventsEndpoint", 404: "Error" } },
+  {
+    method: "post", path: "/v1/codec/decode", operationId: "codecDecode", tag: "codec", body: "CodecPayloads", parameters: [codecNamespace],
+    summary: "Temporal Codec Server decode, for the Temporal Web UI: each payload-store reference becomes the payload it names, others stay as sent",
+    responses: { 200: "CodecPayloadsAnswer", 400: "Error", 404: "Error", 413: "Error" },
+  },
+  {
+    method: "post", path: "/v1/codec/encode", operationId: "codecEncode", tag: "codec", body: "CodecPayloads", parameters: [codecNamespace],
+    summary: "Temporal Codec Server encode: the payloads unchanged (Rewind's data converter has no codec)",
+    responses: { 200: "CodecPayloadsAnswer", 400: "Error", 413: "Error" },
+  },
   {
     method: "post", path: "/v1/hooks/{runId}/{name}", operationId: "receiveHook", tag: "runs", public: true,
     summary: "A run's webhook URL: the JSON body becomes the run's signal `name` (the token is the credential)",

@@ -154,6 +154,14 @@ export const credentialsWritten = z.object({ resumedRuns: z.number().int().min(0
 export const hookAccepted = z.object({ accepted: z.literal(true) });
 export const health = z.object({ ok: z.literal(true) });
 
+const codecPayloadView = z.looseObject({
+  metadata: z.record(z.string(), z.string()).optional().describe("Values base64-encoded"),
+  data: z.string().optional().describe("Base64"),
+});
+export const codecPayloads = z.object({
+  payloads: z.array(codecPayloadView).describe("In the order sent: each reference replaced by the payload it names, every other payload as it was"),
+});
+
 export type ApiErrorBody = z.infer<typeof errorBody>;
 export type Diagnostic = z.infer<typeof diagnostic>;
 export type ToolsetView = z.infer<typeof toolsetView>;

@@ -44,3 +44,25 @@ export const forkRunBody = z.strictObject({
   /** What happens to the parent if it is still running: kept (default) or cancelled. */
   parent: z.enum(["keep", "cancel"]).default("keep"),
 });
+
+/** Bytes as proto3 JSON writes them: base64, standard or URL-safe alphabet, padding optional. */
+const base64 = z.string().regex(/^[A-Za-z0-9+/_-]*={0,2}$/, "must be base64");
+
+/** The most payloads one codec request may carry (the Web UI sends those of one event or so). */
+export const MAX_CODEC_PAYLOADS = 1000;
+
+/**
+ * A Temporal Payload in proto3 JSON: metadata values and data as base64. Fields this API does
+ * not know (a newer server's) are kept, and a payload that is not a reference goes back as sent.
+ */
+export const codecPayload = z.looseObject({
+  metadata: z.record(z.string(), base64).nullable().optional(),
+  data: base64.nullable().optional(),
+  externalPayloads: z.array(z.looseObject({ sizeBytes: z.union([z.string().regex(/^\d+$/), z.number().int().min(0)]).optional() })).nullable().optional()
+    .describe("Set on an External Storage reference: the stored payload's size"),
+});
+
+/** `POST /v1/codec/decode|encode`: a Temporal Payloads message as the Codec Server protocol sends it. */
+export const codecBody = z.object({
+  payloads: z.array(codecPayload).max(MAX_CODEC_PAYLOADS, `at most ${MAX_CODEC_PAYLOADS} payloads per request`),
+});

@@ -30,6 +30,16 @@ function queryWithin<T>(query: Promise<T>, ms: number, fallback: T): Promise<T> 
   return Promise.race([query.catch(() => fallback), timeout]);
 }
 
+/** `[origin]` of a URL, `[]` for none or one that does not parse. */
+function originOf(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    return [new URL(url).origin];
+  } catch {
+    return [];
+  }
+}
+
 export interface RunningApi {
   url: string;
   stop(): Promise<void>;
@@ -37,7 +47,8 @@ export interface RunningApi {
 
 export async function startApi(config: Config, temporalAddress: string, uiUrl: string | undefined, logger: Logger): Promise<RunningApi> {
   const connection = await Connection.connect({ address: temporalAddress });
-  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(createExternalStorage(config.payloads)) });
+  const storage = createExternalStorage(config.payloads);
+  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(storage) });
   const secretKey = await resolveSecretKey(config);
   const workflows = createTemporalWorkflowStore(client, config.temporal.taskQueue);
   const box = createSecretBox(secretKey);
@@ -55,6 +66,8 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
     events: { client, taskQueue: config.temporal.taskQueue, box },
     hooks: { client, webhookTokens: createWebhookTokens(secretKey) },
     credentials: { client, taskQueue: config.temporal.taskQueue, box, toolsets },
+    // The Web UI's origin may call the codec routes: the one configured, or that of the UI runs link to.
+    codec: { storage, temporalNamespace: config.temporal.namespace, corsOrigins: config.api.codecCorsOrigins ?? originOf(uiUrl) },
     box,
     apiKeys: config.api.keys,
     logger,

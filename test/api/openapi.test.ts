@@ -5,6 +5,8 @@
  * gives for that route and status.
  */
 import { randomUUID } from "node:crypto";
+import { StorageDriverClaim } from "@temporalio/common";
+import { encodeReferencePayload } from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -134,5 +136,17 @@ describe("answers match the document", () => {
     expect(String(endpoint.body["secret"])).toMatch(/^whsec_/);
     expect((await call("GET", "/v1/events/endpoint", "/v1/events/endpoint")).body).toEqual({ url: "https://example.com/rewind-events" });
     expect((await call("GET", "/healthz", "/healthz", undefined, {})).body).toEqual({ ok: true });
+  });
+
+  it("codec: decode and encode, with their errors", async () => {
+    const payload = { metadata: { encoding: Buffer.from("json/plain").toString("base64") }, data: Buffer.from("1").toString("base64") };
+    expect((await call("POST", "/v1/codec/decode", "/v1/codec/decode", { payloads: [payload] })).body).toEqual({ payloads: [payload] });
+    expect((await call("POST", "/v1/codec/encode", "/v1/codec/encode", { payloads: [payload] })).body).toEqual({ payloads: [payload] });
+    expect((await call("POST", "/v1/codec/decode", "/v1/codec/decode", { payloads: [{ data: "!" }] })).status).toBe(400);
+    expect((await call("POST", "/v1/codec/encode", "/v1/codec/encode", { payloads: "x" })).status).toBe(400);
+    const missing = encodeReferencePayload({ driverName: "rewind-file", claim: new StorageDriverClaim({ sha256: "0".repeat(64) }), sizeBytes: 1 });
+    const reference = { metadata: Object.fromEntries(Object.entries(missing.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString("base64")])), data: Buffer.from(missing.data ?? new Uint8Array()).toString("base64") };
+    expect((await call("POST", "/v1/codec/decode", "/v1/codec/decode", { payloads: [reference] })).status).toBe(404);
+    expect((await call("POST", "/v1/codec/decode", "/v1/codec/decode", { payloads: [] }, {})).status).toBe(401);
   });
 });
