@@ -14,6 +14,21 @@ import { startWorker } from "./start-worker.ts";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
+/**
+ * Where the dev server's Web UI sends payloads to be decoded: the API's codec routes, at the URL
+ * a browser reaches the API at (the API starts after the server, so its port must be fixed).
+ */
+function codecEndpointOf(config: Config): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(config.api.publicUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.port === "0") return undefined;
+  return `${config.api.publicUrl.replace(/\/+$/, "")}/v1/codec`;
+}
+
 export async function runDev(config: Config, logger: Logger): Promise<void> {
   let server: DevServer | undefined;
   let address = config.temporal.address;
@@ -25,6 +40,7 @@ export async function runDev(config: Config, logger: Logger): Promise<void> {
       cliPath,
       config: devConfig,
       dbFile: devConfig.dbFile,
+      codecEndpoint: codecEndpointOf(config),
       logFile: path.join(config.stateDir, "temporal.log"),
       log: (line) => logger.info(line),
     });

@@ -60,6 +60,8 @@ export interface DevServerLaunch {
   uiPort: number | false;
   /** `undefined` keeps all state in memory. */
   dbFile: string | undefined;
+  /** The Web UI's remote codec (Rewind's `<api>/v1/codec`), so it shows stored payloads; ignored headless. */
+  codecEndpoint?: string | undefined;
 }
 
 export interface ParseDevServerConfigOptions {
@@ -106,7 +108,10 @@ export async function loadDevServerConfig(file: string): Promise<DevServerConfig
 export function startDevArgs(config: DevServerConfig, launch: DevServerLaunch): string[] {
   const args = ["server", "start-dev", "--ip", config.ip, "--port", String(launch.port)];
   if (launch.uiPort === false) args.push("--headless");
-  else args.push("--ui-port", String(launch.uiPort));
+  else {
+    args.push("--ui-port", String(launch.uiPort));
+    if (launch.codecEndpoint !== undefined) args.push("--ui-codec-endpoint", launch.codecEndpoint);
+  }
   if (launch.dbFile !== undefined) args.push("--db-filename", launch.dbFile);
   if (config.namespace !== "default") args.push("--namespace", config.namespace);
   for (const [name, type] of Object.entries(config.searchAttributes)) {

@@ -24,6 +24,8 @@ export interface StartDevServerOptions {
   uiPort?: number | false;
   /** SQLite file; `undefined` keeps all state in memory (pass `config.dbFile` to persist). */
   dbFile?: string | undefined;
+  /** The Web UI's remote codec endpoint (`--ui-codec-endpoint`). Default: none. */
+  codecEndpoint?: string | undefined;
   /** Appends the server's stdout and stderr here. Default: kept only for error messages. */
   logFile?: string | undefined;
   /** Receives Rewind's own status lines (not the server's log). */
@@ -56,7 +58,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<De
   if (options.dbFile !== undefined) await mkdir(dirname(options.dbFile), { recursive: true });
   if (options.logFile !== undefined) await mkdir(dirname(options.logFile), { recursive: true });
 
-  const args = startDevArgs(config, { port, uiPort, dbFile: options.dbFile });
+  const args = startDevArgs(config, { port, uiPort, dbFile: options.dbFile, codecEndpoint: options.codecEndpoint });
   const logStream = options.logFile === undefined ? undefined : createWriteStream(options.logFile, { flags: "a" });
   const tail: string[] = [];
   const record = (chunk: Buffer): void => {

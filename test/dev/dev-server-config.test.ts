@@ -92,4 +92,14 @@ describe("startDevArgs", () => {
     expect(args).not.toContain("--namespace");
     expect(args).not.toContain("--headless");
   });
+
+  it("points the Web UI at a codec endpoint when given, and passes none headless or by default", () => {
+    const launch = { port: 7233, uiPort: 8233, dbFile: undefined } as const;
+    const args = startDevArgs(config, { ...launch, codecEndpoint: "http://127.0.0.1:8787/v1/codec" });
+    expect(args.slice(0, 10)).toEqual([
+      "server", "start-dev", "--ip", "127.0.0.1", "--port", "7233", "--ui-port", "8233", "--ui-codec-endpoint", "http://127.0.0.1:8787/v1/codec",
+    ]);
+    expect(startDevArgs(config, launch)).not.toContain("--ui-codec-endpoint");
+    expect(startDevArgs(config, { ...launch, uiPort: false, codecEndpoint: "http://127.0.0.1:8787/v1/codec" })).not.toContain("--ui-codec-endpoint");
+  });
 });
