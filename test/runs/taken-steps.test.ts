@@ -1,4 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { batchChain } from "../../src/shared/step.ts";
 import type { Prestep } from "../../src/shared/step.ts";
 import { JournalBook } from "../../src/workflows/journal-book.ts";
 import { TakenSteps, type StepQueue } from "../../src/workflows/taken-steps.ts";
@@ -181,5 +183,60 @@ describe("TakenSteps", () => {
     const carried = new JournalBook(journal.carry(0, {}, []));
     expect(carried.chain).toBe(journal.chain);
     expect(carried.lastAt).toBe(11);
+  });
+});
+
+describe("TakenSteps, whatever order results arrive in", () => {
+  it("never holds a step once every call has finished, and feeds or uses each call exactly once", () => {
+    fc.assert(fc.property(
+      fc.integer({ min: 1, max: 12 }).chain((n) => fc.record({
+        n: fc.constant(n),
+        // Which worker's isolate took each call's step: 0 none (fed), 1 or 2 (two isolates that may diverge).
+        takers: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: n, maxLength: n }),
+        takeOrder: fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i + 1), { minLength: n, maxLength: n }),
+        arrival: fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i + 1), { minLength: n, maxLength: n }),
+        // Whether the run loop feeds what waits right after each arrival, or later.
+        feedsAtOnce: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+        // Isolate 2 starts out fed something the journal never had (it lost a race before).
+        secondDiverged: fc.boolean(),
+      })),
+      ({ n, takers, takeOrder, arrival, feedsAtOnce, secondDiverged }) => {
+        const journal = new JournalBook();
+        for (let seq = 1; seq <= n; seq++) journal.record({ seq, tool: "svc.echo", args: {} }, 0);
+        const fedOnce: number[] = [];
+        const waiting: number[] = [];
+        const used: number[] = [];
+        const queue: StepQueue = {
+          get unfed() { return waiting.length; },
+          push: (seq) => { waiting.push(seq); fedOnce.push(seq); },
+          pushTaken: (result) => { used.push(...result.calls.map((c) => -c.seq)); },
+        };
+        const taken = new TakenSteps(journal, queue);
+        const feedWaiting = () => { if (waiting.length > 0) journal.addBatch(journal.lastAt + 1, waiting.splice(0)); };
+        // Each isolate takes its calls' steps in the worker's order, on its own chain.
+        const isolates = [1, 2].map((id) => ({ chain: id === 2 && secondDiverged ? "00000000deadbeef" : journal.chain, after: [] as number[], at: 100 * id }));
+        const steps = new Map<number, Prestep>();
+        for (const seq of takeOrder) {
+          const taker = takers[seq - 1] ?? 0;
+          const isolate = isolates[taker - 1];
+          if (!isolate) continue;
+          isolate.at += 1;
+          // The step "issues" call -seq so the test can tell which call's step was used.
+          steps.set(seq, { chain: isolate.chain, after: isolate.after, at: isolate.at, result: { kind: "waiting", calls: [{ seq: -seq, tool: "svc.echo", args: {} }], logs: [] } });
+          isolate.chain = batchChain(isolate.chain, isolate.at, [seq]);
+          isolate.after = [seq];
+        }
+        for (const [index, seq] of arrival.entries()) {
+          journal.complete(seq, { ok: true, value: seq }, 0);
+          const step = steps.get(seq);
+          if (step) taken.offer(seq, step, false);
+          else taken.feed(seq);
+          if (feedsAtOnce[index]) feedWaiting();
+        }
+        expect(taken.heldCount).toBe(0);
+        const handled = [...fedOnce, ...used].sort((a, b) => a - b);
+        expect(handled).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+      },
+    ), { numRuns: 3000 });
   });
 });
