@@ -13,6 +13,8 @@ export interface Sizes {
   start: { warmup: number; samples: number };
   throughput: { runs: number; calls: number; rounds: number };
   replay: { sizes: [number, number]; rounds: number };
+  /** Result sizes in bytes, each with the calls of one run; every size gets `rounds` runs. */
+  largeResults: { sizes: { bytes: number; calls: number }[]; rounds: number };
 }
 
 export const FULL: Sizes = {
@@ -23,6 +25,7 @@ export const FULL: Sizes = {
   start: { warmup: 3, samples: 25 },
   throughput: { runs: 200, calls: 10, rounds: 1 },
   replay: { sizes: [5, 100], rounds: 3 },
+  largeResults: { sizes: [{ bytes: 1_000, calls: 20 }, { bytes: 100_000, calls: 20 }, { bytes: 1_000_000, calls: 10 }, { bytes: 10_000_000, calls: 5 }], rounds: 5 },
 };
 
 export const QUICK: Sizes = {
@@ -33,6 +36,7 @@ export const QUICK: Sizes = {
   start: { warmup: 1, samples: 8 },
   throughput: { runs: 30, calls: 10, rounds: 1 },
   replay: { sizes: [3, 20], rounds: 2 },
+  largeResults: { sizes: [{ bytes: 1_000, calls: 5 }, { bytes: 100_000, calls: 5 }, { bytes: 1_000_000, calls: 3 }, { bytes: 10_000_000, calls: 2 }], rounds: 1 },
 };
 
 export interface BenchContext {

@@ -63,7 +63,7 @@ export async function rewindRun(stack: BenchStack, script: string, input: unknow
 export async function plainRun(stack: BenchStack, n: number, width: number, noop = false): Promise<{ id: string; ms: number; result: unknown }> {
   const started = performance.now();
   const id = `plain_${randomUUID()}`;
-  const handle = await stack.client.workflow.start("plainCalls", {
+  const handle = await stack.plainClient.workflow.start("plainCalls", {
     taskQueue: stack.plainTaskQueue,
     workflowId: id,
     args: [{ url: stack.mcpUrl, n, width, noop }],

@@ -1,10 +1,11 @@
 /**
  * The MCP server the bench calls: the official SDK's low-level `Server` over its streamable HTTP
  * transport on 127.0.0.1, with one cheap tool (`echo`, which answers its `i` as structured
- * content), so what is measured is the path to the tool and not the tool. It notes when the
+ * content), so what is measured is the path to the tool and not the tool, and `blob`, which
+ * answers text of exactly `bytes` bytes (for the large-results scenario). It notes when the
  * first `tools/call` of each Rewind run arrives, for the start-latency measurement.
  */
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -18,6 +19,25 @@ export const ECHO_TOOL: Tool = {
   inputSchema: { type: "object", properties: { i: { type: "integer" } }, required: ["i"] },
   outputSchema: { type: "object", properties: { i: { type: "integer" } }, required: ["i"] },
 };
+
+export const BLOB_TOOL: Tool = {
+  name: "blob",
+  description: "Answers text of exactly `bytes` bytes, different for each `seed`.",
+  inputSchema: { type: "object", properties: { bytes: { type: "integer" }, seed: { type: "string" } }, required: ["bytes", "seed"] },
+};
+
+/** The largest result `blob` makes: Rewind takes MCP results up to 16 MiB. */
+const MAX_BLOB_BYTES = 16 * 1024 * 1024;
+
+/**
+ * `bytes` bytes of ASCII text for `seed`: the seed's SHA-256 in hex, repeated. A new seed for
+ * every call keeps a content-addressed payload store from answering a call with a file it
+ * already holds.
+ */
+export function blobText(bytes: number, seed: string): string {
+  const unit = createHash("sha256").update(seed).digest("hex");
+  return unit.repeat(Math.ceil(bytes / unit.length)).slice(0, bytes);
+}
 
 const IDEMPOTENCY_META_KEY = "codes.rewind/idempotency-key";
 
@@ -51,9 +71,13 @@ export async function startBenchMcpServer(): Promise<BenchMcpServer> {
 
   function sessionServer(): Server {
     const server = new Server({ name: "rewind-bench", version: "1.0.0" }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [ECHO_TOOL] }));
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [ECHO_TOOL, BLOB_TOOL] }));
     server.setRequestHandler(CallToolRequestSchema, (request) => {
       calls++;
+      if (request.params.name === BLOB_TOOL.name) {
+        const bytes = Math.min(Math.max(0, Math.trunc(Number(request.params.arguments?.["bytes"] ?? 0))), MAX_BLOB_BYTES);
+        return { content: [{ type: "text", text: blobText(bytes, String(request.params.arguments?.["seed"] ?? "")) }] };
+      }
       const i = Number(request.params.arguments?.["i"] ?? 0);
       return { content: [{ type: "text", text: JSON.stringify({ i }) }], structuredContent: { i } };
     });

@@ -4,6 +4,7 @@
  * PASS or MISS, and by how much.
  */
 import type { ProcessName } from "./process-cpu.ts";
+import type { LargeResultRow } from "./scenarios/large-results.ts";
 import type { OverheadMode } from "./scenarios/overhead.ts";
 import type { SandboxResult } from "./scenarios/sandbox-steps.ts";
 import type { ScalingResult } from "./scenarios/scaling.ts";
@@ -22,6 +23,7 @@ export interface BenchResults {
   replay?: ReplayResult;
   scaling?: ScalingResult;
   throughput?: ThroughputRound[];
+  largeResults?: LargeResultRow[];
   targets?: TargetRow[];
 }
 
@@ -43,6 +45,15 @@ export function table(headers: string[], rows: string[][]): string {
 const x = (value: number): string => (Number.isFinite(value) ? `${value.toFixed(2)}×` : "–");
 const num = (value: number, digits = 1): string => (Number.isFinite(value) ? value.toFixed(digits) : "–");
 const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KB`;
+/** Bytes in B, KB or MB (1024-based), about 3 significant digits. */
+const size = (bytes: number): string => {
+  if (!Number.isFinite(bytes)) return "–";
+  if (bytes < 1024) return `${bytes.toFixed(0)} B`;
+  const [value, unit] = bytes < 1024 ** 2 ? [bytes / 1024, "KB"] : [bytes / 1024 ** 2, "MB"];
+  return `${value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2)} ${unit}`;
+};
+/** A result size as the scenario names it (decimal: 1 KB is 1,000 bytes). */
+const resultSize = (bytes: number): string => (bytes >= 1e6 ? `${bytes / 1e6} MB` : bytes >= 1e3 ? `${bytes / 1e3} KB` : `${bytes} B`);
 
 /** A "lower is better" target. */
 function atMost(target: string, value: number | undefined, limit: number, format: (v: number) => string): TargetRow {
@@ -191,6 +202,26 @@ export function renderReport(results: BenchResults): string {
       ]),
     ));
     out.push(`\nThe workers' process (Rewind worker and the baseline's plain worker) held ${String(meta["workersIdleRssMb"])} MB RSS when it was ready, before any run.`);
+  }
+
+  if (results.largeResults) {
+    const rows = results.largeResults;
+    out.push(`\n### Large results: sequential calls of an MCP tool answering text of each size, plain Temporal and Rewind with the same External Storage (file store, ${rows[0]?.rewind.samples.length ?? "?"} runs each, medians)\n`);
+    out.push(table(
+      ["result", "calls per run", "time per call: direct MCP / plain / Rewind", "Rewind / plain", "history per call: plain / Rewind", "Rewind / plain", "history payloads per call: plain / Rewind", "stored per call: plain / Rewind", "largest event: plain / Rewind", "workers' CPU per call: plain / Rewind"],
+      rows.map((r) => [
+        resultSize(r.bytes), String(r.calls),
+        `${ms(r.direct.perCallMs)} / ${ms(r.plain.perCallMs)} / ${ms(r.rewind.perCallMs)}`, x(r.timeRatio),
+        `${size(r.plain.historyBytesPerCall)} / ${size(r.rewind.historyBytesPerCall)}`, x(r.historyRatio),
+        `${size(r.plain.payloadBytesPerCall)} / ${size(r.rewind.payloadBytesPerCall)}`,
+        `${size(r.plain.storeBytesPerCall)} / ${size(r.rewind.storeBytesPerCall)}`,
+        `${size(r.plain.largestEventBytes)} / ${size(r.rewind.largestEventBytes)}`,
+        `${ms(r.plain.cpuPerCall.workers ?? Number.NaN)} / ${ms(r.rewind.cpuPerCall.workers ?? Number.NaN)}`,
+      ]),
+    ));
+    out.push(`\nHistory: every execution's events as fetched, protobuf-encoded, over calls (the run's start and end included). Stored: bytes the run added to its file store. Time per call: a run's start to its result, over calls; direct MCP: the same calls made with the MCP client pool, no Temporal.`);
+    const continued = rows.filter((r) => r.rewind.executions > 1 || r.plain.executions > 1);
+    if (continued.length > 0) out.push(`Runs that continued as new (their executions' histories summed): ${continued.map((r) => `${resultSize(r.bytes)}: Rewind ${r.rewind.executions}, plain ${r.plain.executions} executions`).join("; ")}.`);
   }
 
   if (results.targets) {

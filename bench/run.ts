@@ -7,6 +7,7 @@
  *   npm run bench                      # the full bench (a few minutes)
  *   npm run bench -- --quick           # everything shrunk, a smoke run
  *   npm run bench -- --only=overhead,scaling
+ *   npm run bench -- --only large-results
  *   npm run bench -- --profile         # also CPU-profile the workers' process (bench/results/profiles-…)
  */
 import { execFileSync } from "node:child_process";
@@ -17,6 +18,7 @@ import { createConsoleLogger } from "../src/cli/console-logger.ts";
 import { installTemporalRuntime } from "../src/worker/temporal-runtime.ts";
 import { FULL, QUICK, type BenchContext } from "./context.ts";
 import { evaluateTargets, renderReport, type BenchResults } from "./report.ts";
+import { measureLargeResults } from "./scenarios/large-results.ts";
 import { measureOverhead } from "./scenarios/overhead.ts";
 import { measureSandbox } from "./scenarios/sandbox-steps.ts";
 import { measureScaling } from "./scenarios/scaling.ts";
@@ -26,18 +28,21 @@ import { measureTypeCheck } from "./scenarios/type-check.ts";
 import { measureWorkflowReplay } from "./scenarios/workflow-replay.ts";
 import { BENCH_DIR, REPO_ROOT, startBenchStack, type WorkerMemory } from "./stack.ts";
 
-const SCENARIOS = ["typecheck", "sandbox", "start", "overhead", "replay", "scaling", "throughput"] as const;
+const SCENARIOS = ["typecheck", "sandbox", "start", "overhead", "replay", "scaling", "throughput", "large-results"] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Set<Scenario> } {
   let quick = false;
   let profile = false;
   let only = new Set<Scenario>(SCENARIOS);
-  for (const arg of argv) {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
     if (arg === "--quick") quick = true;
     else if (arg === "--profile") profile = true;
-    else if (arg.startsWith("--only=")) {
-      const names = arg.slice("--only=".length).split(",").filter(Boolean);
+    else if (arg === "--only" || arg.startsWith("--only=")) {
+      const list = arg === "--only" ? argv[++i] ?? "" : arg.slice("--only=".length);
+      const names = list.split(",").filter(Boolean);
+      if (names.length === 0) throw new Error(`--only needs scenarios: ${SCENARIOS.join(",")}`);
       for (const name of names) if (!(SCENARIOS as readonly string[]).includes(name)) throw new Error(`unknown scenario ${name}; one of ${SCENARIOS.join(", ")}`);
       only = new Set(names as Scenario[]);
     } else throw new Error(`unknown argument ${arg}; use --quick, --profile, --only=${SCENARIOS.join(",")}`);
@@ -95,6 +100,7 @@ try {
   if (args.only.has("replay")) results.replay = await measureWorkflowReplay(ctx);
   if (args.only.has("scaling")) results.scaling = await measureScaling(ctx);
   if (args.only.has("throughput")) results.throughput = await measureThroughput(ctx);
+  if (args.only.has("large-results")) results.largeResults = await measureLargeResults(ctx);
 } catch (error) {
   failed = error;
   log(`a measurement failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);

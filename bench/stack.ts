@@ -1,12 +1,14 @@
 /**
  * Starts everything one bench run needs and stops it again: an in-memory, headless Temporal dev
  * server on a free port, the MCP server (child process), the Rewind API (in this process, as
- * `npm start` runs it), both workers (child process), a Temporal client, a toolset registered
- * with the MCP server, and an MCP pool for the direct calls.
+ * `npm start` runs it), both workers (child process), Temporal clients, a toolset registered
+ * with the MCP server, and an MCP pool for the direct calls. Rewind (API and worker) and the plain
+ * worker each keep payloads over the threshold in a file store of their own, in a folder under
+ * .rewind/ made for this run and removed when it stops.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client, Connection } from "@temporalio/client";
@@ -14,7 +16,9 @@ import { startApi, type RunningApi } from "../src/cli/start-api.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { findOrInstallTemporalCli, loadDevServerConfig, startDevServer, startOnFreePort } from "../src/dev/index.ts";
 import { createMcpPool, type McpPool } from "../src/mcp/index.ts";
+import { createExternalStorage, rewindDataConverter } from "../src/payloads/external-storage.ts";
 import { silentLogger } from "../src/shared/logger.ts";
+import { plainDataConverter } from "./baseline/data-converter.ts";
 import { ipcClient, waitForReady, type IpcClient } from "./ipc.ts";
 import { findPid, type ProcessName } from "./process-cpu.ts";
 import type { WorkersOptions } from "./workers-main.ts";
@@ -40,7 +44,12 @@ export interface BenchStack {
   address: string;
   config: Config;
   api: RunningApi;
+  /** Reads Rewind's runs (with Rewind's payload store, as the API does) and any history. */
   client: Client;
+  /** Starts the plain workflows and reads their results: the plain worker's External Storage. */
+  plainClient: Client;
+  /** The file stores: Rewind's (its API and worker) and the plain worker's. */
+  payloadDirs: { rewind: string; plain: string };
   mcpUrl: string;
   toolsetId: string;
   plainTaskQueue: string;
@@ -75,6 +84,10 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
     for (const stop of stops.reverse()) await stop().catch((error: unknown) => options.log(`stop failed: ${String(error)}`));
   };
   try {
+    await mkdir(stateDir, { recursive: true });
+    const payloadsRoot = await mkdtemp(path.join(stateDir, "bench-payloads-"));
+    stops.push(() => rm(payloadsRoot, { recursive: true, force: true }));
+    const payloadDirs = { rewind: path.join(payloadsRoot, "rewind"), plain: path.join(payloadsRoot, "plain") };
     const mcpChild = forkChild("mcp-server-main.ts", [], []);
     const mcp = ipcClient(mcpChild.child);
     stops.push(async () => {
@@ -91,6 +104,7 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       REWIND_TASK_QUEUE: `bench-${randomUUID()}`,
       REWIND_SECRET_KEY: Buffer.alloc(32, 42).toString("base64"),
       REWIND_LOG_LEVEL: "warn",
+      REWIND_PAYLOAD_STORE: `file:${payloadDirs.rewind}`,
     }, REPO_ROOT);
     const api = await startApi(config, server.address, undefined, silentLogger);
     stops.push(() => api.stop());
@@ -106,6 +120,8 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       warmIsolates: config.warmIsolates,
       memoryMb: config.sandbox.memoryMb,
       cpuMsPerStep: config.sandbox.cpuMsPerStep,
+      payloads: config.payloads,
+      plainPayloadsDir: payloadDirs.plain,
     };
     if (options.profileDir) await mkdir(options.profileDir, { recursive: true });
     const profileArgs = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
@@ -123,7 +139,8 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
 
     const connection = await Connection.connect({ address: server.address });
     stops.push(() => connection.close());
-    const client = new Client({ connection, namespace: config.temporal.namespace });
+    const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(createExternalStorage(config.payloads)) });
+    const plainClient = new Client({ connection, namespace: config.temporal.namespace, dataConverter: plainDataConverter(payloadDirs.plain, config.payloads.thresholdBytes) });
     const directPool = createMcpPool({});
     stops.push(() => directPool.close());
 
@@ -136,7 +153,7 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
     if (registered.status !== 201 && registered.status !== 200) throw new Error(`registering the toolset answered ${registered.status}: ${JSON.stringify(body)}`);
 
     return {
-      address: server.address, config, api, client, mcpUrl, toolsetId: String(body.id), plainTaskQueue, directPool,
+      address: server.address, config, api, client, plainClient, payloadDirs, mcpUrl, toolsetId: String(body.id), plainTaskQueue, directPool,
       mcp, workers, workersPid: Number(workersReady.info["pid"]), stop: stopAll,
       pids: {
         bench: process.pid,

@@ -1,17 +1,20 @@
 /**
  * Child-process entry that hosts both workers the bench compares: the Rewind worker
  * (`createRewindWorker`, exactly as `npm start` builds it) and the baseline's plain worker on its
- * own task queue and workflowsPath. Keeping them together in one process gives both the same
- * conditions, keeps their memory apart from the bench's, and lets `--profile` CPU-profile them.
+ * own task queue and workflowsPath, each with External Storage on its own file store and the same
+ * threshold. Keeping them together in one process gives both the same conditions, keeps their
+ * memory apart from the bench's, and lets `--profile` CPU-profile them.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { NativeConnection, Worker } from "@temporalio/worker";
 import { createConsoleLogger } from "../src/cli/console-logger.ts";
+import type { PayloadsConfig } from "../src/config.ts";
 import { createMcpPool } from "../src/mcp/index.ts";
 import { createRewindWorker } from "../src/worker/create-worker.ts";
 import { installTemporalRuntime } from "../src/worker/temporal-runtime.ts";
 import { createPlainActivities } from "./baseline/activities.ts";
+import { plainDataConverter } from "./baseline/data-converter.ts";
 import { announceReady, serveIpc } from "./ipc.ts";
 
 export interface WorkersOptions {
@@ -24,6 +27,10 @@ export interface WorkersOptions {
   warmIsolates: number;
   memoryMb: number;
   cpuMsPerStep: number;
+  /** The Rewind worker's payload store (the API's too). */
+  payloads: PayloadsConfig;
+  /** The plain worker's file store, with the same threshold. */
+  plainPayloadsDir: string;
 }
 
 const BASELINE_WORKFLOWS = path.join(path.dirname(fileURLToPath(import.meta.url)), "baseline", "workflows.ts");
@@ -40,7 +47,7 @@ const rewind = await createRewindWorker({
   cacheDir: options.cacheDir,
   secretKey: Buffer.alloc(32, 42),
   publicUrl: options.publicUrl,
-  payloads: { store: { kind: "file", dir: path.join(options.cacheDir, "..", "payloads") }, thresholdBytes: 256 * 1024 },
+  payloads: options.payloads,
 });
 const plainPool = createMcpPool({});
 const plainConnection = await NativeConnection.connect({ address: options.address });
@@ -50,6 +57,7 @@ const plain = await Worker.create({
   taskQueue: options.plainTaskQueue,
   workflowsPath: BASELINE_WORKFLOWS,
   activities: createPlainActivities(plainPool),
+  dataConverter: plainDataConverter(options.plainPayloadsDir, options.payloads.thresholdBytes),
   maxCachedWorkflows: 1000,
 });
 const running = Promise.all([rewind.run(), plain.run()]);

@@ -1,7 +1,8 @@
 /**
  * The baseline Rewind is compared with: a plain Temporal workflow that makes the same N `echo`
  * calls as the bench's scripts, one plain activity per call, sequentially or in 16 lanes (the
- * same shape as the parallel script), or the same shape with no-op activities (Temporal's floor).
+ * same shape as the parallel script), or the same shape with no-op activities (Temporal's floor);
+ * and N sequential `blob` calls through the same activity, for the large-results scenario.
  * Registered on its own worker with its own workflowsPath.
  */
 import { proxyActivities, workflowInfo } from "@temporalio/workflow";
@@ -32,5 +33,24 @@ export async function plainCalls(input: PlainCallsInput): Promise<number> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(input.width, input.n) }, (_, first) => lane(first)));
+  return total;
+}
+
+export interface PlainBlobsInput {
+  url: string;
+  n: number;
+  /** Bytes of text each call answers. */
+  bytes: number;
+}
+
+/** N sequential `blob` calls, each with its own seed; answers the total length received. */
+export async function plainBlobs(input: PlainBlobsInput): Promise<number> {
+  const id = workflowInfo().workflowId;
+  let total = 0;
+  for (let i = 0; i < input.n; i++) {
+    const key = `${id}/${i + 1}`;
+    const text = (await plainCallTool({ url: input.url, tool: "blob", args: { bytes: input.bytes, seed: key }, key })) as string;
+    total += text.length;
+  }
   return total;
 }
