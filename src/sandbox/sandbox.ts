@@ -175,7 +175,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     async advance(input) {
       const release = await acquire(input.runId, Number.POSITIVE_INFINITY);
       try {
-        return await advanceNow(input);
+        const result = await advanceNow(input);
+        if (result.kind === "needsColdStart") return result;
+        const fedAt = input.batches.at(-1)?.at;
+        return { ...result, ...(fedAt === undefined ? {} : { fedAt }), ...(input.cold && input.consumedBatches === 0 ? { startedAt: input.cold.startedAt } : {}) };
       } finally {
         release?.();
       }

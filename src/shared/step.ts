@@ -50,9 +50,22 @@ export interface ScriptError {
 
 export type AdvanceResult =
   | { kind: "needsColdStart" }
-  | { kind: "waiting"; calls: IssuedCall[]; logs: string[] }
-  | ({ kind: "done"; result: unknown; calls: IssuedCall[]; logs: string[] } & RunEnd)
-  | ({ kind: "failed"; error: ScriptError; calls: IssuedCall[]; logs: string[] } & RunEnd);
+  | ({ kind: "waiting"; calls: IssuedCall[]; logs: string[] } & StepClock)
+  | ({ kind: "done"; result: unknown; calls: IssuedCall[]; logs: string[] } & RunEnd & StepClock)
+  | ({ kind: "failed"; error: ScriptError; calls: IssuedCall[]; logs: string[] } & RunEnd & StepClock);
+
+/**
+ * The times a step was fed, echoed by the sandbox so they are recorded in history with the
+ * step's result. The workflow computes them from its clock before the step; on replay it takes
+ * them from here, because the clock of an activation replayed after a timed-out workflow task
+ * is not always the one the original activation had, and the journal's chain hashes them.
+ */
+export interface StepClock {
+  /** The time of the last batch fed in this step. */
+  fedAt?: number;
+  /** The script's start time, on the step that started it (cold). */
+  startedAt?: number;
+}
 
 /** What a step that ran reports: every result but the request for a cold start. */
 export type StepResult = Exclude<AdvanceResult, { kind: "needsColdStart" }>;

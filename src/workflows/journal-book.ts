@@ -63,6 +63,11 @@ export class JournalBook {
     return { at, events: seqs.map((seq) => this.eventOf(seq)) };
   }
 
+  /** A batch of these completions at `at`, with values, not yet noted in the journal. */
+  batchOf(at: number, seqs: number[]): EventBatch {
+    return { at, events: seqs.map((seq) => this.eventOf(seq)) };
+  }
+
   /** Every batch fed so far, with values, for a cold replay. */
   history(): EventBatch[] {
     return this.batches.map(({ at, seqs }) => ({ at, events: seqs.map((seq) => this.eventOf(seq)) }));

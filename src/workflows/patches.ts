@@ -26,4 +26,12 @@ export const PATCHES = {
    * a stuck run flushes its observations and reports its span like the others.
    */
   oneWayToEnd: "rewind-one-way-to-end",
+  /**
+   * 2026-11-30 (after 3477167): a batch fed through a local activity is noted in the journal
+   * with the time the sandbox echoes (recorded in the step's marker), after the step returns,
+   * and no step taken by a worker is used while it runs; the script's start time likewise. Before,
+   * the journal hashed the workflow clock of the activation, which a replay after a timed-out
+   * workflow task can see differently: the chains then differed and the replay took another path.
+   */
+  batchTimesRecorded: "rewind-batch-times-recorded",
 } as const;

@@ -27,7 +27,8 @@ export type RunEnd =
 
 export interface RunEndingDeps {
   run: RunInput;
-  startedAt: number;
+  /** When the script started (its clock's origin), as recorded with its first step. */
+  startedAt(): number;
   status: RunStatus;
   observations: Observations;
   children: ChildRuns;
@@ -100,7 +101,7 @@ export class RunEnding {
   private async announce(state: "completed" | "failed" | "cancelled", type: EventType, data: Record<string, unknown>, ending: ChildEnding, eventsEndpoint?: boolean): Promise<void> {
     const { run, startedAt, status } = this.deps;
     status.set(state);
-    reportRunSpan(run.trace, run.runId, startedAt, state, this.deps.callCount());
+    reportRunSpan(run.trace, run.runId, startedAt(), state, this.deps.callCount());
     if (eventsEndpoint !== false) await emitEvent(run.namespace, run.runId, type, data);
     await tellParent(run, ending);
   }

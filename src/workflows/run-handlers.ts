@@ -15,7 +15,8 @@ import type { RunStatus } from "./run-status.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
 
 export interface RunHandlerDeps {
-  startedAt: number;
+  /** When the script started (its clock's origin), as recorded with its first step. */
+  startedAt(): number;
   status: RunStatus;
   journal: JournalBook;
   parking: ParkingLot;
@@ -49,7 +50,7 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
   });
   setHandler(getJournalQuery, (options) => {
     const fork = forkReplay.view();
-    const full = options?.withBatches ? { startedAt, batches: journal.batches } : {};
+    const full = options?.withBatches ? { startedAt: startedAt(), batches: journal.batches } : {};
     return { ...journal.view(options?.afterSeq, options?.limit, options?.maxBytes), ...(fork ? { fork } : {}), ...full };
   });
   setHandler(deliverSignal, ({ name, payload }) => {

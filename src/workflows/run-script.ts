@@ -52,7 +52,7 @@ function shouldContinueAsNew(afterEvents: number | undefined): boolean {
 export async function runScript(input: RunInput): Promise<unknown> {
   const journal = new JournalBook(input.carried);
   const inbox = new SignalInbox(input.carried?.signals);
-  const startedAt = input.carried?.startedAt ?? Date.now();
+  let startedAt = input.carried?.startedAt ?? Date.now();
   const ready = new ReadyQueue(input.carried?.unfed);
   const holdsEarlySteps = (): boolean => !patched(PATCHES.heldStepsWaitOnlyForCallsInFlight);
   const taken = new TakenSteps(journal, ready, holdsEarlySteps);
@@ -66,9 +66,9 @@ export async function runScript(input: RunInput): Promise<unknown> {
     ...(input.endUser ? { endUser: input.endUser } : {}), ...(input.credentials ? { runSealed: input.credentials } : {}),
   };
   const calls = new CallRunner({ run: input, journal, taken, observations, parking, forkReplay, inbox, children, credentials });
-  const ending = new RunEnding({ run: input, startedAt, status, observations, children, callCount: () => journal.callCount });
+  const ending = new RunEnding({ run: input, startedAt: () => startedAt, status, observations, children, callCount: () => journal.callCount });
   registerRunHandlers({
-    startedAt, status, journal, parking: parking.lot, inbox, credentials, forkReplay,
+    startedAt: () => startedAt, status, journal, parking: parking.lot, inbox, credentials, forkReplay,
     callsInFlight: () => calls.inFlight,
     // A run that started before PATCHES.heldStepsWaitOnlyForCallsInFlight and stalled on a held step is woken by any signal.
     beforeSignal: () => { if (taken.heldCount > 0 && !holdsEarlySteps()) taken.release(); },
@@ -98,6 +98,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
       outcome = { kind: "waiting", calls: [], logs: [] };
     } else {
       outcome = await advanceScript({ runId: input.runId, namespace: input.namespace, consumedBatches: 0, chain: journal.chain, batches: [], cold: coldStart(0) });
+      // The script's clock starts when its first step was taken, as recorded with that step.
+      if (patched(PATCHES.batchTimesRecorded) && outcome.kind !== "needsColdStart" && outcome.startedAt !== undefined) startedAt = outcome.startedAt;
     }
     for (;;) {
       if (outcome.kind === "needsColdStart") throw ApplicationFailure.nonRetryable("the sandbox refused a cold start");
@@ -123,8 +125,19 @@ export async function runScript(input: RunInput): Promise<unknown> {
       }
       const consumedBatches = journal.batches.length;
       const chain = journal.chain;
-      const batch = journal.addBatch(Math.max(Date.now(), journal.lastAt), next.seqs);
-      outcome = await step({ runId: input.runId, namespace: input.namespace, consumedBatches, chain, batches: [batch] });
+      const at = Math.max(Date.now(), journal.lastAt);
+      if (!patched(PATCHES.batchTimesRecorded)) {
+        const batch = journal.addBatch(at, next.seqs);
+        outcome = await step({ runId: input.runId, namespace: input.namespace, consumedBatches, chain, batches: [batch] });
+        continue;
+      }
+      taken.stepping = true;
+      try {
+        outcome = await step({ runId: input.runId, namespace: input.namespace, consumedBatches, chain, batches: [journal.batchOf(at, next.seqs)] });
+      } finally {
+        taken.stepping = false;
+      }
+      journal.addBatch(outcome.kind !== "needsColdStart" && outcome.fedAt !== undefined ? outcome.fedAt : at, next.seqs);
     }
   };
 

@@ -29,6 +29,12 @@ export class TakenSteps {
   private readonly journal: JournalBook;
   private readonly ready: StepQueue;
   private readonly holdsEarlySteps: () => boolean;
+  /**
+   * Set while the run loop feeds a batch through a local activity whose batch is not in the
+   * journal yet: no step is used meanwhile (its chain could only be judged against a journal
+   * that is about to move), every call that finishes is fed next.
+   */
+  stepping = false;
 
   /** `holdsEarlySteps`: whether the run still follows the rule it started with before the patch. */
   constructor(journal: JournalBook, ready: StepQueue, holdsEarlySteps: () => boolean = () => false) {
@@ -39,7 +45,7 @@ export class TakenSteps {
 
   /** A call finished with the step its worker took; feeds the call the ordinary way if the step can't be used. */
   offer(seq: number, step: Prestep, draining: boolean): void {
-    if (draining || this.ready.unfed > 0 || this.journal.isPastChain(step.chain) || this.held.has(step.chain)) return this.feed(seq);
+    if (this.stepping || draining || this.ready.unfed > 0 || this.journal.isPastChain(step.chain) || this.held.has(step.chain)) return this.feed(seq);
     if (step.chain !== this.journal.chain) {
       if (!this.holdsEarlySteps() && !this.mayFollow(step)) return this.feed(seq);
       this.held.set(step.chain, { seq, step });

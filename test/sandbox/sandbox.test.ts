@@ -147,6 +147,6 @@ describe("sandbox steps", () => {
     const unversioned = await box.advance({ runId: "run_v0", consumedBatches: 0, batches: [], cold: cold("export default async () => 2;") });
     expect(unversioned).toMatchObject({ kind: "done", result: 2 });
     await expect(box.advance({ runId: "run_v99", consumedBatches: 0, batches: [], cold: { ...cold("export default async () => 3;"), runtimeVersion: 99 } }))
-      .rejects.toThrow(/started on sandbox runtime 99; this worker has runtime 1/);
+      .rejects.toThrow(/started on sandbox runtime 99; this worker has runtime 2/);
   });
 });
