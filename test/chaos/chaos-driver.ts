@@ -461,7 +461,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   } finally {
     report.seconds = Math.round((Date.now() - began) / 1000);
     for (const slot of slots) await slot.worker?.kill("SIGKILL").catch(() => undefined);
-    await temporalClient?.connection.close().catch(() => undefined);
+    // A probe of a run may still be retrying against the stopped server; closing the channel
+    // under it throws from the client's retry timer. Close once its retries are over.
+    const closing = temporalClient;
+    if (closing) setTimeout(() => void closing.connection.close().catch(() => undefined), 30_000).unref();
     await api?.stop().catch(() => undefined);
     await mcp.close().catch(() => undefined);
     await receiver.close().catch(() => undefined);
