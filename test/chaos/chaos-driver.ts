@@ -25,6 +25,9 @@ import { REPO_ROOT } from "../helpers/paths.ts";
 import { TEST_SECRET_KEY } from "../helpers/secret-key.ts";
 import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
 
+/** Longer than the Temporal client's retries of one call (10 attempts, backoff up to 10 s). */
+const CLOSE_AFTER_RETRIES_MS = 120_000;
+
 export interface ChaosOptions {
   cliPath: string;
   /** Runs started, short and long together. */
@@ -464,8 +467,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // A probe of a run may still be retrying against the stopped server; closing the channel
     // under it throws from the client's retry timer. Close once its retries are over.
     const closing = temporalClient;
-    if (closing) setTimeout(() => void closing.connection.close().catch(() => undefined), 30_000).unref();
-    await api?.stop().catch(() => undefined);
+    if (closing) setTimeout(() => void closing.connection.close().catch(() => undefined), CLOSE_AFTER_RETRIES_MS).unref();
+    // The API's client may be retrying a request of the last poll against the stopped server too.
+    const stopping = api;
+    if (stopping) setTimeout(() => void stopping.stop().catch(() => undefined), CLOSE_AFTER_RETRIES_MS).unref();
     await mcp.close().catch(() => undefined);
     await receiver.close().catch(() => undefined);
     await server.stop().catch(() => undefined);
