@@ -183,15 +183,19 @@ describe("prototype pollution stays in the isolate", () => {
 });
 
 describe("huge values end in a clear failure or a ToolError, never a terminated run", () => {
-  it("fails a run returning a 50 MB string, and one returning 2.1 MB (too big for one workflow task), with run.failed", async () => {
-    const [huge, big] = await Promise.all([
+  it("fails a run returning a 50 MB or a 17 MB string with run.failed; 2.1 MB is kept outside history and returned whole", async () => {
+    const [huge, big, fits] = await Promise.all([
       run('export default async function main() { return "x".repeat(50 * 1024 * 1024); }'),
+      run('export default async function main() { return "x".repeat(17 * 1024 * 1024); }'),
       run('export default async function main() { return "x".repeat(2_100_000); }'),
     ]);
     failedWith(huge, "ScriptFailed", /result is \d+ bytes of JSON, more than/);
-    failedWith(big, "ScriptFailed", /result is 2100002 bytes of JSON, more than the 1048576 left/);
+    failedWith(big, "ScriptFailed", /result is 17825794 bytes of JSON, more than the 16777216 a run's result may be/);
     // A run Temporal terminated would never announce its end; these do.
     expect((await receiver.waitFor(big.id, "run.failed", 15_000)).data).toMatchObject({ error: { type: "ScriptFailed" } });
+    // Over Temporal's 2 MiB payload limit, and still a result: it lives in the payload store.
+    expect(fits.status, JSON.stringify(fits.error)).toBe("completed");
+    expect(String(fits.result).length).toBe(2_100_000);
   });
 
   it("refuses oversized arguments with invalidArguments, keeps them out of the journal, and budgets a step's calls", async () => {
