@@ -65,11 +65,11 @@ export default async function main(input: { tag: string }) {
   for (let i = 0; i < 30; i++) sum += ((await svc.echo({ i })) as { i: number }).i;
   const all = (await Promise.all(Array.from({ length: 16 }, (_, i) => svc.echo({ i })))) as { i: number }[];
   for (const a of all) sum += a.i;
-  for (let i = 0; i < 20; i++) sum += ((await svc.echo({ i })) as { i: number }).i;
+  for (let i = 0; i < 400; i++) sum += ((await svc.echo({ i })) as { i: number }).i;
   return input.tag + ":" + sum;
 }`;
-// 0..29 + 0..15 + 0..19
-const SUM = 435 + 120 + 190;
+// 0..29 + 0..15 + 0..399: long enough that no run can end while the workflow tasks move.
+const SUM = 435 + 120 + 79_800;
 
 async function completedCalls(id: string): Promise<number> {
   const { body } = await stack.request("GET", `/v1/runs/${id}/journal`);
@@ -89,14 +89,15 @@ describe("steps taken with results, across workers", () => {
     // Every run is still going, with a warm isolate on the first worker, when the workflow tasks move.
     for (const [i, id] of ids.entries()) {
       expect(before[i], id).toBeGreaterThanOrEqual(8);
-      expect(before[i], id).toBeLessThan(66);
+      expect(before[i], id).toBeLessThan(446);
       expect((await stack.client.workflow.getHandle(id).describe()).status.name).toBe("RUNNING");
     }
     await startWorker({ identity: "second-full" });
     await first.shutdown();
     // Tasks go to the second worker at once instead of waiting out the first one's sticky queue.
     for (const id of ids) {
-      await stack.client.workflowService.resetStickyTaskQueue({ namespace: stack.config.temporal.namespace, execution: { workflowId: id } });
+      // A run that ended meanwhile has no sticky queue; the history check below says it moved or not.
+      await stack.client.workflowService.resetStickyTaskQueue({ namespace: stack.config.temporal.namespace, execution: { workflowId: id } }).catch(() => undefined);
     }
     for (const [i, id] of ids.entries()) {
       const done = await waitForRun(stack, id, 90_000);
