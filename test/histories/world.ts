@@ -27,6 +27,17 @@ export interface World extends ScenarioWorld {
   close(): Promise<void>;
 }
 
+/** One JSON request to the API at `base`; the answer's status and body, whatever the status. */
+export async function callApi(base: string, method: string, route: string, body?: unknown): Promise<ApiAnswer> {
+  const response = await fetch(base + route, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+}
+
 export async function startWorld(): Promise<World> {
   const mcp = await startMcpServer({
     tools: [echoTool("echo"), effectCounterTool().tool, droppingTool({ dropAttempts: 1 }).tool, effectCounterTool({ name: "once" }).tool, failingTool("no such thing", "fail")],
@@ -43,16 +54,8 @@ export async function startWorld(): Promise<World> {
   let host: HostToolWorker | undefined;
   let hostRunning: Promise<void> | undefined;
 
-  const api = async (method: string, route: string, body?: unknown, options: { continueAsNew?: boolean } = {}): Promise<ApiAnswer> => {
-    const base = options.continueAsNew ? apis.continueAsNew : apis.main;
-    const response = await fetch(base + route, {
-      method,
-      headers: body === undefined ? {} : { "content-type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-  };
+  const api = (method: string, route: string, body?: unknown, options: { continueAsNew?: boolean } = {}): Promise<ApiAnswer> =>
+    callApi(options.continueAsNew ? apis.continueAsNew : apis.main, method, route, body);
 
   return {
     api,

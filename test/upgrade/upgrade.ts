@@ -24,9 +24,9 @@ import path from "node:path";
 import { isDeepStrictEqual, parseArgs } from "node:util";
 import type { DevServer } from "../../src/dev/index.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
-import { SCENARIOS, forkRun, startForkParent, until, type ApiAnswer, type Expected, type Scenario, type ScenarioWorld, type Toolsets } from "../histories/scenarios.ts";
+import { SCENARIOS, forkRun, startForkParent, until, type Expected, type Scenario, type ScenarioWorld, type Toolsets } from "../histories/scenarios.ts";
 import { restartTestTemporal, startStackProcess, startTestTemporal, type StackHandle } from "../histories/stack-runner.ts";
-import { startWorld, type World } from "../histories/world.ts";
+import { callApi, startWorld, type World } from "../histories/world.ts";
 
 const { values } = parseArgs({
   options: {
@@ -149,16 +149,6 @@ interface Case {
   outcome?: string;
   /** When the run was seen waiting on the release (its timer, if any, was set just before). */
   waitingAt?: number;
-}
-
-async function callApi(base: string, method: string, route: string, body?: unknown): Promise<ApiAnswer> {
-  const response = await fetch(base + route, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
 }
 
 /** The shared servers, seen through one lane's current stack. */
