@@ -96,7 +96,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
         const content = JSON.parse(clean(JSON.stringify(outcome.content))) as unknown[];
         return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${textOf(outcome.content)}`), details: { content } }, attempt };
       }
-      const value = resultValue(outcome);
+      const value = resultValue(outcome, input.runtimeVersion);
       const bytes = Buffer.byteLength(JSON.stringify(value) ?? "null");
       if (bytes > MAX_RESULT_BYTES) {
         const message = `${input.server}.${input.tool}: the result is ${bytes} bytes of JSON, more than the ${MAX_RESULT_BYTES} a tool result may be`;

@@ -10,8 +10,12 @@
  * The runtime this release starts runs on.
  * 1: 3477167, the first release.
  * 2: a run's result may be 16 MiB of JSON on its own (it was counted against the step's 1 MiB).
+ * 3: an MCP result that is one text block becomes a value only when its text is a JSON object or
+ *    array; any other text (`42`, `true`, `9007199254740993`) reaches the script as the string
+ *    it is (it was parsed as any JSON, losing digits past 2^53). See `resultValue`; the run's
+ *    version travels to the `callMcpTool` activity in its input.
  */
-export const SANDBOX_RUNTIME_VERSION = 2;
+export const SANDBOX_RUNTIME_VERSION = 3;
 
 /** Runs started before runs recorded a version ran version 1. */
 export function runtimeVersionOf(recorded: { runtimeVersion?: number | undefined }): number {

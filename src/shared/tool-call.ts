@@ -24,6 +24,11 @@ export interface McpCallInput {
   skipSchemaCheck?: boolean;
   /** W3C trace context of the call's span. */
   traceparent?: string;
+  /**
+   * The sandbox runtime the run started on, which decides how a result becomes a value
+   * (`resultValue`). Sent from runtime 3 on; absent, the run is older (1 or 2).
+   */
+  runtimeVersion?: number;
 }
 
 export type ToolCallResult =

@@ -9,6 +9,8 @@ import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } 
 import type { Activities } from "../activities/index.ts";
 import type { CredentialRef } from "../shared/credentials.ts";
 import type { JournalEntry } from "../shared/journal.ts";
+import type { RunInput } from "../shared/run.ts";
+import { runtimeVersionOf } from "../shared/runtime-version.ts";
 import { CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../shared/tool-call.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
@@ -31,10 +33,24 @@ export function splitTool(qualified: string): { group: string; tool: string } {
 
 export interface McpDispatchContext {
   runId: string;
+  /** The run, for the sandbox runtime it started on. */
+  run: Pick<RunInput, "runtimeVersion">;
   trace?: RunTrace | undefined;
   toolset: PinnedToolset;
   credentials: CredentialRef;
   park(entry: JournalEntry, reason: ParkReason, details: ParkDetails): Promise<Decision>;
+}
+
+/**
+ * The run's sandbox runtime, for the activity to turn the result into a value by that runtime's
+ * rule (`resultValue`). Only from runtime 3 on, so that every call of an older run is scheduled
+ * with the input it always had (absent means 1 or 2 to the activity). No patch: Temporal's
+ * determinism check compares the command (ScheduleActivityTask, its type and id), never the
+ * activity's input payload; and a run of runtime 3 can only have started on this code.
+ */
+function runtimeOf(run: Pick<RunInput, "runtimeVersion">): { runtimeVersion?: number } {
+  const version = runtimeVersionOf(run);
+  return version >= 3 ? { runtimeVersion: version } : {};
 }
 
 /** Why a failed attempt parks the call, if it does. */
@@ -73,7 +89,7 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
       const result = await callMcpTool({
         runId: context.runId, seq: entry.seq, server: group, tool, url: server.url, args: entry.args, timeoutMs,
         credentials: context.credentials, ...(skipSchemaCheck ? { skipSchemaCheck } : {}),
-        ...traceOf(context.trace, entry.seq),
+        ...traceOf(context.trace, entry.seq), ...runtimeOf(context.run),
       });
       entry.attempts = result.attempt;
       if (!result.ok) return failure(entry, "toolFailed", result.error.message, result.error.details);
