@@ -4,6 +4,7 @@
  * groups and built-ins, and when the toolset enables `http` a global `fetch` sits beside it, as
  * it does in the sandbox.
  */
+import { scalarsAsText } from "../shared/observed-shape.ts";
 import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
 import { listToolGroups } from "../shared/toolset.ts";
 import type { JsonSchema, PinnedTool, PinnedToolset } from "../shared/toolset.ts";
@@ -35,11 +36,24 @@ export function isBindingName(name: string): boolean {
   return isIdentifierName(name) && !RESERVED_WORDS.has(name);
 }
 
-/** The schema a tool's result type comes from, and whether it was observed rather than declared. */
-export function resultSchemaOf(group: string, tool: PinnedTool, options: RenderOptions): { schema: unknown; observed?: number } {
+/**
+ * How a script gets the result of an MCP tool without an output schema (`resultValue`, sandbox
+ * runtime 3), said beside every such tool in the .d.ts and once in the prompt.
+ */
+export const UNDECLARED_MCP_RESULT =
+  "the result is the server's structuredContent if sent; else, for a single text block, its JSON parsed if the text is a JSON " +
+  "object or array, and the text itself (a string, even for a number) otherwise; else the content blocks.";
+
+/**
+ * The schema a tool's result type comes from, and whether it was observed rather than declared.
+ * An MCP tool's observed shape is read by today's rule (`scalarsAsText`): shapes recorded under
+ * the rule of runtimes 1–2 may say number where today's scripts get the text.
+ */
+export function resultSchemaOf(group: string, kind: "mcp" | "host", tool: PinnedTool, options: RenderOptions): { schema: unknown; observed?: number } {
   if (tool.outputSchema !== undefined) return { schema: tool.outputSchema };
   const seen = options.observed?.[`${group}.${tool.name}`];
-  return seen ? { schema: seen.schema, observed: seen.count } : { schema: true };
+  if (!seen) return { schema: true };
+  return { schema: kind === "mcp" ? scalarsAsText(seen.schema) : seen.schema, observed: seen.count };
 }
 
 /** A tool whose arguments require nothing may be called with none. */
@@ -59,7 +73,7 @@ export function renderDts(toolset: PinnedToolset, options: RenderOptions = {}): 
   const body: string[] = [];
   listToolGroups(toolset).forEach(({ group, kind, tools }, i) => {
     const title = kind === "mcp" ? `Tools of the MCP server \`${group}\`.` : `Host tools of the harness, group \`${group}\`.`;
-    const methods = tools.map((tool) => `${renderMethod(group, tool, options)}\n`).join("");
+    const methods = tools.map((tool) => `${renderMethod(group, kind, tool, options)}\n`).join("");
     const doc = formatJsDoc(title, "  ");
     if (isBindingName(group)) {
       body.push(`${doc}\n  export const ${group}: {\n${methods}  };`);
@@ -76,10 +90,11 @@ export function renderDts(toolset: PinnedToolset, options: RenderOptions = {}): 
   return header + module + (toolset.http ? `\n${renderFetch(toolset.http.allowedHosts)}` : "");
 }
 
-function renderMethod(group: string, tool: PinnedTool, options: RenderOptions): string {
+function renderMethod(group: string, kind: "mcp" | "host", tool: PinnedTool, options: RenderOptions): string {
   const indent = "    ";
-  const result = resultSchemaOf(group, tool, options);
-  const doc = [tool.description?.trim(), result.observed === undefined ? undefined : observedTag(result.observed)];
+  const result = resultSchemaOf(group, kind, tool, options);
+  const rule = kind === "mcp" && tool.outputSchema === undefined ? `Without an output schema, ${UNDECLARED_MCP_RESULT}` : undefined;
+  const doc = [tool.description?.trim(), rule, result.observed === undefined ? undefined : observedTag(result.observed)];
   const docText = doc.filter(Boolean).join("\n");
   const args = jsonSchemaToTs(tool.inputSchema, { indent });
   const resultType = jsonSchemaToTs(result.schema, { indent });

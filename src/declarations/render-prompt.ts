@@ -8,7 +8,7 @@ import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
 import { listToolGroups } from "../shared/toolset.ts";
 import type { PinnedTool, PinnedToolset } from "../shared/toolset.ts";
 import { isIdentifierName, jsonSchemaToTs } from "./json-schema-to-ts.ts";
-import { isBindingName, resultSchemaOf } from "./render-dts.ts";
+import { UNDECLARED_MCP_RESULT, isBindingName, resultSchemaOf } from "./render-dts.ts";
 import type { RenderOptions } from "./render-dts.ts";
 
 const SUMMARY_LENGTH = 200;
@@ -19,9 +19,11 @@ export function renderPrompt(toolset: PinnedToolset, options: RenderOptions = {}
   const imports = groups.map(({ group }) => (isBindingName(group) ? group : `${JSON.stringify(group)} as ${localName(group)}`));
   imports.push("sleep", "waitForSignal", "webhook", ...(workflows.length > 0 ? ["workflows"] : []), "ToolError");
   const lines = [`import { ${imports.join(", ")} } from "rewind:tools";`];
-  for (const { group, tools } of groups) {
-    for (const tool of tools) lines.push(toolLine(localName(group), group, tool, options));
+  for (const { group, kind, tools } of groups) {
+    for (const tool of tools) lines.push(toolLine(localName(group), group, kind, tool, options));
   }
+  const undeclared = groups.some(({ kind, tools }) => kind === "mcp" && tools.some((tool) => tool.outputSchema === undefined));
+  if (undeclared) lines.push(`MCP tools without an output schema: ${UNDECLARED_MCP_RESULT}`);
   lines.push(...builtinLines(workflows, toolset.http?.allowedHosts));
   return `${lines.join("\n")}\n`;
 }
@@ -43,10 +45,10 @@ function localName(group: string): string {
   return isBindingName(alias) ? alias : `_${alias}`;
 }
 
-function toolLine(local: string, group: string, tool: PinnedTool, options: RenderOptions): string {
+function toolLine(local: string, group: string, kind: "mcp" | "host", tool: PinnedTool, options: RenderOptions): string {
   const access = isIdentifierName(tool.name) ? `.${tool.name}` : `[${JSON.stringify(tool.name)}]`;
   const args = jsonSchemaToTs(tool.inputSchema, { style: "prompt" });
-  const result = resultSchemaOf(group, tool, options);
+  const result = resultSchemaOf(group, kind, tool, options);
   const summary = summarize(tool.description);
   const note = result.observed === undefined ? "" : `${summary ? " " : ""}(result type observed)`;
   const tail = summary || note ? ` · ${summary}${note}` : "";

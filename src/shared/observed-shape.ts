@@ -76,3 +76,33 @@ function mergeSameType(a: Schema, b: Schema, depth: number): Schema {
 export function shapeKey(shape: JsonSchema): string {
   return JSON.stringify(shape);
 }
+
+const SCALARS = new Set(["number", "integer", "boolean", "null"]);
+
+function scalarAsText(variant: Schema): Schema {
+  const type = variant["type"];
+  if (typeof type === "string") return SCALARS.has(type) ? { type: "string" } : variant;
+  if (!Array.isArray(type) || !type.some((t) => SCALARS.has(String(t)))) return variant;
+  const types = [...new Set(type.map((t) => (SCALARS.has(String(t)) ? "string" : t)))];
+  return { ...variant, type: types.length === 1 ? types[0] : types };
+}
+
+/**
+ * The observed shape of an MCP tool's results as a script gets them today (sandbox runtime 3):
+ * a number, boolean or null at the top can only have come from one text block that runtimes 1
+ * and 2 parsed as any JSON (MCP's structuredContent is an object), and such text now reaches the
+ * script as a string. Shapes recorded by runs of either rule thus declare what today's runs see;
+ * objects and arrays, parsed by both rules, are kept as they are.
+ *
+ * @example
+ * scalarsAsText({ anyOf: [{ type: "number" }, { type: "object", properties: {}, required: [] }] });
+ * // { anyOf: [{ type: "string" }, { type: "object", properties: {}, required: [] }] }
+ */
+export function scalarsAsText(shape: JsonSchema): JsonSchema {
+  if (typeof shape === "boolean") return shape;
+  const before = variants(shape);
+  const after = before.map(scalarAsText);
+  if (after.every((variant, i) => variant === before[i])) return shape;
+  const unique = [...new Map(after.map((variant) => [shapeKey(variant), variant])).values()];
+  return unique.length === 1 ? (unique[0] as Schema) : { anyOf: unique };
+}

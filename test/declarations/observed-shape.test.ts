@@ -3,7 +3,7 @@
  * differing types a union, arrays by their items), bounded against hostile results.
  */
 import { describe, expect, it } from "vitest";
-import { mergeShapes, shapeOf, SHAPE_LIMITS } from "../../src/shared/observed-shape.ts";
+import { mergeShapes, scalarsAsText, shapeOf, SHAPE_LIMITS } from "../../src/shared/observed-shape.ts";
 
 describe("observed shapes", () => {
   it("keeps keys and JSON types, never values", () => {
@@ -39,5 +39,26 @@ describe("observed shapes", () => {
     expect(Object.keys((shapeOf(wide)["properties"] ?? {}) as object)).toHaveLength(SHAPE_LIMITS.keys);
     const many = [1, "s", true, null, [1], { a: 1 }].map((v) => shapeOf(v)).reduce((a, b) => mergeShapes(a, b));
     expect(((many["anyOf"] ?? []) as unknown[]).length).toBeLessThanOrEqual(SHAPE_LIMITS.variants);
+  });
+});
+
+describe("scalarsAsText", () => {
+  it("reads a top-level number, boolean or null of an MCP result as the text today's scripts get", () => {
+    expect(scalarsAsText({ type: "number" })).toEqual({ type: "string" });
+    expect(scalarsAsText(mergeShapes(shapeOf(42), shapeOf("x")))).toEqual({ type: "string" });
+    expect(scalarsAsText(mergeShapes(mergeShapes(shapeOf(true), shapeOf(null)), shapeOf({ a: 1 })))).toEqual({
+      anyOf: [{ type: "string" }, { type: "object", properties: { a: { type: "number" } }, required: ["a"] }],
+    });
+    expect(scalarsAsText({ type: ["number", "null"] })).toEqual({ type: "string" });
+    expect(scalarsAsText({ type: ["object", "null"] })).toEqual({ type: ["object", "string"] });
+  });
+
+  it("keeps objects, arrays, strings and what is inside them as observed", () => {
+    const shape = shapeOf([{ id: 1, ok: true, none: null }]);
+    expect(scalarsAsText(shape)).toBe(shape);
+    const text = shapeOf("x");
+    expect(scalarsAsText(text)).toBe(text);
+    expect(scalarsAsText({})).toEqual({});
+    expect(scalarsAsText(true)).toBe(true);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { argsAreOptional, isBindingName, renderDts, renderPrompt, summarize } from "../../src/declarations/index.ts";
+import { UNDECLARED_MCP_RESULT } from "../../src/declarations/render-dts.ts";
 import type { PinnedToolset } from "../../src/shared/toolset.ts";
 import { EMPTY_TOOLSET } from "../../src/shared/toolset.ts";
 
@@ -43,7 +44,7 @@ describe("renderDts and renderPrompt", () => {
     expect(isBindingName("github")).toBe(true);
     expect(isBindingName("delete")).toBe(false);
     expect(isBindingName("my-server")).toBe(false);
-    const toolset = toolsetWith("delete", [{ name: "go", inputSchema: { type: "object" } }]);
+    const toolset = toolsetWith("delete", [{ name: "go", inputSchema: { type: "object" }, outputSchema: true }]);
     expect(renderDts(toolset)).toContain('  const __group0: {\n    go(args?: {}): Promise<unknown>;\n  };\n  export { __group0 as "delete" };');
     const text = renderPrompt(toolset);
     expect(text.startsWith('import { "delete" as _delete, sleep,')).toBe(true);
@@ -63,12 +64,40 @@ describe("renderDts and renderPrompt", () => {
       { name: "a", inputSchema: { type: "object" } },
       { name: "b", inputSchema: { type: "object" }, outputSchema: { type: "string" } },
     ];
-    const observed = { "g.a": { schema: { type: "number" }, count: 1 }, "g.b": { schema: { type: "number" }, count: 5 } };
+    const shape = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
+    const observed = { "g.a": { schema: shape, count: 1 }, "g.b": { schema: { type: "number" }, count: 5 } };
     const dts = renderDts(toolsetWith("g", tools), { observed });
-    expect(dts).toContain("    /** @observed from 1 result */\n    a(args?: {}): Promise<number>;");
+    expect(dts).toContain(`    /**\n     * Without an output schema, ${UNDECLARED_MCP_RESULT}\n     * @observed from 1 result\n     */\n    a(args?: {}): Promise<{ n: number }>;`);
     expect(dts).toContain("    b(args?: {}): Promise<string>;");
     const text = renderPrompt(toolsetWith("g", tools), { observed });
-    expect(text).toContain("\ng.a({}) → number · (result type observed)\n");
+    expect(text).toContain("\ng.a({}) → { n: number } · (result type observed)\n");
     expect(text).toContain("\ng.b({}) → string\n");
+  });
+
+  it("says once in the prompt, and beside each such tool in the .d.ts, what an MCP result without an output schema is", () => {
+    const declared = toolsetWith("g", [{ name: "b", inputSchema: { type: "object" }, outputSchema: { type: "string" } }]);
+    expect(renderDts(declared)).not.toContain("Without an output schema");
+    expect(renderPrompt(declared)).not.toContain(UNDECLARED_MCP_RESULT);
+    const tools = [{ name: "a", inputSchema: { type: "object" } }, { name: "c", description: "Counts.", inputSchema: { type: "object" } }];
+    const dts = renderDts(toolsetWith("g", tools));
+    expect(dts.split(`Without an output schema, ${UNDECLARED_MCP_RESULT}`)).toHaveLength(3);
+    expect(dts).toContain(`    /**\n     * Counts.\n     * Without an output schema, ${UNDECLARED_MCP_RESULT}\n     */\n    c(args?: {}): Promise<unknown>;`);
+    const text = renderPrompt(toolsetWith("g", tools));
+    expect(text.split(UNDECLARED_MCP_RESULT)).toHaveLength(2);
+    expect(text).toContain(`\ng.c({}) → unknown · Counts.\nMCP tools without an output schema: ${UNDECLARED_MCP_RESULT}\nsleep(`);
+    const host = renderPrompt({ ...EMPTY_TOOLSET, hostTools: { h: { tools: [{ name: "x", inputSchema: { type: "object" } }] } } });
+    expect(host).not.toContain(UNDECLARED_MCP_RESULT);
+  });
+
+  it("reads an MCP tool's observed number, boolean or null as the text today's scripts get; a host tool's as observed", () => {
+    const observed = {
+      "g.a": { schema: { anyOf: [{ type: "number" }, { type: "boolean" }, { type: "object", properties: {}, required: [] }] }, count: 3 },
+      "h.a": { schema: { type: "number" }, count: 2 },
+    };
+    const tools = [{ name: "a", inputSchema: { type: "object" } }];
+    const toolset: PinnedToolset = { ...toolsetWith("g", tools), hostTools: { h: { tools } } };
+    const text = renderPrompt(toolset, { observed });
+    expect(text).toContain("\ng.a({}) → string | {} · (result type observed)\n");
+    expect(text).toContain("\nh.a({}) → number · (result type observed)\n");
   });
 });
