@@ -76,17 +76,18 @@ export interface ConnectionObservations {
 }
 
 /**
- * Builds the fetch for one connection. A GET without `Last-Event-ID` (the optional standalone SSE
- * stream) is answered 405 locally, as by a server without that stream: Rewind subscribes to no
- * server notifications, and the stream would only add a connection and reconnection timers. A GET
- * with `Last-Event-ID` is the SDK resuming a broken response stream of a request; it goes through,
- * and if it fails the request counts as interrupted at once instead of waiting for its timeout.
+ * Builds the fetch for one connection. A GET without `Last-Event-ID` opens the session's
+ * standalone SSE stream, where servers send what belongs to no request (tools/list_changed; and
+ * some, like the Python SDK's, their questions to the client): it is passed through unwatched,
+ * and a refusal of it (405 from a server without one) says nothing about the connection. A GET
+ * with `Last-Event-ID` is the SDK resuming a broken response stream of a request; if it fails,
+ * the request counts as interrupted at once instead of waiting for its timeout.
  */
 export function createObservedFetch(observations: ConnectionObservations, baseFetch: FetchFn = fetch): FetchFn {
   return async (url, init) => {
     const method = (init?.method ?? "GET").toUpperCase();
     const resuming = method === "GET" && new Headers(init?.headers).has("last-event-id");
-    if (method === "GET" && !resuming) return new Response(null, { status: 405, statusText: "Not used by Rewind" });
+    if (method === "GET" && !resuming) return baseFetch(url, init);
     const requestId = requestIdOf(init?.body);
     const watch = resuming || requestId !== undefined ? requestScope.getStore() : undefined;
     // Nobody waits for a notification's POST (e.g. a cancellation sent to a server that hangs).

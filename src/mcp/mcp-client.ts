@@ -8,15 +8,21 @@
  * result whose structuredContent does not match it (or lacks it), and the strict CallToolResult
  * schema rejects unknown content types. Whether a result fits a pinned schema is Rewind's
  * decision (schema-changed parking), not a transport error, so nothing is validated here.
+ *
+ * What a server asks of the client is answered at once: `ping` (by the SDK), `roots/list` with no
+ * roots, sampling with a JSON-RPC error (there is no model here); an elicitation goes to the call
+ * it belongs to (call-slots.ts), which parks its run until the harness answers.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { z } from "zod";
+import { CallSlots } from "./call-slots.ts";
 import { createObservedFetch, type ConnectionObservations } from "./http-observer.ts";
 import { callError, connectError, type FailureContext } from "./mcp-failures.ts";
 import { McpCallError, McpConnectError, describeUrl, secretsOf } from "./mcp-errors.ts";
-import type { McpCallOutcome, McpCallRequest, McpToolDescriptor } from "./mcp-types.ts";
+import type { McpCallHooks, McpCallOutcome, McpCallRequest, McpElicitationAnswer, McpToolDescriptor } from "./mcp-types.ts";
 import { startDeadline, watched, type Deadline } from "./request-watch.ts";
 
 const CLIENT_INFO = { name: "rewind", version: "0.1.0" };
@@ -32,6 +38,9 @@ const acceptAnyOutput: jsonSchemaValidator = {
   },
 };
 
+/** What Rewind can do for a server: say it has no roots, and put a form to the harness. */
+const CLIENT_CAPABILITIES = { roots: {}, elicitation: { form: {} } };
+
 const JsonObject = z.record(z.string(), z.unknown());
 const ListPage = z.looseObject({
   tools: z.array(z.looseObject({ name: z.string(), inputSchema: JsonObject })),
@@ -42,6 +51,20 @@ const CallResult = z.looseObject({
   structuredContent: z.unknown().optional(),
   isError: z.boolean().nullish(),
 });
+const TaskSupport = z.looseObject({ taskSupport: z.enum(["forbidden", "optional", "required"]).optional() });
+const TaskStatus = z.enum(["working", "input_required", "completed", "failed", "cancelled"]);
+const TaskState = z.looseObject({ taskId: z.string(), status: TaskStatus, statusMessage: z.string().nullish(), pollInterval: z.number().nullish() });
+const CreatedTask = z.looseObject({ task: TaskState });
+const Empty = z.looseObject({});
+
+/** The server's view of a task, as `tasks/get` (or creating it) tells. */
+export type McpTaskState = z.infer<typeof TaskState>;
+
+function outcomeOf(result: z.infer<typeof CallResult>): McpCallOutcome {
+  const outcome: McpCallOutcome = { kind: "result", isError: result.isError === true, content: result.content };
+  if (result.structuredContent !== undefined) outcome.structuredContent = result.structuredContent;
+  return outcome;
+}
 
 export interface OpenMcpConnectionOptions {
   url: string;
@@ -50,16 +73,32 @@ export interface OpenMcpConnectionOptions {
   /** Bound of connecting and initializing. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Join this existing session instead of opening one (a task an earlier attempt started). */
+  sessionId?: string;
 }
+
+type CallParts = Pick<McpCallRequest, "name" | "arguments" | "meta" | "timeoutMs" | "signal" | "hooks"> & { boundMs?: number };
+type TaskRequestOptions = { timeoutMs: number; boundMs?: number; signal?: AbortSignal | undefined; hooks?: McpCallHooks | undefined };
 
 /** An initialized MCP session. Calls may run concurrently on it. */
 export interface McpConnection {
   /** False once the transport closed; a pool drops it then. */
   readonly open: boolean;
+  readonly sessionId: string | undefined;
+  /** The server offers `notifications/tools/list_changed`. */
+  readonly notifiesToolChanges: boolean;
+  /** Goes up each time the server says its tools changed. */
+  readonly toolChanges: number;
   listTools(options: { timeoutMs: number; signal?: AbortSignal }): Promise<McpToolDescriptor[]>;
   /** `boundMs`: the timeout to name in a `timedOut` message when `timeoutMs` is what is left of it. */
-  callTool(request: Pick<McpCallRequest, "name" | "arguments" | "meta" | "timeoutMs" | "signal"> & { boundMs?: number }): Promise<McpCallOutcome>;
-  close(): Promise<void>;
+  callTool(request: CallParts): Promise<McpCallOutcome>;
+  /** `tools/call` as a task: resolves once the server created it. */
+  startTask(request: CallParts & { ttlMs?: number | undefined }): Promise<McpTaskState>;
+  getTask(taskId: string, options: TaskRequestOptions): Promise<McpTaskState>;
+  /** `tasks/result`: waits for the task to end (answering its questions) and returns its result. */
+  taskResult(taskId: string, options: TaskRequestOptions): Promise<McpCallOutcome>;
+  cancelTask(taskId: string, options: TaskRequestOptions): Promise<void>;
+  close(options?: { keepSession?: boolean }): Promise<void>;
 }
 
 interface InternalConnection extends McpConnection {
@@ -74,6 +113,8 @@ function describeTool(tool: z.infer<typeof ListPage>["tools"][number]): McpToolD
   if (outputSchema.success) descriptor.outputSchema = outputSchema.data;
   const annotations = JsonObject.safeParse(tool.annotations);
   if (annotations.success) descriptor.annotations = annotations.data;
+  const taskSupport = TaskSupport.safeParse(tool.execution);
+  if (taskSupport.success && taskSupport.data.taskSupport) descriptor.taskSupport = taskSupport.data.taskSupport;
   return descriptor;
 }
 
@@ -91,10 +132,28 @@ async function open(options: OpenMcpConnectionOptions, deadline: Deadline, bound
     throw new McpConnectError("unreachable", `${where}: an MCP server URL must be an absolute http(s) URL`, { url: where });
   }
   const observations: ConnectionObservations = {};
-  const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: options.headers ?? {} }, fetch: createObservedFetch(observations) });
-  const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: acceptAnyOutput });
+  const transport = new StreamableHTTPClientTransport(endpoint, {
+    requestInit: { headers: options.headers ?? {} }, fetch: createObservedFetch(observations),
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+  });
+  const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: acceptAnyOutput });
+  const slots = new CallSlots();
   let isOpen = true;
+  let toolChanges = 0;
   client.onclose = () => { isOpen = false; };
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
+  client.setRequestHandler(ElicitRequestSchema, async (request, extra): Promise<McpElicitationAnswer> => {
+    const params = request.params;
+    if (params.mode === "url") throw new McpError(ErrorCode.InvalidParams, "this client takes form elicitations only, not URL ones");
+    const slot = slots.current((hooks) => hooks.onElicitation !== undefined);
+    if (!slot?.hooks.onElicitation) throw new McpError(ErrorCode.InvalidRequest, "no tool call of this session is waiting for an answer");
+    return await slot.hooks.onElicitation({ message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> }, extra.signal);
+  });
+  client.fallbackRequestHandler = (request) => {
+    const why = request.method === "sampling/createMessage" ? "Rewind runs scripts without a model, so it can't sample" : "this client does not serve that method";
+    return Promise.reject(new McpError(ErrorCode.MethodNotFound, `${request.method} is not supported: ${why}`));
+  };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => { toolChanges++; });
   // Stream noise (a closed stream, an unknown response id) also reaches the request it concerns.
   client.onerror = () => undefined;
   const context: FailureContext = { where, secrets: secretsOf(options.headers, options.url), observations, boundMs, hasSession: () => transport.sessionId !== undefined, isOpen: () => isOpen };
@@ -122,8 +181,32 @@ async function open(options: OpenMcpConnectionOptions, deadline: Deadline, bound
     return tools;
   }
 
+  function send<T>(deadline: Deadline, parts: { hooks?: McpCallHooks | undefined }, method: string, params: Record<string, unknown>, schema: z.ZodType<T>, extra: { task?: { ttl?: number } } = {}): Promise<T> {
+    const onProgress = parts.hooks?.onProgress;
+    return slots.run(parts.hooks, () => watched(deadline, (abort) => client.request({ method, params }, schema, {
+      signal: abort, timeout: deadline.remaining() + BACKSTOP_MS,
+      ...(onProgress ? { onprogress: (p: { progress: number; total?: number; message?: string }) => onProgress({ progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message === undefined ? {} : { message: p.message }) }) } : {}),
+      ...extra,
+    })));
+  }
+
+  async function bounded<T>(options: TaskRequestOptions, run: (deadline: Deadline) => Promise<T>): Promise<T> {
+    if (!isOpen) throw new McpCallError("unreachable", `the connection to ${where} is closed`, { url: where, outcomeUnknown: false, sessionExpired: true });
+    const deadline = startDeadline(options.timeoutMs, options.signal);
+    try {
+      return await run(deadline);
+    } catch (error) {
+      throw error instanceof McpCallError ? error : callError(error, { ...context, boundMs: options.boundMs ?? options.timeoutMs });
+    } finally {
+      deadline.dispose();
+    }
+  }
+
   return {
     get open() { return isOpen; },
+    get sessionId() { return transport.sessionId; },
+    get notifiesToolChanges() { return client.getServerCapabilities()?.tools?.listChanged === true; },
+    get toolChanges() { return toolChanges; },
     listWithin,
     async listTools({ timeoutMs, signal }) {
       const listDeadline = startDeadline(timeoutMs, signal);
@@ -133,24 +216,21 @@ async function open(options: OpenMcpConnectionOptions, deadline: Deadline, bound
         listDeadline.dispose();
       }
     },
-    async callTool({ name, arguments: args, meta, timeoutMs, signal, boundMs }) {
-      // Closed under a caller that was waiting for it: nothing was sent, a new session may retry.
-      if (!isOpen) throw new McpCallError("unreachable", `the connection to ${where} is closed`, { url: where, outcomeUnknown: false, sessionExpired: true });
-      const callDeadline = startDeadline(timeoutMs, signal);
-      try {
-        const params = { name, arguments: asArguments(args), _meta: meta };
-        const result = await watched(callDeadline, (abort) => client.request({ method: "tools/call", params }, CallResult, { signal: abort, timeout: callDeadline.remaining() + BACKSTOP_MS }));
-        const outcome: McpCallOutcome = { kind: "result", isError: result.isError === true, content: result.content };
-        if (result.structuredContent !== undefined) outcome.structuredContent = result.structuredContent;
-        return outcome;
-      } catch (error) {
-        throw error instanceof McpCallError ? error : callError(error, { ...context, boundMs: boundMs ?? timeoutMs });
-      } finally {
-        callDeadline.dispose();
-      }
-    },
-    async close() {
-      if (isOpen && transport.sessionId !== undefined) {
+    // Closed under a caller that was waiting for it: nothing was sent, a new session may retry.
+    callTool: (parts) => bounded(parts, async (deadline) => {
+      const params = { name: parts.name, arguments: asArguments(parts.arguments), _meta: parts.meta };
+      return outcomeOf(await send(deadline, parts, "tools/call", params, CallResult));
+    }),
+    startTask: (parts) => bounded(parts, async (deadline) => {
+      const params = { name: parts.name, arguments: asArguments(parts.arguments), _meta: parts.meta };
+      const created = await send(deadline, parts, "tools/call", params, CreatedTask, { task: parts.ttlMs === undefined ? {} : { ttl: parts.ttlMs } });
+      return created.task;
+    }),
+    getTask: (taskId, options) => bounded(options, (deadline) => send(deadline, options, "tasks/get", { taskId }, TaskState)),
+    taskResult: (taskId, options) => bounded(options, async (deadline) => outcomeOf(await send(deadline, options, "tasks/result", { taskId }, CallResult))),
+    cancelTask: (taskId, options) => bounded(options, async (deadline) => { await send(deadline, options, "tasks/cancel", { taskId }, Empty); }),
+    async close(closeOptions) {
+      if (isOpen && transport.sessionId !== undefined && closeOptions?.keepSession !== true) {
         // Let the server forget the session, but never wait long for a server that hangs.
         let timer: NodeJS.Timeout | undefined;
         const gaveUp = new Promise<void>((resolve) => { timer = setTimeout(resolve, TERMINATE_WAIT_MS); });

@@ -39,6 +39,19 @@ function jsonRpcError(refusal: HttpRefusal): { code: number; message: string } |
   }
 }
 
+/**
+ * Whether a refusal says the server does not know our session: 404 is what the spec asks for,
+ * but the reference server and the SDKs' own examples answer 400 "No valid session ID
+ * provided" after a restart. Either way the request was rejected before anything ran.
+ */
+export function forgetsSession(refusal: HttpRefusal, hasSession: boolean): boolean {
+  if (!hasSession) return false;
+  if (refusal.status === 404) return true;
+  if (refusal.status !== 400) return false;
+  const text = jsonRpcError(refusal)?.message ?? refusal.body;
+  return /session/i.test(text) && /(no valid|not found|unknown|invalid|expired|missing|no such|not exist|terminated)/i.test(text);
+}
+
 function isSchemaError(error: unknown): boolean {
   return error instanceof SyntaxError || (error instanceof Error && "issues" in error && Array.isArray(error.issues));
 }
@@ -89,8 +102,8 @@ function refusedConnect(refusal: HttpRefusal, context: FailureContext, phase: "c
     const insufficientScope = saysInsufficientScope(refusal.wwwAuthenticate);
     return new McpConnectError("forbidden", `${where} forbade the request (HTTP 403${insufficientScope ? ", insufficient scope" : ""})`, { url: where, status, insufficientScope, ...scopeOf(refusal.wwwAuthenticate) });
   }
-  if (status === 404 && phase === "list" && context.hasSession()) {
-    return new McpConnectError("notMcp", `${where} no longer knows the session (HTTP 404)`, { url: where, status, sessionExpired: true });
+  if (phase === "list" && forgetsSession(refusal, context.hasSession())) {
+    return new McpConnectError("notMcp", `${where} no longer knows the session (HTTP ${status})`, { url: where, status, sessionExpired: true });
   }
   if (status >= 500) return new McpConnectError("protocol", `${where} failed with HTTP ${status}`, { url: where, status });
   return new McpConnectError("notMcp", `${where} answered HTTP ${status}: not an MCP endpoint`, { url: where, status });
@@ -134,10 +147,10 @@ function refusedCall(refusal: HttpRefusal, context: FailureContext): McpCallErro
     const insufficientScope = saysInsufficientScope(refusal.wwwAuthenticate);
     return new McpCallError("forbidden", `${where} forbade the call (HTTP 403${insufficientScope ? ", insufficient scope" : ""})`, { url: where, status, insufficientScope, outcomeUnknown: false, ...scopeOf(refusal.wwwAuthenticate) });
   }
-  if (status === 404) {
-    const sessionExpired = context.hasSession();
-    return new McpCallError("unreachable", `${where} answered HTTP 404${sessionExpired ? ": it no longer knows the session" : ""}`, { url: where, status, sessionExpired, outcomeUnknown: false });
+  if (forgetsSession(refusal, context.hasSession())) {
+    return new McpCallError("unreachable", `${where} answered HTTP ${status}: it no longer knows the session`, { url: where, status, sessionExpired: true, outcomeUnknown: false });
   }
+  if (status === 404) return new McpCallError("unreachable", `${where} answered HTTP 404`, { url: where, status, outcomeUnknown: false });
   if (status >= 500) return new McpCallError("interrupted", `${where} failed with HTTP ${status} after the call was sent`, { url: where, status, outcomeUnknown: true });
   const rpc = jsonRpcError(refusal);
   const detail = rpc ? `JSON-RPC error ${rpc.code}: ${scrub(serverText(rpc.message), context.secrets)}` : `HTTP ${status}`;

@@ -1,14 +1,18 @@
 /**
- * Pooled MCP sessions for the dispatcher: one initialized connection per pool key (server and
- * credentials), shared by concurrent calls, because initializing costs round trips and servers
- * keep state per session. A connection that failed is retired (closed once its calls are done)
- * and the next call opens a new one; one idle for `maxIdleMs` is closed. A call that found its
- * session forgotten by the server (HTTP 404, e.g. after a restart) was not run, so it is sent
- * once more on a new session.
+ * Pooled MCP sessions for the dispatcher: one initialized connection per pool key, shared by the
+ * concurrent calls that give that key. The dispatcher's keys name a run, a server and the
+ * credentials, so each run has a session of its own per server (servers keep state per session)
+ * and reuses it across its calls. A connection that failed is retired (closed once its calls are
+ * done) and never used again; the next call opens a new one; one idle for `maxIdleMs` is closed.
+ * A call that found its session forgotten by the server (404, or 400 naming the session, e.g.
+ * after a restart) was not run, so it is sent once more on a new session and the outcome says so.
+ * Tools called as tasks are waited for here (task-wait.ts); a task an earlier attempt started is
+ * found again on the session it was started on.
  */
 import { openMcpConnection, type McpConnection } from "./mcp-client.ts";
 import { McpCallError, McpConnectError, describeUrl, type McpCallReason, type McpConnectReason } from "./mcp-errors.ts";
-import type { McpCallOutcome, McpCallRequest, McpPool, McpPoolOptions, McpToolDescriptor } from "./mcp-types.ts";
+import { waitForTask } from "./task-wait.ts";
+import type { McpCallOutcome, McpCallRequest, McpListing, McpPool, McpPoolOptions } from "./mcp-types.ts";
 import { startDeadline } from "./request-watch.ts";
 
 /** Bound of listing tools on a pooled connection. */
@@ -109,12 +113,46 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     entry.idleTimer.unref();
   }
 
+  /** Sends the call (as a task when asked) on an open connection. */
+  async function callOn(connection: McpConnection, request: McpCallRequest, startedAt: number, where: string): Promise<McpCallOutcome> {
+    const left = () => Math.max(1, request.timeoutMs - (Date.now() - startedAt));
+    const parts = { name: request.name, arguments: request.arguments, meta: request.meta, timeoutMs: left(), boundMs: request.timeoutMs, signal: request.signal, hooks: request.hooks };
+    if (!request.task) return connection.callTool(parts);
+    const created = await connection.startTask({ ...parts, ttlMs: request.task.ttlMs });
+    const sessionId = connection.sessionId ?? "";
+    request.task.onCreated({ taskId: created.taskId, sessionId });
+    return waitForTask({ connection, taskId: created.taskId, created, endsAt: startedAt + request.timeoutMs, boundMs: request.timeoutMs, signal: request.signal, hooks: request.hooks, where });
+  }
+
+  /** Waits for a task an earlier attempt started, on the session it was started on. */
+  async function resumeTask(request: McpCallRequest, startedAt: number, where: string): Promise<McpCallOutcome> {
+    const handle = request.task?.resume;
+    if (!handle) throw new Error("resumeTask needs a task to resume");
+    let connection: McpConnection;
+    try {
+      connection = await openMcpConnection({ url: request.url, headers: request.headers, timeoutMs: Math.min(connectTimeoutMs, request.timeoutMs), sessionId: handle.sessionId, ...(request.signal ? { signal: request.signal } : {}) });
+    } catch (error) {
+      throw notSent(error, where);
+    }
+    try {
+      return await waitForTask({ connection, taskId: handle.taskId, endsAt: startedAt + request.timeoutMs, boundMs: request.timeoutMs, signal: request.signal, hooks: request.hooks, where });
+    } catch (error) {
+      // The session (and so the task) is gone: the tool may have run; only the policy may send it again.
+      if (error instanceof McpCallError && error.sessionExpired) {
+        throw new McpCallError("interrupted", `${where} no longer knows the session of task ${handle.taskId}; the task's outcome is unknown`, { url: where, outcomeUnknown: true });
+      }
+      throw error;
+    } finally {
+      await connection.close({ keepSession: true });
+    }
+  }
+
   async function callOnce(request: McpCallRequest, startedAt: number, where: string): Promise<McpCallOutcome> {
     const entry = checkOut(request.poolKey, request.url, request.headers);
     const left = () => Math.max(1, request.timeoutMs - (Date.now() - startedAt));
     try {
       const connection = await connectionOf(entry, left(), request.signal, where).catch((error: unknown) => { throw notSent(error, where); });
-      return await connection.callTool({ name: request.name, arguments: request.arguments, meta: request.meta, timeoutMs: left(), boundMs: request.timeoutMs, signal: request.signal });
+      return await callOn(connection, request, startedAt, where);
     } catch (error) {
       if (error instanceof McpCallError && CALL_RETIRES.has(error.reason)) retire(entry);
       throw error;
@@ -123,11 +161,14 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     }
   }
 
-  async function listOnce(url: string, headers: Record<string, string> | undefined, poolKey: string): Promise<McpToolDescriptor[]> {
+  async function listOnce(url: string, headers: Record<string, string> | undefined, poolKey: string): Promise<McpListing> {
     const entry = checkOut(poolKey, url, headers);
     try {
       const connection = await connectionOf(entry, LIST_TIMEOUT_MS, undefined, describeUrl(url));
-      return await connection.listTools({ timeoutMs: LIST_TIMEOUT_MS });
+      const changes = connection.toolChanges;
+      const listedAt = Date.now();
+      const tools = await connection.listTools({ timeoutMs: LIST_TIMEOUT_MS });
+      return { tools, listedAt, notifiesChanges: connection.notifiesToolChanges, fresh: () => connection.open && connection.toolChanges === changes };
     } catch (error) {
       if (error instanceof McpConnectError && LIST_RETIRES.has(error.reason)) retire(entry);
       throw error;
@@ -141,11 +182,12 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
       const where = describeUrl(request.url);
       if (closed) throw new McpCallError("unreachable", `the MCP connection pool is closed (call to ${where})`, { url: where, outcomeUnknown: false });
       const startedAt = Date.now();
+      if (request.task?.resume) return await resumeTask(request, startedAt, where);
       try {
         return await callOnce(request, startedAt, where);
       } catch (error) {
         if (!(error instanceof McpCallError && error.sessionExpired)) throw error;
-        return await callOnce(request, startedAt, where);
+        return { ...(await callOnce(request, startedAt, where)), resent: 1 };
       }
     },
     async listTools(url, headers, poolKey) {

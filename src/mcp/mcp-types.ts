@@ -12,6 +12,45 @@ export interface McpToolDescriptor {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations?: Record<string, unknown>;
+  /** `execution.taskSupport` as listed: whether the tool is called as an MCP task. */
+  taskSupport?: "forbidden" | "optional" | "required";
+}
+
+/** A call's progress, as a server's `notifications/progress` reports it. */
+export interface McpProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** A form the server asks the user to fill in (`elicitation/create`, form mode). */
+export interface McpElicitation {
+  message: string;
+  requestedSchema: Record<string, unknown>;
+}
+
+export type McpElicitationAnswer = { action: "accept"; content: Record<string, unknown> } | { action: "decline" } | { action: "cancel" };
+
+/** What a call wants to hear of the server while it runs. */
+export interface McpCallHooks {
+  onProgress?(progress: McpProgress): void;
+  /** Answers the server's question; rejecting answers the server with a JSON-RPC error. */
+  onElicitation?(request: McpElicitation, signal: AbortSignal): Promise<McpElicitationAnswer>;
+}
+
+/** A task on a server's session: what an attempt that comes later needs to find it again. */
+export interface McpTaskHandle {
+  taskId: string;
+  sessionId: string;
+}
+
+export interface McpTaskOptions {
+  /** A task an earlier attempt started: wait for it instead of calling the tool again. */
+  resume?: McpTaskHandle;
+  /** Told as soon as the server created the task. */
+  onCreated(task: McpTaskHandle): void;
+  /** Asked of the server as the task's time to live. */
+  ttlMs?: number;
 }
 
 /**
@@ -25,6 +64,8 @@ export interface McpCallOutcome {
   content: unknown[];
   /** Present when the server sent it. Not validated here against the tool's output schema. */
   structuredContent?: unknown;
+  /** Times the call was sent again on a new session because the server had forgotten the old one. */
+  resent?: number;
 }
 
 export interface McpCallRequest {
@@ -44,6 +85,20 @@ export interface McpCallRequest {
   /** Bound of this call, including waiting for a connection. */
   timeoutMs: number;
   signal?: AbortSignal;
+  hooks?: McpCallHooks;
+  /** Call the tool as an MCP task and wait for the task's result. */
+  task?: McpTaskOptions;
+}
+
+/** A run's view of a server's tool list, for the schema check. */
+export interface McpListing {
+  tools: McpToolDescriptor[];
+  /** Epoch ms when it was listed. */
+  listedAt: number;
+  /** True until the server said its tools changed (only servers that offer `tools.listChanged`). */
+  fresh(): boolean;
+  /** The server notifies changes, so a listing stays good until it says so. */
+  notifiesChanges: boolean;
 }
 
 export interface McpPoolOptions {
@@ -59,7 +114,7 @@ export interface McpPool {
   /** Calls a tool; resolves with the server's result or throws `McpCallError`. */
   callTool(request: McpCallRequest): Promise<McpCallOutcome>;
   /** Lists every tool (all pages) on the pooled connection; throws `McpConnectError`. */
-  listTools(url: string, headers: Record<string, string> | undefined, poolKey: string): Promise<McpToolDescriptor[]>;
+  listTools(url: string, headers: Record<string, string> | undefined, poolKey: string): Promise<McpListing>;
   /** Closes every connection; calls in flight end as `interrupted`. */
   close(): Promise<void>;
 }

@@ -11,6 +11,9 @@ import type { AddressInfo, Socket } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+
+const AnyResult = z.looseObject({});
 
 export type HeaderMap = Record<string, string | undefined>;
 
@@ -25,6 +28,10 @@ export interface TestToolExtra {
   dropConnection(): void;
   /** Sends a log notification on this call's response stream (which starts the stream). */
   notify(text: string): Promise<void>;
+  /** Sends `notifications/progress` for this call (only when the client gave a progressToken). */
+  progress(progress: number, total?: number, message?: string): Promise<boolean>;
+  /** Asks the client something (roots/list, sampling/createMessage, elicitation/create, ping) on this call's stream. */
+  ask(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
 export interface TestToolDefinition {
@@ -71,6 +78,11 @@ export interface StartMcpServerOptions {
   requiredAuthorization?: string;
   /** Listen on this port (to restart a server where clients expect it); default: any free port. */
   port?: number;
+  /**
+   * How a request for a session it does not know is answered: 404 as the spec says (default), or
+   * 400 "No valid session ID provided" as the reference server and the SDK's examples do.
+   */
+  unknownSessionStatus?: 400 | 404;
 }
 
 export interface TestMcpServer {
@@ -81,6 +93,10 @@ export interface TestMcpServer {
   setTools(tools: TestToolDefinition[]): void;
   /** Forgets every session (their requests now get 404), as a restarted server would. */
   dropSessions(): Promise<void>;
+  /** Sends `notifications/tools/list_changed` to every session (on its standalone stream). */
+  notifyToolsChanged(): Promise<void>;
+  /** Answers a client's question: what `ask` resolved with, per method, in order. */
+  asked: { method: string; answer?: Record<string, unknown>; error?: string }[];
   close(): Promise<void>;
 }
 
@@ -115,10 +131,14 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const sockets = new Map<string, Socket>();
   const attempts = new Map<string, number>();
+  const asked: TestMcpServer["asked"] = [];
+  const servers = new Set<Server>();
 
   function createSessionServer(): Server {
-    const server = new Server({ name: "rewind-test-server", version: "1.0.0" }, { capabilities: { tools: {}, logging: {} } });
+    const server = new Server({ name: "rewind-test-server", version: "1.0.0" }, { capabilities: { tools: { listChanged: true }, logging: {} } });
     server.onerror = () => undefined;
+    servers.add(server);
+    server.onclose = () => { servers.delete(server); };
     server.setRequestHandler(ListToolsRequestSchema, (request) => {
       const start = Number(request.params?.cursor ?? "0");
       if (!Number.isInteger(start) || start < 0 || start > tools.length) throw new McpError(ErrorCode.InvalidParams, "invalid cursor");
@@ -145,6 +165,22 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
         signal: extra.signal,
         dropConnection: () => sockets.get(socketKey)?.destroy(),
         notify: (text) => extra.sendNotification({ method: "notifications/message", params: { level: "info", data: text } }),
+        progress: async (progress, total, message) => {
+          const token = meta["progressToken"];
+          if (typeof token !== "string" && typeof token !== "number") return false;
+          await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) } });
+          return true;
+        },
+        ask: async (method, params) => {
+          try {
+            const answer = await extra.sendRequest({ method, params: params ?? {} } as never, AnyResult);
+            asked.push({ method, answer });
+            return answer;
+          } catch (error) {
+            asked.push({ method, error: error instanceof Error ? error.message : String(error) });
+            throw error;
+          }
+        },
       });
     });
     return server;
@@ -183,6 +219,9 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
       return send(res, { status: 400, headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: no session" }, id: null }) });
     }
     const transport = sessions.get(sessionId);
+    if (!transport && options.unknownSessionStatus === 400) {
+      return send(res, { status: 400, headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: No valid session ID provided" }, id: null }) });
+    }
     if (!transport) {
       return send(res, { status: 404, headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }) });
     }
@@ -218,8 +257,12 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
     port,
     calls,
     stats,
+    asked,
     setTools(next) { tools = next; },
     dropSessions,
+    async notifyToolsChanged() {
+      await Promise.all([...servers].map((server) => server.sendToolListChanged().catch(() => undefined)));
+    },
     async close() {
       await dropSessions();
       http.closeAllConnections();

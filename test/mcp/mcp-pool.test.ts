@@ -60,7 +60,7 @@ describe("callTool", () => {
     });
     const shared = pool();
     // Listing on the same connection first: the SDK's callTool would then validate and throw.
-    await expect(shared.listTools(server.url, undefined, server.url)).resolves.toHaveLength(1);
+    expect((await shared.listTools(server.url, undefined, server.url)).tools).toHaveLength(1);
     const outcome = await call(shared, server.url, "liar");
     expect(outcome.structuredContent).toEqual({ n: "not a number" });
   });
@@ -148,10 +148,10 @@ describe("connection reuse", () => {
   it("lists every page of tools on the pooled connection, as the server has them now", async () => {
     const server = await mcpServer({ tools: manyTools(25), pageSize: 10 });
     const shared = pool();
-    await expect(shared.listTools(server.url, undefined, server.url)).resolves.toHaveLength(25);
+    expect((await shared.listTools(server.url, undefined, server.url)).tools).toHaveLength(25);
     server.setTools([{ ...echoTool(), inputSchema: { type: "object", properties: { message: { type: "integer" } } } }]);
     await server.dropSessions();
-    const [echo] = await shared.listTools(server.url, undefined, server.url);
+    const [echo] = (await shared.listTools(server.url, undefined, server.url)).tools;
     expect(echo?.inputSchema).toEqual({ type: "object", properties: { message: { type: "integer" } } });
     expect(server.stats.initializeRequests).toBe(2);
   });
