@@ -34,4 +34,11 @@ export const PATCHES = {
    * workflow task can see differently: the chains then differed and the replay took another path.
    */
   batchTimesRecorded: "rewind-batch-times-recorded",
+  /**
+   * 2026-12 (after 0f7e2d4): a run that ends or continues as new waits for the signals still
+   * carrying shapes new to it to the toolset's record (`Observations.flush`). Before, a shape first
+   * seen by the step a run ended on was signalled in the workflow task that closed the run, and
+   * Temporal drops a signal whose sender has closed: the shape was never observed.
+   */
+  observationsSentBeforeEnd: "rewind-observations-sent-before-end",
 } as const;

@@ -11,6 +11,7 @@ const CANARY = "canary-value-7f3a";
 let stack: RewindStack;
 let server: TestMcpServer;
 let calls = 0;
+let variedCalls = 0;
 
 beforeAll(async () => {
   stack = await startRewindStack();
@@ -25,13 +26,33 @@ beforeAll(async () => {
     }, {
       name: "typed", inputSchema: { type: "object" }, outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
       handler: async () => ({ content: [], structuredContent: { n: 1, hidden: CANARY } }),
-    }],
+    },
+    { name: "last", inputSchema: { type: "object" }, handler: async () => ({ content: [{ type: "text", text: JSON.stringify({ lastKey: CANARY }) }] }) },
+    {
+      name: "varied", inputSchema: { type: "object" },
+      handler: async () => {
+        variedCalls += 1;
+        return { content: [{ type: "text", text: JSON.stringify(variedCalls % 2 === 1 ? { first: 1 } : { second: CANARY }) }] };
+      },
+    },
+    { name: "before_failure", inputSchema: { type: "object" }, handler: async () => ({ content: [{ type: "text", text: JSON.stringify({ seen: true }) }] }) },
+    { name: "digits", inputSchema: { type: "object" }, handler: async () => ({ content: [{ type: "text", text: "9007199254740993" }] }) }],
   });
 });
 afterAll(async () => {
   await stack?.stop();
   await server?.close();
 });
+
+/** The toolset's .d.ts once it says `expected`, or as it is after ~10 s. */
+async function dtsOnceItSays(toolset: string, expected: string): Promise<string> {
+  let dts = "";
+  for (let i = 0; i < 50 && !dts.includes(expected); i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 200));
+    dts = await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=dts`).then((r) => r.text());
+  }
+  return dts;
+}
 
 describe("observed result types", () => {
   it("renders the merged shape of recorded results, marked @observed, without values", async () => {
@@ -56,5 +77,33 @@ describe("observed result types", () => {
     // Scripts are now checked against what was observed.
     const misuse = await stack.request("POST", "/v1/runs", { toolset, script: "import { svc } from \"rewind:tools\";\nexport default async () => (await svc.lookup({})).nope;" });
     expect(misuse.status).toBe(422);
+  }, 60_000);
+
+  it("keeps a shape first seen in the step the run ends on", async () => {
+    const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
+    const id = await startRun(stack, { toolset, script: "import { svc } from \"rewind:tools\";\nexport default async () => { await svc.varied({}); await svc.varied({}); return await svc.last({}); };" });
+    expect((await waitForRun(stack, id)).status).toBe("completed");
+    const dts = await dtsOnceItSays(toolset, "last(args?: {}): Promise<{ lastKey: string }>;");
+    expect(dts).toContain("last(args?: {}): Promise<{ lastKey: string }>;");
+    // The second result's shape was new too, and came with the step that ended the run.
+    expect(dts).toMatch(/varied\(args\?: \{\}\): Promise<\{ first\?: number; second\?: string \}>;/);
+    expect(dts).not.toContain(CANARY);
+  }, 60_000);
+
+  it("keeps the shapes a run saw before it failed", async () => {
+    const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
+    const id = await startRun(stack, { toolset, script: "import { svc } from \"rewind:tools\";\nexport default async () => { await svc.before_failure({}); throw new Error(\"boom\"); };" });
+    expect((await waitForRun(stack, id)).status).toBe("failed");
+    const dts = await dtsOnceItSays(toolset, "before_failure(args?: {}): Promise<{ seen: boolean }>;");
+    expect(dts).toContain("before_failure(args?: {}): Promise<{ seen: boolean }>;");
+  }, 60_000);
+
+  it("observes the text a tool returns as the string the script got", async () => {
+    const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
+    const id = await startRun(stack, { toolset, script: "import { svc } from \"rewind:tools\";\nexport default async () => { const d = await svc.digits({}); return typeof d; };" });
+    const done = await waitForRun(stack, id);
+    expect([done.status, done.result]).toEqual(["completed", "string"]);
+    const dts = await dtsOnceItSays(toolset, "digits(args?: {}): Promise<string>;");
+    expect(dts).toContain("digits(args?: {}): Promise<string>;");
   }, 60_000);
 });
