@@ -4,8 +4,12 @@
  * validation, concurrency limits, and a clean replay of the finished history.
  */
 import path from "node:path";
+import { defaultPayloadConverter } from "@temporalio/common";
+import type { temporal } from "@temporalio/proto";
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RUN_WORKFLOW_TYPE, type RunInput } from "../../src/shared/run.ts";
+import type { McpCallInput } from "../../src/shared/tool-call.ts";
 import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { IDEMPOTENCY_KEY, droppingTool, echoTool, effectCounterTool, failingTool, fixedTool, slowTool } from "../helpers/mcp-test-tools.ts";
@@ -28,6 +32,8 @@ beforeAll(async () => {
       echoTool(), effects.tool, flaky.tool, slow.tool, limited.tool, hang.tool, failingTool(),
       fixedTool("structured", { content: [{ type: "text", text: "ignored" }], structuredContent: { answer: 42 } }),
       fixedTool("plain", { content: [{ type: "text", text: "not json" }] }),
+      fixedTool("digits", { content: [{ type: "text", text: "9007199254740993" }] }),
+      fixedTool("object_text", { content: [{ type: "text", text: '{"a":1}' }] }),
       fixedTool("huge", { content: [{ type: "text", text: "x".repeat(17 * 1024 * 1024) }] }),
       { name: "typed", inputSchema: { type: "object", properties: { n: { type: "integer", minimum: 1 } }, required: ["n"] }, handler: async () => ({ content: [{ type: "text", text: "1" }] }) },
     ],
@@ -41,6 +47,15 @@ afterAll(async () => {
   await stack?.stop();
   await server?.close();
 });
+
+/** The inputs `callMcpTool` was scheduled with in a run's history. */
+function mcpCallInputs(history: temporal.api.history.v1.IHistory): McpCallInput[] {
+  return (history.events ?? []).flatMap((e) => {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    const payload = scheduled?.activityType?.name === "callMcpTool" ? scheduled.input?.payloads?.[0] : undefined;
+    return payload ? [defaultPayloadConverter.fromPayload<McpCallInput>(payload)] : [];
+  });
+}
 
 async function run(script: string, input?: unknown) {
   const id = await startRun(stack, { toolset, script: `import { svc, ToolError } from "rewind:tools";\n${script}`, input });
@@ -144,6 +159,29 @@ describe("MCP calls from scripts", () => {
     expect(markers).toBe(1);
     const journal = await stack.request("GET", `/v1/runs/${done.id}/journal`);
     expect((journal.body["completionOrder"] as number[]).slice().sort((a, b) => a - b)).toEqual(Array.from({ length: 53 }, (_, i) => i + 1));
+  });
+
+  it("gives a tool's text to the script as the string it is, unless it is a JSON object or array", async () => {
+    const done = await run("export default async () => { const d = await svc.digits({}); const o = await svc.object_text({}); return { d, type: typeof d, o }; };");
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    expect(done.result).toEqual({ d: "9007199254740993", type: "string", o: { a: 1 } });
+    const inputs = mcpCallInputs(await stack.client.workflow.getHandle(done.id).fetchHistory());
+    expect(inputs.map((i) => i.runtimeVersion)).toEqual([3, 3]);
+  });
+
+  it("keeps parsing any JSON text for a run that started on runtime 2, and schedules its calls as that release did", async () => {
+    const script = "export default async () => { const d = await svc.digits({}); const o = await svc.object_text({}); return { d, type: typeof d, o }; };";
+    const template = await run(script);
+    const history = await stack.client.workflow.getHandle(template.id).fetchHistory();
+    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    if (!started) throw new Error("the run's history has no start input");
+    // The same run as a release of runtime 2 would have started it.
+    const old: RunInput = { ...defaultPayloadConverter.fromPayload<RunInput>(started), runId: `${template.id}_v2`, runtimeVersion: 2 };
+    const handle = await stack.client.workflow.start(RUN_WORKFLOW_TYPE, { taskQueue: stack.config.temporal.taskQueue, workflowId: old.runId, args: [old] });
+    expect(await handle.result()).toEqual({ d: 9007199254740992, type: "number", o: { a: 1 } });
+    const inputs = mcpCallInputs(await handle.fetchHistory());
+    expect(inputs).toHaveLength(2);
+    for (const input of inputs) expect(input).not.toHaveProperty("runtimeVersion");
   });
 
   it("replays the finished history of a run with tool calls without non-determinism", async () => {
