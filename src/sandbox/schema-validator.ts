@@ -1,51 +1,49 @@
 /**
- * The one file that uses ajv. Validators are compiled once per distinct schema (keyed by its
- * JSON text) and kept for the worker's life, since pinned schemas never change. Draft 2020-12
- * schemas get the 2020 dialect; everything else is read as draft-07, the dialect most MCP
- * servers emit. Unknown keywords and formats are tolerated: the server, not Rewind, owns them.
+ * Validates a call's arguments against its tool's JSON Schema. Each distinct schema is compiled
+ * once (see ajv-compiler.ts for dialects and scopes) and the compiled validator reused, since
+ * pinned schemas never change: looked up by the schema object itself first (a run's toolset
+ * keeps its objects, so the hot path never serializes the schema), then by its JSON text, in a
+ * bounded least-recently-used cache.
  */
-import { Ajv, type ValidateFunction } from "ajv";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import addFormatsModule from "ajv-formats";
 import type { SchemaValidator } from "./call-gate.ts";
+import { compileSchema, type CompiledSchema, type SchemaProblem } from "./ajv-compiler.ts";
 import type { JsonSchema } from "../shared/toolset.ts";
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv | Ajv2020) => void;
+const MAX_CACHED = 5_000;
+const byText = new Map<string, CompiledSchema>();
+const byObject = new WeakMap<object, CompiledSchema>();
 
-const options = { strict: false, allErrors: true, validateFormats: true } as const;
-const draft07 = new Ajv(options);
-const draft2020 = new Ajv2020(options);
-addFormats(draft07);
-addFormats(draft2020);
-
-const MAX_CACHED = 10_000;
-const cache = new Map<string, ValidateFunction | Error>();
-
-function compile(schema: JsonSchema): ValidateFunction | Error {
-  const key = JSON.stringify(schema);
-  let compiled = cache.get(key);
-  if (!compiled) {
-    const is2020 = typeof schema === "object" && String(schema["$schema"] ?? "").includes("2020-12");
-    try {
-      compiled = (is2020 ? draft2020 : draft07).compile(schema);
-    } catch (error) {
-      compiled = error instanceof Error ? error : new Error(String(error));
-    }
-    if (cache.size >= MAX_CACHED) cache.clear();
-    cache.set(key, compiled);
+function compiled(schema: JsonSchema): CompiledSchema {
+  if (typeof schema === "object") {
+    const hit = byObject.get(schema);
+    if (hit) return hit;
   }
-  return compiled;
+  const key = JSON.stringify(schema);
+  let entry = byText.get(key);
+  if (entry) {
+    byText.delete(key); // re-inserted below: Map order is the recency order
+  } else {
+    entry = compileSchema(schema);
+    if (byText.size >= MAX_CACHED) {
+      const oldest = byText.keys().next();
+      if (!oldest.done) byText.delete(oldest.value);
+    }
+  }
+  byText.set(key, entry);
+  if (typeof schema === "object") byObject.set(schema, entry);
+  return entry;
 }
 
-/** Returns why the schema itself can't be used, or undefined when it compiles. */
-export function schemaProblem(schema: JsonSchema): string | undefined {
-  const compiled = compile(schema);
-  return compiled instanceof Error ? compiled.message : undefined;
+/** Why the schema itself can't be used (can't compile, unresolvable `$ref`, unknown dialect), or undefined. */
+export function schemaProblem(schema: JsonSchema): SchemaProblem | undefined {
+  const entry = compiled(schema);
+  return "problem" in entry ? entry.problem : undefined;
 }
 
 export const validateAgainstSchema: SchemaValidator = (schema, args) => {
-  const validate = compile(schema);
-  if (validate instanceof Error) return { message: `the tool's input schema can't be used: ${validate.message}` };
+  const entry = compiled(schema);
+  if ("problem" in entry) return { message: `the tool's input schema can't be used: ${entry.problem.message}` };
+  const { validate } = entry;
   if (validate(args)) return undefined;
   const errors = (validate.errors ?? []).slice(0, 10).map((e) => ({ path: e.instancePath || "/", message: e.message ?? "is invalid", params: e.params }));
   const message = errors.map((e) => `${e.path === "/" ? "arguments" : `arguments${e.path}`} ${e.message}`).join("; ");

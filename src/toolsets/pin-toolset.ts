@@ -47,7 +47,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function checkSchema(schema: unknown, where: string, details: Record<string, unknown>): JsonSchema {
   if (!isRecord(schema) && typeof schema !== "boolean") throw new RegistrationError(422, `${where} is not a JSON Schema`, details);
   const problem = schemaProblem(schema);
-  if (problem) throw new RegistrationError(422, `${where} is not a valid JSON Schema: ${problem}`, { ...details, reason: "invalidSchema" });
+  if (problem) throw new RegistrationError(422, `${where} can't be used: ${problem.message}`, { ...details, reason: problem.reason });
   return schema;
 }
 
