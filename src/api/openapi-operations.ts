@@ -29,6 +29,7 @@ export const RESPONSE_SCHEMAS = {
   TypeCheckError: responses.typeCheckErrorBody,
   PinnedToolset: responses.pinnedToolset,
   Toolset: responses.toolsetView,
+  RegisteredToolset: responses.registeredToolsetView,
   Run: responses.runView,
   ForkedRun: responses.forkedRunView,
   RunList: responses.runList,
@@ -78,7 +79,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: "post", path: "/v1/toolsets", operationId: "registerToolset", tag: "toolsets", body: "RegisterToolsetRequest",
     summary: "Register a toolset: connect to its MCP servers, pin their tools, answer its content-addressed id",
-    responses: { 201: "Toolset", 200: "Toolset", 400: "Error", 404: "Error", 413: "Error", 422: "Error" },
+    responses: { 201: "RegisteredToolset", 200: "RegisteredToolset", 400: "Error", 404: "Error", 413: "Error", 422: "Error" },
   },
   { method: "get", path: "/v1/toolsets/{id}", operationId: "getToolset", summary: "The pinned document", tag: "toolsets", responses: { 200: "Toolset", 404: "Error" } },
   {

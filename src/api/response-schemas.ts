@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { JournalEntry } from "../shared/journal.ts";
 import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
+import { OMIT_REASONS, type OmittedTool } from "../toolsets/omitted-tool.ts";
 import type { ApiErrorCode } from "./http-error.ts";
 import type { RunView } from "./run-service.ts";
 
@@ -68,6 +69,18 @@ export const pinnedToolset = z.object({
 });
 
 export const toolsetView = z.object({ id: z.string(), document: pinnedToolset });
+
+export const omittedTool = z.object({
+  server: z.string().describe("The MCP server's group name"),
+  tool: z.string(),
+  schema: z.enum(["inputSchema", "outputSchema"]).describe("The schema at fault"),
+  reason: z.enum(OMIT_REASONS).describe("`notASchema`, `invalidSchema` (does not compile), `unresolvableRef` (a `$ref` outside the tool's own schema) or `unsupportedDialect` (a `$schema` other than draft-04, -06, -07, 2019-09 or 2020-12)"),
+  message: z.string(),
+});
+
+export const registeredToolsetView = toolsetView.extend({
+  omittedTools: z.array(omittedTool).describe("Tools of the servers left out of the toolset because a schema of theirs can't be used; not part of the pinned document"),
+});
 
 const runState = z.enum(["running", "parked", "completed", "failed", "cancelled"]);
 const timestamp = z.string().describe("ISO 8601");
@@ -165,6 +178,7 @@ export const codecPayloads = z.object({
 export type ApiErrorBody = z.infer<typeof errorBody>;
 export type Diagnostic = z.infer<typeof diagnostic>;
 export type ToolsetView = z.infer<typeof toolsetView>;
+export type RegisteredToolsetView = z.infer<typeof registeredToolsetView>;
 export type RunViewBody = z.infer<typeof runView>;
 export type RunListBody = z.infer<typeof runList>;
 export type JournalEntryBody = z.infer<typeof journalEntry>;
@@ -179,5 +193,6 @@ export type _Checks = [
   Fits<RunView, RunViewBody>,
   Fits<JournalEntry, JournalEntryBody>,
   Fits<PinnedToolset, ToolsetView["document"]>,
+  Fits<OmittedTool, RegisteredToolsetView["omittedTools"][number]>,
   Fits<ApiErrorCode, ApiErrorBody["error"]["code"]>,
 ];

@@ -11,10 +11,10 @@
 import type { Cassette } from "../shared/run.ts";
 import type { RegisterToolsetBody } from "../toolsets/registration-request.ts";
 import type {
-  ApiErrorBody, EventsEndpointBody, JournalBody, RunListBody, RunViewBody, StoredWorkflowBody, ToolsetView, WorkflowViewBody,
+  ApiErrorBody, EventsEndpointBody, JournalBody, RegisteredToolsetView, RunListBody, RunViewBody, StoredWorkflowBody, ToolsetView, WorkflowViewBody,
 } from "../api/response-schemas.ts";
 
-export type { ApiErrorBody, Diagnostic, JournalBody, JournalEntryBody, RunListBody, RunViewBody, ToolsetView } from "../api/response-schemas.ts";
+export type { ApiErrorBody, Diagnostic, JournalBody, JournalEntryBody, RegisteredToolsetView, RunListBody, RunViewBody, ToolsetView } from "../api/response-schemas.ts";
 
 export interface ApiClientOptions {
   /** Base URL of the API, e.g. `http://127.0.0.1:8787`. */
@@ -96,7 +96,7 @@ export function createApiClient(options: ApiClientOptions) {
 
   return {
     url: base,
-    registerToolset: (body: RegisterToolsetBody) => json<ToolsetView>("POST", "/v1/toolsets", body),
+    registerToolset: (body: RegisterToolsetBody) => json<RegisteredToolsetView>("POST", "/v1/toolsets", body),
     getToolset: (id: string) => json<ToolsetView>("GET", `/v1/toolsets/${encodeURIComponent(id)}`),
     async getDeclarations(id: string, format: "dts" | "prompt" = "dts"): Promise<string> {
       const response = await send("GET", `/v1/toolsets/${encodeURIComponent(id)}/declarations?format=${format}`);

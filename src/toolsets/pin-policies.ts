@@ -22,7 +22,11 @@ function milliseconds(value: number | string, where: string): number {
   return parsed.ms;
 }
 
-export function pinPolicies(toolset: Omit<PinnedToolset, "policies">, policies: Record<string, ToolPolicyInput>): Record<string, ToolPolicy> {
+/**
+ * `filteredOut` maps tools a server lists but the request's `tools` selection left out to the
+ * selection's field, so a policy naming one says why the tool is not there.
+ */
+export function pinPolicies(toolset: Omit<PinnedToolset, "policies">, policies: Record<string, ToolPolicyInput>, filteredOut: ReadonlyMap<string, string> = new Map()): Record<string, ToolPolicy> {
   const kinds = new Map<string, "mcp" | "host">();
   for (const [group, server] of Object.entries(toolset.mcpServers)) for (const t of server.tools) kinds.set(`${group}.${t.name}`, "mcp");
   for (const [group, host] of Object.entries(toolset.hostTools)) for (const t of host.tools) kinds.set(`${group}.${t.name}`, "host");
@@ -30,6 +34,8 @@ export function pinPolicies(toolset: Omit<PinnedToolset, "policies">, policies: 
   const pinned: Record<string, ToolPolicy> = {};
   for (const [tool, input] of Object.entries(policies)) {
     const kind = kinds.get(tool);
+    const selection = filteredOut.get(tool);
+    if (selection) throw new PolicyError(`policies: "${tool}" is not a tool of this toolset: ${selection} leaves it out`);
     if (!kind) throw new PolicyError(`policies: "${tool}" is not a tool of this toolset (write group.tool)`);
     const policy: ToolPolicy = {};
     if (input.onInterruption !== undefined) policy.onInterruption = input.onInterruption;

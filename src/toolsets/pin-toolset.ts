@@ -1,23 +1,20 @@
 /**
- * Turns a registration request into the pinned document: connect to every MCP server and pin
- * each tool's name, description, schemas and annotations; pin host tools from the request;
- * validate policies against the tools. Anything wrong is a RegistrationError that names the
- * server or field at fault, and nothing is pinned.
+ * Turns a registration request into the pinned document: connect to every MCP server, keep the
+ * tools its `tools` selection keeps, and pin each one's name, description, schemas and
+ * annotations; pin host tools from the request; validate policies against the tools. What is
+ * wrong with the request or a server is a RegistrationError that names the server or field at
+ * fault, and nothing is pinned; a server's tool whose schema can't be used is only left out,
+ * and said so beside the document.
  */
-import type { JsonSchema, PinnedHostToolGroup, PinnedMcpServer, PinnedTool, PinnedToolset } from "../shared/toolset.ts";
-import { RESERVED_EXPORTS, schemaProblem } from "../sandbox/index.ts";
+import type { PinnedHostToolGroup, PinnedMcpServer, PinnedTool, PinnedToolset } from "../shared/toolset.ts";
+import { RESERVED_EXPORTS } from "../sandbox/index.ts";
 import { AllowedHostError, normalizeAllowedHosts } from "./allowed-hosts.ts";
 import { PolicyError, pinPolicies } from "./pin-policies.ts";
+import type { OmittedTool } from "./omitted-tool.ts";
+import { pinListedTool, pinTool, type ListedTool } from "./pin-tool.ts";
+import { RegistrationError } from "./registration-error.ts";
 import type { RegisterToolsetBody } from "./registration-request.ts";
-
-/** A tool as an MCP server lists it. */
-export interface ListedTool {
-  name: string;
-  description?: string | undefined;
-  inputSchema: unknown;
-  outputSchema?: unknown;
-  annotations?: unknown;
-}
+import { selectTools } from "./tool-selection.ts";
 
 export interface PinDeps {
   /** Lists every tool of the MCP server at `url` (all pages); throws with a reason on failure. */
@@ -26,55 +23,32 @@ export interface PinDeps {
   loadBase(id: string): Promise<PinnedToolset | undefined>;
 }
 
-export class RegistrationError extends Error {
-  override name = "RegistrationError";
-  readonly status: 400 | 404 | 422;
-  readonly details: Record<string, unknown>;
-
-  constructor(status: 400 | 404 | 422, message: string, details: Record<string, unknown> = {}) {
-    super(message);
-    this.status = status;
-    this.details = details;
-  }
+export interface PinnedRegistration {
+  document: PinnedToolset;
+  /** Tools of the servers left out because a schema of theirs can't be used. */
+  omittedTools: OmittedTool[];
 }
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function checkSchema(schema: unknown, where: string, details: Record<string, unknown>): JsonSchema {
-  if (!isRecord(schema) && typeof schema !== "boolean") throw new RegistrationError(422, `${where} is not a JSON Schema`, details);
-  const problem = schemaProblem(schema);
-  if (problem) throw new RegistrationError(422, `${where} can't be used: ${problem.message}`, { ...details, reason: problem.reason });
-  return schema;
-}
-
-export function pinTool(listed: ListedTool, where: string, details: Record<string, unknown>): PinnedTool {
-  if (typeof listed.name !== "string" || listed.name.length === 0 || listed.name.length > 128) {
-    throw new RegistrationError(422, `${where}: a tool has no usable name`, { ...details, reason: "invalidTool" });
+function checkUnique(tools: ListedTool[], where: string, details: Record<string, unknown>): void {
+  const seen = new Set<string>();
+  for (const { name } of tools) {
+    if (seen.has(name)) throw new RegistrationError(422, `${where} lists the tool "${name}" more than once`, { ...details, reason: "duplicateTool" });
+    seen.add(name);
   }
-  const at = `${where}: tool "${listed.name}"`;
-  const tool: PinnedTool = { name: listed.name, inputSchema: checkSchema(listed.inputSchema, `${at} input schema`, details) };
-  if (typeof listed.description === "string") tool.description = listed.description;
-  if (listed.outputSchema !== undefined) tool.outputSchema = checkSchema(listed.outputSchema, `${at} output schema`, details);
-  if (isRecord(listed.annotations)) tool.annotations = listed.annotations;
-  return tool;
 }
 
-function uniqueSorted(tools: PinnedTool[], where: string, details: Record<string, unknown>): PinnedTool[] {
-  const sorted = [...tools].sort(byName);
-  for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i]?.name === sorted[i - 1]?.name) {
-      throw new RegistrationError(422, `${where} lists the tool "${sorted[i]?.name}" more than once`, { ...details, reason: "duplicateTool" });
-    }
-  }
-  return sorted;
+interface PinnedServers {
+  servers: Record<string, PinnedMcpServer>;
+  omitted: OmittedTool[];
+  /** Qualified names (`group.tool`) the request's selections left out, with the selection's field. */
+  filteredOut: Map<string, string>;
 }
 
-async function pinServers(servers: NonNullable<RegisterToolsetBody["mcpServers"]>, deps: PinDeps, credentials: RegisterToolsetBody["credentials"]): Promise<Record<string, PinnedMcpServer>> {
-  const entries = await Promise.all(Object.entries(servers).map(async ([group, { url }]) => {
+async function pinServers(servers: NonNullable<RegisterToolsetBody["mcpServers"]>, deps: PinDeps, credentials: RegisterToolsetBody["credentials"]): Promise<PinnedServers> {
+  const result: PinnedServers = { servers: {}, omitted: [], filteredOut: new Map() };
+  const pinned = await Promise.all(Object.entries(servers).map(async ([group, { url, tools: selection }]) => {
     const details = { server: group, url };
     let listed: ListedTool[];
     try {
@@ -84,10 +58,24 @@ async function pinServers(servers: NonNullable<RegisterToolsetBody["mcpServers"]
       throw new RegistrationError(422, `MCP server "${group}" (${url}): ${error instanceof Error ? error.message : String(error)}`, { ...details, reason: typeof reason === "string" ? reason : "unreachable" });
     }
     const where = `MCP server "${group}"`;
-    const tools = uniqueSorted(listed.map((t) => pinTool(t, where, details)), where, details);
-    return [group, { url, tools }] as const;
+    const { kept, filteredOut } = selectTools(listed, selection, where, details);
+    const field = selection && "include" in selection ? "include" : "exclude";
+    for (const name of filteredOut) result.filteredOut.set(`${group}.${name}`, `mcpServers.${group}.tools.${field}`);
+    const tools: PinnedTool[] = [];
+    const omitted: OmittedTool[] = [];
+    for (const verdict of kept.map((t) => pinListedTool(t, group, where, details))) {
+      if ("tool" in verdict) tools.push(verdict.tool);
+      else omitted.push(verdict.omitted);
+    }
+    checkUnique(kept, where, details);
+    return { group, server: { url, tools: tools.sort(byName) }, omitted };
   }));
-  return Object.fromEntries(entries);
+  for (const { group, server, omitted } of pinned) {
+    result.servers[group] = server;
+    result.omitted.push(...omitted);
+  }
+  result.omitted.sort((a, b) => (a.server === b.server ? byName({ name: a.tool }, { name: b.tool }) : a.server < b.server ? -1 : 1));
+  return result;
 }
 
 function pinHostTools(groups: NonNullable<RegisterToolsetBody["hostTools"]>): Record<string, PinnedHostToolGroup> {
@@ -118,7 +106,13 @@ function pinHttp(request: RegisterToolsetBody): PinnedToolset["http"] {
   }
 }
 
-export async function pinToolset(request: RegisterToolsetBody, deps: PinDeps): Promise<PinnedToolset> {
+/** Drops policies of tools left out for their schemas: the response already says they are gone. */
+function policiesOfPinned(policies: NonNullable<RegisterToolsetBody["policies"]>, omitted: OmittedTool[]): NonNullable<RegisterToolsetBody["policies"]> {
+  const gone = new Set(omitted.map((t) => `${t.server}.${t.tool}`));
+  return Object.fromEntries(Object.entries(policies).filter(([tool]) => !gone.has(tool)));
+}
+
+export async function pinToolset(request: RegisterToolsetBody, deps: PinDeps): Promise<PinnedRegistration> {
   const http = pinHttp(request);
   if (request.base) {
     if (request.mcpServers || request.hostTools || request.policies) {
@@ -130,18 +124,20 @@ export async function pinToolset(request: RegisterToolsetBody, deps: PinDeps): P
     const httpSettings = http ?? base.http;
     if (httpSettings) derived.http = httpSettings;
     else delete derived.http;
-    return derived;
+    return { document: derived, omittedTools: [] };
   }
   checkGroupNames(request);
+  const { servers, omitted, filteredOut } = await pinServers(request.mcpServers ?? {}, deps, request.credentials);
   const unpinned = {
     format: 1 as const,
-    mcpServers: await pinServers(request.mcpServers ?? {}, deps, request.credentials),
+    mcpServers: servers,
     hostTools: pinHostTools(request.hostTools ?? {}),
     workflows: request.workflows ?? {},
     ...(http ? { http } : {}),
   };
   try {
-    return { ...unpinned, policies: pinPolicies(unpinned, request.policies ?? {}) };
+    const policies = pinPolicies(unpinned, policiesOfPinned(request.policies ?? {}, omitted), filteredOut);
+    return { document: { ...unpinned, policies }, omittedTools: omitted };
   } catch (error) {
     if (error instanceof PolicyError) throw new RegistrationError(400, error.message, { field: "policies" });
     throw error;

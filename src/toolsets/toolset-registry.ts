@@ -6,7 +6,9 @@
 import { renderDts, renderPrompt } from "../declarations/index.ts";
 import { EMPTY_TOOLSET, type PinnedToolset } from "../shared/toolset.ts";
 import type { ObservedResults } from "../shared/toolset-record.ts";
-import { RegistrationError, pinToolset, type PinDeps } from "./pin-toolset.ts";
+import { pinToolset, type PinDeps } from "./pin-toolset.ts";
+import type { OmittedTool } from "./omitted-tool.ts";
+import { RegistrationError } from "./registration-error.ts";
 import { WORKFLOW_ID_PATTERN } from "./workflow-store.ts";
 import type { RegisterToolsetBody } from "./registration-request.ts";
 import { toolsetId } from "./toolset-id.ts";
@@ -22,7 +24,8 @@ export interface ResolvedToolset {
 export interface ToolsetRegistry {
   /** The toolset runs get when they name none. */
   readonly empty: ResolvedToolset;
-  register(namespace: string, request: RegisterToolsetBody): Promise<{ toolset: ResolvedToolset; created: boolean }>;
+  /** `omittedTools`: tools of the servers left out because a schema of theirs can't be used. */
+  register(namespace: string, request: RegisterToolsetBody): Promise<{ toolset: ResolvedToolset; created: boolean; omittedTools: OmittedTool[] }>;
   get(id: string, namespace: string): Promise<ResolvedToolset | undefined>;
 }
 
@@ -80,7 +83,7 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
     empty,
     get,
     async register(namespace, request) {
-      const document = await pinToolset(request, {
+      const { document, omittedTools } = await pinToolset(request, {
         listTools: deps.listTools,
         loadBase: async (id) => (await get(id, namespace))?.document,
       });
@@ -91,7 +94,7 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
       }
       const id = toolsetId(document);
       const created = await deps.store.save(namespace, id, document);
-      return { toolset: resolved.get(id) ?? remember(resolveToolset(document, id)), created };
+      return { toolset: resolved.get(id) ?? remember(resolveToolset(document, id)), created, omittedTools };
     },
   };
 }

@@ -85,7 +85,7 @@ describe("renderDts and renderPrompt", () => {
     const text = renderPrompt(toolsetWith("g", tools));
     expect(text.split(UNDECLARED_MCP_RESULT)).toHaveLength(2);
     expect(text).toContain(`\ng.c({}) → unknown · Counts.\nMCP tools without an output schema: ${UNDECLARED_MCP_RESULT}\nsleep(`);
-    const host = renderPrompt({ ...EMPTY_TOOLSET, hostTools: { h: { tools: [{ name: "x", inputSchema: { type: "object" } }] } } });
+    const host = renderPrompt({ ...EMPTY_TOOLSET, hostTools: { h: { taskQueue: "harness", tools: [{ name: "x", inputSchema: { type: "object" } }] } } });
     expect(host).not.toContain(UNDECLARED_MCP_RESULT);
   });
 
@@ -95,7 +95,7 @@ describe("renderDts and renderPrompt", () => {
       "h.a": { schema: { type: "number" }, count: 2 },
     };
     const tools = [{ name: "a", inputSchema: { type: "object" } }];
-    const toolset: PinnedToolset = { ...toolsetWith("g", tools), hostTools: { h: { tools } } };
+    const toolset: PinnedToolset = { ...toolsetWith("g", tools), hostTools: { h: { taskQueue: "harness", tools } } };
     const text = renderPrompt(toolset, { observed });
     expect(text).toContain("\ng.a({}) → string | {} · (result type observed)\n");
     expect(text).toContain("\nh.a({}) → number · (result type observed)\n");

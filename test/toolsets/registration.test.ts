@@ -1,7 +1,8 @@
 /**
  * Registering toolsets through the API against real MCP servers: every page of tools pinned,
  * the id content-addressed and stable, derived toolsets, storage that outlives the API, and
- * every way a server can be wrong answered with 422 naming it — nothing stored.
+ * every way a server can be wrong answered with 422 naming it — nothing stored — except a tool
+ * whose schema can't be used, which is only left out.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -80,9 +81,10 @@ describe("POST /v1/toolsets", () => {
 
   it("serves the pinned document back, and 404 for an unknown id", async () => {
     const { body } = await register({ mcpServers: { github: { url: github.url } } });
+    expect(body["omittedTools"]).toEqual([]);
     const fetched = await stack.request("GET", `/v1/toolsets/${body.id}`);
     expect(fetched.status).toBe(200);
-    expect(fetched.body).toEqual(body);
+    expect(fetched.body).toEqual({ id: body.id, document: body.document });
     expect((await stack.request("GET", `/v1/toolsets/ts_${"a".repeat(64)}`)).status).toBe(404);
     expect((await stack.request("GET", "/v1/toolsets/whatever")).status).toBe(404);
   });
@@ -157,12 +159,25 @@ describe("registration failures: 422 naming the server, nothing stored", () => {
     expect(took).toBeLessThan(20_000);
   }, 30_000);
 
-  it("duplicate tool names and invalid schemas", async () => {
+  it("duplicate tool names", async () => {
     const dup = await startMcpServer({ tools: [createIssue, { ...createIssue }] });
-    const invalid = await startMcpServer({ tools: [{ ...createIssue, inputSchema: { type: "object", properties: { a: { type: "no-such-type" } } } }] });
-    closers.push(() => dup.close(), () => invalid.close());
+    closers.push(() => dup.close());
     await expectRejected(dup.url, /duplicateTool/);
-    await expectRejected(invalid.url, /invalidSchema/);
+  });
+
+  it("(not one) a tool with an invalid schema is only left out, the response saying why", async () => {
+    const invalid = await startMcpServer({ tools: [listIssues, { ...createIssue, inputSchema: { type: "object", properties: { a: { type: "no-such-type" } } } }] });
+    closers.push(() => invalid.close());
+    const { status, body } = await register({ mcpServers: { broken: { url: invalid.url } } });
+    expect(status, JSON.stringify(body)).toBe(201);
+    expect((body.document as { mcpServers: Record<string, { tools: { name: string }[] }> }).mcpServers["broken"]?.tools.map((t) => t.name)).toEqual(["list_issues"]);
+    expect(body["omittedTools"]).toEqual([{ server: "broken", tool: "create_issue", schema: "inputSchema", reason: "invalidSchema", message: expect.stringMatching(/\/properties\/a\/type/) }]);
+  });
+
+  it("a host tool's invalid schema, which the harness wrote", async () => {
+    const { status, body } = await register({ hostTools: { harness: { taskQueue: "q", tools: { ask: { inputSchema: { type: "no-such-type" } } } } } });
+    expect(status).toBe(422);
+    expect(body.error).toMatchObject({ code: "toolsetRejected", message: expect.stringMatching(/host-tool group "harness": tool "ask" input schema can't be used/), details: { reason: "invalidSchema" } });
   });
 
   it("bad documents are 400 with the field", async () => {

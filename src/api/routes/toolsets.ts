@@ -1,14 +1,15 @@
 /**
- * The toolsets routes: register (pin the servers' tools under a content address), read the
- * pinned document, and render the declarations a model is shown.
+ * The toolsets routes: register (pin the servers' tools under a content address, and say which
+ * tools were left out), read the pinned document, and render the declarations a model is shown.
  */
 import { Router } from "express";
 import { z } from "zod";
-import { RegistrationError } from "../../toolsets/pin-toolset.ts";
+import { RegistrationError } from "../../toolsets/registration-error.ts";
 import { registerToolsetBody } from "../../toolsets/registration-request.ts";
 import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
 import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
 import { namespaceOf } from "../auth.ts";
+import type { RegisteredToolsetView } from "../response-schemas.ts";
 import type { CredentialWriter } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { parseOrThrow } from "../validate.ts";
@@ -37,9 +38,9 @@ export function createToolsetsRouter(deps: ToolsetsRouteDeps): Router {
   router.post("/v1/toolsets", async function registerToolset(req, res) {
     const body = parseOrThrow(registerToolsetBody, req.body, "body");
     try {
-      const { toolset, created } = await deps.toolsets.register(namespaceOf(req), body);
+      const { toolset, created, omittedTools } = await deps.toolsets.register(namespaceOf(req), body);
       if (body.credentials) await deps.credentialWriter.write(namespaceOf(req), toolset.id, undefined, body.credentials);
-      res.status(created ? 201 : 200).location(`/v1/toolsets/${toolset.id}`).json(view(toolset));
+      res.status(created ? 201 : 200).location(`/v1/toolsets/${toolset.id}`).json({ ...view(toolset), omittedTools } satisfies RegisteredToolsetView);
     } catch (error) {
       if (!(error instanceof RegistrationError)) throw error;
       const code = error.status === 422 ? "toolsetRejected" : error.status === 404 ? "notFound" : "badRequest";

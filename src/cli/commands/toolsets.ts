@@ -1,7 +1,8 @@
 /**
  * `rewind toolsets register <file.json|yaml>` and `rewind toolsets show <id> [--dts|--prompt]`.
  * A toolset document is easier to write in YAML, so both are accepted; the API validates it,
- * and its errors (a server that does not answer, a policy naming no tool) are shown as sent.
+ * and its errors (a server that does not answer, a policy naming no tool) are shown as sent,
+ * as are the tools it left out because their schemas can't be used.
  */
 import { parse as parseYaml } from "yaml";
 import type { ToolsetView } from "../../api/response-schemas.ts";
@@ -52,6 +53,10 @@ export const registerToolset: Command = async (argv, { api }) => {
     return 0;
   }
   printLine(summary(view));
+  if (view.omittedTools.length > 0) {
+    printLine("\nleft out (a schema can't be used):");
+    for (const t of view.omittedTools) printLine(`  ${t.server}.${t.tool}  ${t.message}`);
+  }
   printLine(`\nwhat a model sees: rewind toolsets show ${view.id} --prompt`);
   return 0;
 };
