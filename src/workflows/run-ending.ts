@@ -6,7 +6,9 @@
  *
  * Command order is part of every recorded history: completed and failed runs keep the order
  * they had in 3477167; what a stuck or cancelled run does beyond it is behind
- * `PATCHES.oneWayToEnd`, so runs that ended that way before replay as they ran.
+ * `PATCHES.oneWayToEnd`, so runs that ended that way before replay as they ran. Since
+ * `PATCHES.observationsSentBeforeEnd` the flush also waits for every shape's signal still on its
+ * way, and a run continuing as new flushes once its calls are no longer being sent.
  */
 import { ApplicationFailure, CancellationScope, condition, continueAsNew, patched } from "@temporalio/workflow";
 import type { EventType } from "../shared/events.ts";
@@ -93,8 +95,14 @@ export class RunEnding {
   /** Drains the run and continues as new with what `carry` gives once no call is being sent. */
   async continueAsNew(drain: { pause(): void; readonly sending: number }, carry: () => CarriedJournal): Promise<never> {
     drain.pause();
-    await this.deps.observations.flush();
-    await condition(() => drain.sending === 0);
+    if (patched(PATCHES.observationsSentBeforeEnd)) {
+      // Observations last: a call still being sent reports its result's shape when it ends.
+      await condition(() => drain.sending === 0);
+      await this.deps.observations.flush();
+    } else {
+      await this.deps.observations.flush();
+      await condition(() => drain.sending === 0);
+    }
     return continueAsNew<(input: RunInput) => Promise<unknown>>({ ...this.deps.run, carried: carry() });
   }
 
