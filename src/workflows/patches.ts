@@ -38,7 +38,9 @@ export const PATCHES = {
    * 2026-12 (after 0f7e2d4): a run that ends or continues as new waits for the signals still
    * carrying shapes new to it to the toolset's record (`Observations.flush`). Before, a shape first
    * seen by the step a run ended on was signalled in the workflow task that closed the run, and
-   * Temporal drops a signal whose sender has closed: the shape was never observed.
+   * Temporal drops a signal whose sender has closed: the shape was never observed. A run that
+   * continues as new flushes once no call is being sent (it flushed first, and lost what calls
+   * still being sent reported).
    */
   observationsSentBeforeEnd: "rewind-observations-sent-before-end",
 } as const;
