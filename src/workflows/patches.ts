@@ -35,7 +35,7 @@ export const PATCHES = {
    */
   batchTimesRecorded: "rewind-batch-times-recorded",
   /**
-   * 2026-12 (after 0f7e2d4): a run that ends or continues as new waits for the signals still
+   * 2026-11-30 (after 3ec3e0c): a run that ends or continues as new waits for the signals still
    * carrying shapes new to it to the toolset's record (`Observations.flush`). Before, a shape first
    * seen by the step a run ended on was signalled in the workflow task that closed the run, and
    * Temporal drops a signal whose sender has closed: the shape was never observed. A run that
