@@ -3,7 +3,7 @@
  * `webhook-id`), derived from the run and what happened, so a retried delivery and a replayed
  * workflow both send the same id and a harness can deduplicate on it.
  */
-export const EVENT_TYPES = ["call.approval_requested", "credentials.expired", "tool.schema_changed", "run.completed", "run.failed", "run.cancelled"] as const;
+export const EVENT_TYPES = ["call.approval_requested", "call.input_requested", "credentials.expired", "tool.schema_changed", "run.completed", "run.failed", "run.cancelled"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 export interface HarnessEvent {

@@ -4,6 +4,7 @@
  * issue the same calls with the same seqs. Shared by the workflow (which keeps it), the sandbox
  * (which is fed from it) and the API (which shows it).
  */
+import type { CallInputRecord, CallProgress } from "./call-input.ts";
 import type { ToolErrorData } from "./tool-error.ts";
 
 /** Built-in tools the workflow serves itself. */
@@ -35,6 +36,10 @@ export interface JournalEntry {
   issuedAt: number;
   startedAt?: number;
   completedAt?: number;
+  /** The latest progress the call reported while in flight (kept once it ended). */
+  progress?: CallProgress;
+  /** Input its server asked the harness for while in flight (elicitations), latest last. */
+  inputs?: CallInputRecord[];
 }
 
 /** A completion fed into the script, in completion order. */

@@ -30,6 +30,8 @@ export interface CallRunnerDeps {
   inbox: SignalInbox;
   children: ChildRuns;
   credentials: CredentialRef;
+  /** Told when a call's dispatch is over, so nothing it reported while in flight stays open. */
+  reports: { callEnded(seq: number): void };
 }
 
 export class CallRunner {
@@ -111,6 +113,7 @@ export class CallRunner {
       throw error;
     } finally {
       release();
+      this.deps.reports.callEnded(entry.seq);
     }
     journal.complete(entry.seq, outcome, Date.now());
     reportCallSpan(run.trace, entry, run.toolset.policies[entry.tool]);

@@ -3,6 +3,7 @@
  * and the API's client, so both sides agree on names and payloads at compile time.
  */
 import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
+import type { CallInputAnswer, CallInputRequest, CallInputState, CallInputWithdrawal, CallProgressReport } from "../shared/call-input.ts";
 import type { CredentialsRenewed } from "../shared/credentials.ts";
 import type { JournalView, RunStatus } from "../shared/run.ts";
 
@@ -21,3 +22,18 @@ export const resumeCallUpdate = defineUpdate<{ seq: number }, [{ seq: number }]>
 
 /** The API tells parked runs that a scope's credentials were written. */
 export const credentialsRenewedSignal = defineSignal<[CredentialsRenewed]>("credentialsRenewed");
+
+/** A call in flight reports its latest progress (coalesced by the activity to about one a second). */
+export const callProgressSignal = defineSignal<[CallProgressReport]>("callProgress");
+
+/** A call in flight waits for the harness's answer to its server's request for input. */
+export const callInputRequestedSignal = defineSignal<[CallInputRequest]>("callInputRequested");
+
+/** The attempt that requested input stopped waiting for it. */
+export const callInputWithdrawnSignal = defineSignal<[CallInputWithdrawal]>("callInputWithdrawn");
+
+/** Where an input request stands; the activity polls it for the answer. */
+export const getCallInputQuery = defineQuery<CallInputState, [{ seq: number; requestId: string }]>("getCallInput");
+
+/** The harness's answer to an input request. Rejected by its validator (→ HTTP 409) unless that request waits. */
+export const answerCallInputUpdate = defineUpdate<{ seq: number }, [CallInputAnswer]>("answerCallInput");

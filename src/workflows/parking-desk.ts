@@ -1,7 +1,8 @@
 /**
  * Parks a run's calls and tells the harness why: the run's status turns `parked` while any call
  * waits, and each parking is announced with its event (approval requested, schema changed,
- * credentials expired or short of scope) before the call waits for its decision.
+ * credentials expired or short of scope) before the call waits for its decision. A call in
+ * flight that waits for input is held the same way (announced as input requested) until released.
  */
 import type { JournalEntry } from "../shared/journal.ts";
 import type { RunInput } from "../shared/run.ts";
@@ -29,8 +30,21 @@ export class ParkingDesk {
     this.parkings += 1;
     if (announce) await this.announce(entry, reason, details, this.parkings);
     const decision = await decided;
-    if (this.lot.size === 0) this.status.set("running");
+    if (this.lot.size === 0 && this.lot.held === 0) this.status.set("running");
     return decision;
+  }
+
+  /** Holds a call in flight as parked (its server asks for input) and tells the harness. */
+  async hold(entry: JournalEntry, reason: ParkReason, details: ParkDetails): Promise<void> {
+    this.lot.hold(entry, reason, details);
+    if (this.status.state === "running") this.status.set("parked");
+    await this.announce(entry, reason, details, 0);
+  }
+
+  /** Ends the hold on `seq`, if any; the run is running again once nothing else waits. */
+  release(seq: number): void {
+    if (!this.lot.release(seq)) return;
+    if (this.lot.size === 0 && this.lot.held === 0 && this.status.state === "parked") this.status.set("running");
   }
 
   private async announce(entry: JournalEntry, reason: ParkReason, details: ParkDetails, nth: number): Promise<void> {
@@ -38,6 +52,9 @@ export class ParkingDesk {
     const call = { seq: entry.seq, tool: entry.tool };
     if (reason === "approval") {
       await emitEvent(namespace, runId, "call.approval_requested", { ...call, args: entry.args }, entry.seq);
+    } else if (reason === "elicitationRequested") {
+      const data = { ...call, message: details["message"] ?? "", requestedSchema: details["requestedSchema"] ?? {} };
+      await emitEvent(namespace, runId, "call.input_requested", data, `${entry.seq}-${String(details["requestId"])}`);
     } else if (reason === "schemaChanged") {
       await emitEvent(namespace, runId, "tool.schema_changed", { ...call, pinned: details["pinned"] ?? null, current: details["current"] ?? null }, `${entry.seq}-${nth}`);
     } else {

@@ -4,13 +4,15 @@
  * the journal: the script's only inputs are the run input and the batches of completions, each
  * with the workflow time at which it was fed. Before history grows too long, the run drains its
  * tool calls and continues as new, carrying the journal. Sending calls is CallRunner's, parking
- * ParkingDesk's, answering the harness RunHandlers', and every end of a run RunEnding's.
+ * ParkingDesk's, answering the harness RunHandlers', what calls report while in flight
+ * CallReportDesk's, and every end of a run RunEnding's.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyLocalActivities, workflowInfo } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.ts";
 import type { CredentialRef } from "../shared/credentials.ts";
 import type { RunInput } from "../shared/run.ts";
 import type { AdvanceInput, AdvanceResult } from "../shared/step.ts";
+import { CallReportDesk, registerCallReportHandlers } from "./call-report-desk.ts";
 import { CallRunner } from "./call-runner.ts";
 import { ChildRuns } from "./child-runs.ts";
 import { ForkReplay } from "./fork-seed.ts";
@@ -65,7 +67,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
     namespace: input.namespace, toolsetId: input.toolsetId, notBefore: startedAt,
     ...(input.endUser ? { endUser: input.endUser } : {}), ...(input.credentials ? { runSealed: input.credentials } : {}),
   };
-  const calls = new CallRunner({ run: input, journal, taken, observations, parking, forkReplay, inbox, children, credentials });
+  const reports = new CallReportDesk({ namespace: input.namespace, journal, parking, status });
+  const calls = new CallRunner({ run: input, journal, taken, observations, parking, forkReplay, inbox, children, credentials, reports });
   const ending = new RunEnding({ run: input, startedAt: () => startedAt, status, observations, children, callCount: () => journal.callCount });
   registerRunHandlers({
     startedAt: () => startedAt, status, journal, parking: parking.lot, inbox, credentials, forkReplay,
@@ -73,6 +76,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     // A run that started before PATCHES.heldStepsWaitOnlyForCallsInFlight and stalled on a held step is woken by any signal.
     beforeSignal: () => { if (taken.heldCount > 0 && !holdsEarlySteps()) taken.release(); },
   });
+  registerCallReportHandlers(reports);
 
   const coldStart = (consumedBatches: number): NonNullable<AdvanceInput["cold"]> => ({
     script: input.script, input: input.input, toolset: input.toolset, startedAt,
