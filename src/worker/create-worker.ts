@@ -8,6 +8,7 @@ import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from
 import type { FinishedSpan, TracingSinks } from "../shared/trace-context.ts";
 import { createTracing, type Tracing } from "../tracing/tracing.ts";
 import { createActivities } from "../activities/index.ts";
+import { createCallReports } from "../activities/call-reports.ts";
 import { createCredentialResolver } from "../credentials/credential-resolver.ts";
 import { createSecretBox } from "../credentials/secret-box.ts";
 import { createEndpointResolver } from "../events/endpoint-resolver.ts";
@@ -119,6 +120,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       credentials: createCredentialResolver({ client, box }),
       tracing,
       validate: validateAgainstSchema,
+      callReports: createCallReports(client),
     }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
     ...(options.identity ? { identity: options.identity } : {}),
