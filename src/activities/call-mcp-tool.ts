@@ -19,6 +19,7 @@ import type { Sandbox } from "../sandbox/index.ts";
 import type { Prestep } from "../shared/step.ts";
 import { CALL_FAILURE, IDEMPOTENCY_META_KEY, MAX_RESULT_BYTES, idempotencyKey, type McpCallInput, type ToolCallResult } from "../shared/tool-call.ts";
 import type { Tracing } from "../tracing/tracing.ts";
+import type { CallReports } from "./call-reports.ts";
 import { withRunEnd } from "./run-end.ts";
 import { createSchemaWatch, type SchemaWatch } from "./schema-watch.ts";
 
@@ -31,6 +32,8 @@ export interface McpCallDeps {
   tracing: Tracing;
   credentials: CredentialResolver;
   validate: SchemaValidator;
+  /** Where a call's progress and its server's questions go: the run's journal and the harness. */
+  callReports?: CallReports;
 }
 
 /** How often a pending call tells Temporal the worker is still alive. */
