@@ -9,6 +9,7 @@ export type ApiErrorCode =
   | "payloadTooLarge"
   | "typeCheckFailed"
   | "toolsetRejected"
+  | "invalidAnswer"
   | "unauthorized"
   | "notFound"
   | "conflict"

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { registerToolsetBody } from "../toolsets/registration-request.ts";
 import { declarationsQuery } from "./routes/toolsets.ts";
 import { storeWorkflowBody } from "./routes/workflows.ts";
-import { codecBody, credentialsBody, eventsEndpointBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "./schemas.ts";
+import { codecBody, credentialsBody, elicitationAnswerBody, eventsEndpointBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "./schemas.ts";
 import * as responses from "./response-schemas.ts";
 
 /** Request schemas, validated with `io: "input"` (defaults make fields optional). */
@@ -16,6 +16,7 @@ export const REQUEST_SCHEMAS = {
   RegisterToolsetRequest: registerToolsetBody,
   StartRunRequest: startRunBody,
   RejectCallRequest: rejectCallBody,
+  ElicitationAnswerRequest: elicitationAnswerBody,
   EventsEndpointRequest: eventsEndpointBody,
   StoreWorkflowRequest: storeWorkflowBody,
   CredentialsRequest: credentialsBody,
@@ -108,6 +109,11 @@ export const OPERATIONS: Operation[] = [
   {
     method: "post", path: "/v1/runs/{id}/calls/{seq}/resume", operationId: "resumeCall", tag: "runs",
     summary: "Send again a call parked on expired credentials, missing scope or a changed schema", responses: { 200: "CallDecision", 404: "Error", 409: "Error" },
+  },
+  {
+    method: "post", path: "/v1/runs/{id}/calls/{seq}/elicitation", operationId: "answerElicitation", tag: "runs", body: "ElicitationAnswerRequest",
+    summary: "Answer the input a call's MCP server asked for (event call.input_requested): accept with content that fits the requested schema, decline or cancel",
+    responses: { 200: "CallDecision", 400: "Error", 404: "Error", 409: "Error", 422: "Error", 503: "Error" },
   },
   {
     method: "post", path: "/v1/runs/{id}/fork", operationId: "forkRun", tag: "runs", body: "ForkRunRequest",

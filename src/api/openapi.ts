@@ -12,7 +12,7 @@ type JsonObject = Record<string, unknown>;
 const STATUS_TEXT: Record<number, string> = {
   200: "OK", 201: "Created", 202: "Accepted", 400: "Bad request: invalid JSON, body or query (details.problems lists each)",
   401: "Unauthorized: a valid API key is required", 404: "Not found", 409: "Conflict", 413: "Payload too large",
-  422: "Unprocessable", 500: "Internal error",
+  422: "Unprocessable", 500: "Internal error", 503: "Unavailable: no worker answered for the run; try again",
 };
 
 /** Converts every schema of `schemas` at once, so they refer to each other as components. */

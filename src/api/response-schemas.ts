@@ -12,7 +12,7 @@ import type { ApiErrorCode } from "./http-error.ts";
 import type { RunView } from "./run-service.ts";
 
 const API_ERROR_CODES = [
-  "badRequest", "invalidJson", "unsupportedMediaType", "payloadTooLarge", "typeCheckFailed", "toolsetRejected",
+  "badRequest", "invalidJson", "unsupportedMediaType", "payloadTooLarge", "typeCheckFailed", "toolsetRejected", "invalidAnswer",
   "unauthorized", "notFound", "conflict", "unavailable", "internal",
 ] as const satisfies readonly ApiErrorCode[];
 
@@ -89,7 +89,7 @@ export const parkedCall = z.object({
   seq: z.number().int(),
   tool: z.string(),
   args: z.unknown().optional(),
-  reason: z.string().describe("`approval`, `credentialsExpired`, `insufficientScope` or `schemaChanged`"),
+  reason: z.string().describe("`approval`, `credentialsExpired`, `insufficientScope`, `schemaChanged`, or `elicitationRequested` (the call is in flight and its server asks for input: answer it with POST …/elicitation)"),
   details: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -123,6 +123,25 @@ const toolErrorData = z.object({
 
 const workflowTime = z.number().describe("Workflow time, ms since the epoch");
 
+const callProgress = z.object({
+  progress: z.number(),
+  total: z.number().optional(),
+  message: z.string().optional(),
+  attempt: z.number().int().describe("The attempt that reported it"),
+  at: workflowTime.describe("When the run received it"),
+});
+
+const callInputRecord = z.object({
+  requestId: z.string(),
+  attempt: z.number().int(),
+  message: z.string(),
+  requestedSchema: z.record(z.string(), z.unknown()),
+  requestedAt: workflowTime,
+  outcome: z.enum(["accept", "decline", "cancel", "withdrawn"]).optional().describe("The harness's answer, or `withdrawn` (the attempt or call ended first); absent while it waits"),
+  content: z.record(z.string(), z.unknown()).optional().describe("An accepted answer's content"),
+  endedAt: workflowTime.optional(),
+});
+
 export const journalEntry = z.object({
   seq: z.number().int().min(1),
   tool: z.string().describe("`group.tool`, or a built-in such as `rewind.sleep`"),
@@ -136,6 +155,8 @@ export const journalEntry = z.object({
   issuedAt: workflowTime,
   startedAt: workflowTime.optional(),
   completedAt: workflowTime.optional(),
+  progress: callProgress.optional().describe("The latest progress the call's server reported while it was in flight"),
+  inputs: z.array(callInputRecord).optional().describe("Input the call's server asked the harness for (elicitations), latest last"),
 });
 
 export const journalView = z.object({

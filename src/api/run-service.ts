@@ -4,15 +4,17 @@
  * started it; asking for another namespace's run looks exactly like asking for a missing one.
  */
 import { createHash } from "node:crypto";
-import {
-  WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError, type Client,
-} from "@temporalio/client";
+import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, isGrpcServiceError, type Client } from "@temporalio/client";
 import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
 import { fromHistoryPayload } from "../payloads/external-storage.ts";
 import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/runtime-version.ts";
 import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type Cassette, type ForkSeed, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
-import { approveCallUpdate, getJournalQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate } from "../workflows/messages.ts";
+import type { ElicitationAnswer } from "../shared/call-input.ts";
+import type { JsonSchema } from "../shared/toolset.ts";
+import { validateAgainstSchema } from "../sandbox/index.ts";
+import { answerCallInputUpdate, approveCallUpdate, getJournalQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate } from "../workflows/messages.ts";
+import { sendCallUpdate } from "./call-updates.ts";
 import { HttpError, notFound } from "./http-error.ts";
 
 export interface RunServiceOptions {
@@ -39,14 +41,6 @@ export interface RunView {
 }
 
 export type StartRunInput = Omit<RunInput, "runId"> & { idempotencyKey?: string };
-
-const DECIDE_ATTEMPTS = 4;
-
-/** gRPC FAILED_PRECONDITION under the client's error, as an update meeting a failed workflow task gets it. */
-function isFailedPrecondition(error: unknown): boolean {
-  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
-  return cause?.code === 9 || (error as { code?: unknown } | undefined)?.code === 9;
-}
 
 const TEMPORAL_STATUS: Record<string, RunState> = {
   COMPLETED: "completed", FAILED: "failed", TERMINATED: "failed", TIMED_OUT: "failed", CANCELLED: "cancelled",
@@ -141,28 +135,31 @@ export function createRunService(options: RunServiceOptions) {
           ? handle.executeUpdate(approveCallUpdate, { args: [{ seq }] })
           : handle.executeUpdate(rejectCallUpdate, { args: [{ seq, ...(decision.reason ? { reason: decision.reason } : {}) }] });
       };
-      try {
-        // Temporal refuses an update whose workflow task failed (FAILED_PRECONDITION), e.g. when
-        // the run tried to end while a result was arriving: the task is retried and the update
-        // was not applied, so it is sent again, a few times.
-        for (let attempt = 1; ; attempt++) {
-          try {
-            return await send();
-          } catch (error) {
-            if (attempt >= DECIDE_ATTEMPTS || !isFailedPrecondition(error)) throw error;
-            await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-          }
-        }
-      } catch (error) {
-        if (error instanceof WorkflowUpdateFailedError) throw new HttpError(409, "conflict", `call ${seq} of run ${runId} is not waiting for a decision`);
-        // The run may have ended between the check above and the update, whatever error that
-        // surfaces as ("update was aborted by closing workflow", not found…): look again.
-        const now = await client.workflow.getHandle(runId).describe().catch(() => undefined);
-        if (error instanceof WorkflowNotFoundError || !now || now.status.name !== "RUNNING") {
-          throw new HttpError(409, "conflict", `run ${runId} is no longer running; its calls can no longer be decided`);
-        }
-        throw error;
+      return sendCallUpdate(client, runId, send, `call ${seq} of run ${runId} is not waiting for a decision`);
+    },
+
+    /**
+     * Answers the input a call's server asked for (an elicitation): 404 for a call the run never
+     * made, 409 when the call waits for no input, 422 when accepted content does not fit the
+     * schema the server asked for.
+     */
+    async answerInput(runId: string, namespace: string, seq: number, answer: ElicitationAnswer): Promise<{ seq: number }> {
+      const d = await describeOwned(runId, namespace);
+      if (d.status.name !== "RUNNING") throw new HttpError(409, "conflict", `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its calls can no longer be answered`);
+      const status = await withinQueryTimeout(client.workflow.getHandle(runId).query(getStatusQuery));
+      if (!status) throw new HttpError(503, "unavailable", `no worker answered for run ${runId}; try again`);
+      if (seq > status.calls.total) throw notFound(`call ${seq} of run ${runId}`);
+      const waiting = status.parked.find((p) => p.seq === seq && p.reason === "elicitationRequested");
+      const requestId = waiting?.details?.["requestId"];
+      const refused = `call ${seq} of run ${runId} is not waiting for input`;
+      if (typeof requestId !== "string") throw new HttpError(409, "conflict", refused);
+      if (answer.action === "accept") {
+        const schema = waiting?.details?.["requestedSchema"];
+        const problem = validateAgainstSchema(typeof schema === "object" && schema !== null ? schema as JsonSchema : {}, answer.content);
+        if (problem) throw new HttpError(422, "invalidAnswer", `the content does not fit the schema call ${seq} asked for: ${problem.message}`, problem.details);
       }
+      const handle = client.workflow.getHandle(runId);
+      return sendCallUpdate(client, runId, () => handle.executeUpdate(answerCallInputUpdate, { args: [{ seq, requestId, answer }] }), refused);
     },
 
     async cancel(runId: string, namespace: string): Promise<RunView> {
@@ -242,11 +239,15 @@ function statusName(status: number | null | undefined): string {
 const QUERY_TIMEOUT_MS = 3_000;
 const PAGE_TOKEN_DEADLINE_MS = 2_000;
 
+/** A query's answer, or undefined when it fails or no worker answers within QUERY_TIMEOUT_MS. */
+function withinQueryTimeout<T>(query: Promise<T>): Promise<T | undefined> {
+  const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), QUERY_TIMEOUT_MS).unref());
+  return Promise.race([query.catch(() => undefined), timeout]);
+}
+
 /** Parked calls come from the run's own state; without a worker to answer, they are left out. */
 async function parkedCalls(client: Client, runId: string): Promise<RunView["parked"]> {
-  const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), QUERY_TIMEOUT_MS).unref());
-  const status = await Promise.race([client.workflow.getHandle(runId).query(getStatusQuery).catch(() => undefined), timeout]);
-  return status?.parked;
+  return (await withinQueryTimeout(client.workflow.getHandle(runId).query(getStatusQuery)))?.parked;
 }
 
 async function failureOf(client: Client, runId: string): Promise<RunView["error"]> {

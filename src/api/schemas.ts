@@ -33,6 +33,16 @@ export const rejectCallBody = z.strictObject({
   reason: z.string().min(1).max(2000).optional(),
 });
 
+/** `POST /v1/runs/{id}/calls/{seq}/elicitation`: the answer to the input a call's server asked for. */
+export const elicitationAnswerBody = z.discriminatedUnion("action", [
+  z.strictObject({
+    action: z.literal("accept"),
+    content: z.record(z.string(), z.unknown()).describe("The answer; it must fit the schema the server asked for (else 422)"),
+  }),
+  z.strictObject({ action: z.literal("decline") }),
+  z.strictObject({ action: z.literal("cancel") }),
+]);
+
 export const eventsEndpointBody = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: "url must be an http or https URL" }),
   secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, "secret must be a Standard Webhooks secret: whsec_ followed by base64").optional(),

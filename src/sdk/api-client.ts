@@ -8,6 +8,7 @@
  * const run = await api.startRun({ script: "export default async () => 42" });
  * console.log((await api.getRun(run.id)).status);
  */
+import type { ElicitationAnswer } from "../shared/call-input.ts";
 import type { Cassette } from "../shared/run.ts";
 import type { RegisterToolsetBody } from "../toolsets/registration-request.ts";
 import type {
@@ -118,6 +119,8 @@ export function createApiClient(options: ApiClientOptions) {
     approveCall: (id: string, seq: number) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/approve`),
     rejectCall: (id: string, seq: number, reason?: string) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/reject`, reason ? { reason } : {}),
     resumeCall: (id: string, seq: number) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/resume`),
+    /** Answers the input call `seq`'s server asked for (event `call.input_requested`). */
+    answerElicitation: (id: string, seq: number, answer: ElicitationAnswer) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/elicitation`, answer),
     forkRun: (id: string, body: { script: string; input?: unknown; parent?: "keep" | "cancel" }) => json<RunViewBody & { forkedFrom: string }>("POST", `${run(id)}/fork`, body),
     getCassette: (id: string) => json<Cassette>("GET", `${run(id)}/cassette`),
     cancelRun: (id: string) => json<RunViewBody>("POST", `${run(id)}/cancel`),

@@ -115,6 +115,10 @@ describe("answers match the document", () => {
     expect((await call("POST", "/v1/runs/{id}/calls/{seq}/approve", `/v1/runs/${id}/calls/1/approve`)).status).toBe(409);
     expect((await call("POST", "/v1/runs/{id}/calls/{seq}/reject", `/v1/runs/${id}/calls/1/reject`, { reason: 5 })).status).toBe(400);
     expect((await call("POST", "/v1/runs/{id}/calls/{seq}/resume", `/v1/runs/${id}/calls/1/resume`)).status).toBe(409);
+    const elicitation = "/v1/runs/{id}/calls/{seq}/elicitation";
+    expect((await call("POST", elicitation, `/v1/runs/${id}/calls/1/elicitation`, { action: "decline" })).status).toBe(409);
+    expect((await call("POST", elicitation, `/v1/runs/${id}/calls/1/elicitation`, { action: "accept" })).status).toBe(400);
+    expect((await call("POST", elicitation, "/v1/runs/run_0123456789ABCDEFGHJK/calls/1/elicitation", { action: "cancel" })).status).toBe(404);
     expect((await call("POST", "/v1/runs/{id}/cancel", `/v1/runs/${id}/cancel`)).body.status).toBe("completed");
     expect((await call("POST", "/v1/runs/{id}/fork", "/v1/runs/run_0123456789ABCDEFGHJK/fork", { script })).status).toBe(404);
     const fork = await call("POST", "/v1/runs/{id}/fork", `/v1/runs/${id}/fork`, { script, input: { n: 4 } });

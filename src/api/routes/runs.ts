@@ -1,5 +1,6 @@
 /**
- * The runs routes: start (type-check, transpile, start the workflow), read, list, cancel.
+ * The runs routes: start (type-check, transpile, start the workflow), read, list, cancel, and
+ * the harness's part in a run's calls: decide parked calls, answer the input a call asks for.
  */
 import { Router } from "express";
 import type { TypeChecker } from "../../declarations/type-check.ts";
@@ -11,7 +12,7 @@ import { newRunTrace } from "../run-trace.ts";
 import { checkServers } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
-import { forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "../schemas.ts";
+import { elicitationAnswerBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
 
 export interface RunsRouteDeps {
@@ -84,6 +85,13 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
 
   router.post("/v1/runs/:id/calls/:seq/resume", async function resumeCall(req, res) {
     res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { resume: true }));
+  });
+
+  router.post("/v1/runs/:id/calls/:seq/elicitation", async function answerElicitation(req, res) {
+    const id = runIdParam(req.params.id);
+    const seq = seqParam(req.params.seq);
+    const answer = parseOrThrow(elicitationAnswerBody, req.body, "body");
+    res.json(await deps.runs.answerInput(id, namespaceOf(req), seq, answer));
   });
 
   router.post("/v1/runs/:id/fork", async function forkRun(req, res) {
