@@ -1,18 +1,29 @@
 /**
  * Turns successive journal snapshots into what happened since the last one: a call started, was
- * retried, parked, was approved, finished. Polling sees states, not transitions, so the tracker
- * remembers what it showed of each call and reports each change once; a call first seen already
- * finished gets one line with its arguments.
+ * retried, reported progress, parked, was approved, asked for input and got its answer, finished.
+ * Polling sees states, not transitions, so the tracker remembers what it showed of each call and
+ * reports each change once; a call first seen already finished gets one line with its arguments.
  */
 import type { JournalEntryBody, RunViewBody } from "../api/response-schemas.ts";
-import { compact, formatDuration } from "./output.ts";
+import { compact, formatDuration, progressText } from "./output.ts";
 
 interface Seen {
   status: JournalEntryBody["status"];
   attempts: number;
   approved: boolean;
   announced: boolean;
+  /** When the progress last shown was received. */
+  progressAt: number | undefined;
+  /** Input requests shown, and those whose outcome was shown. */
+  asked: Set<string>;
+  ended: Set<string>;
 }
+
+type InputRecord = NonNullable<JournalEntryBody["inputs"]>[number];
+
+const OUTCOME_TEXT: Record<NonNullable<InputRecord["outcome"]>, string> = {
+  accept: "accepted", decline: "declined", cancel: "cancelled", withdrawn: "withdrawn (the attempt ended first)",
+};
 
 const FINAL = new Set(["completed", "failed"]);
 
@@ -42,13 +53,40 @@ export function createCallTracker(runId: string) {
     ];
   }
 
-  function changes(e: JournalEntryBody, before: Seen | undefined, run: RunViewBody): string[] {
+  /**
+   * The call's input requests: each open one asked once (with the command that answers it), and
+   * the outcome of each once; of a call that has ended, only the outcomes of requests shown.
+   */
+  function inputs(e: JournalEntryBody, seen: Seen, ended: boolean): string[] {
+    const lines: string[] = [];
+    for (const input of e.inputs ?? []) {
+      const shown = seen.asked.has(input.requestId);
+      if (!shown && !input.outcome && !ended) {
+        lines.push(`? ${name(e)} asks: ${input.message}`, `    schema: ${compact(input.requestedSchema, 120)}`);
+        lines.push(`    answer: rewind runs answer ${runId} ${e.seq} --accept '{…}' | --decline | --cancel`);
+      }
+      if (ended && !shown) continue;
+      seen.asked.add(input.requestId);
+      if (input.outcome && !seen.ended.has(input.requestId)) {
+        seen.ended.add(input.requestId);
+        lines.push(`→ ${name(e)} input ${OUTCOME_TEXT[input.outcome]}${input.outcome === "withdrawn" ? "" : ", the call goes on"}`);
+      }
+    }
+    return lines;
+  }
+
+  function changes(e: JournalEntryBody, before: Seen | undefined, run: RunViewBody, seen: Seen): string[] {
     const lines: string[] = [];
     const isFinal = FINAL.has(e.status);
     if (!before && !isFinal) lines.push(`→ ${call(e)}`);
     if (e.approved && !before?.approved && before?.status === "parked") lines.push(`→ ${name(e)} approved, sending`);
     if (!isFinal && e.attempts > 1 && e.attempts > (before?.attempts ?? 1)) lines.push(`↻ ${name(e)} retrying, attempt ${e.attempts}`);
-    if (e.status === "parked" && before?.status !== "parked") lines.push(...parked(e, run));
+    if (!isFinal && e.progress && e.progress.at !== before?.progressAt) lines.push(`⋯ call ${name(e)} ${progressText(e.progress)}`);
+    // A call parked for input is shown by its request (which names the command that answers it).
+    const reason = run.parked?.find((p) => p.seq === e.seq)?.reason ?? (e.inputs?.at(-1)?.outcome === undefined && e.inputs?.length ? "elicitationRequested" : undefined);
+    const asking = reason === "elicitationRequested";
+    lines.push(...inputs(e, seen, isFinal));
+    if (e.status === "parked" && before?.status !== "parked" && !asking) lines.push(...parked(e, run));
     if (isFinal && !FINAL.has(before?.status ?? "")) lines.push(finished(e, before));
     return lines;
   }
@@ -64,8 +102,12 @@ export function createCallTracker(runId: string) {
       const lines: string[] = [];
       for (const e of entries) {
         const before = seen.get(e.seq);
-        lines.push(...changes(e, before, run));
-        seen.set(e.seq, { status: e.status, attempts: e.attempts, approved: e.approved === true, announced: (before?.announced ?? false) || !FINAL.has(e.status) });
+        const now: Seen = {
+          status: e.status, attempts: e.attempts, approved: e.approved === true, announced: (before?.announced ?? false) || !FINAL.has(e.status),
+          progressAt: e.progress?.at, asked: before?.asked ?? new Set(), ended: before?.ended ?? new Set(),
+        };
+        lines.push(...changes(e, before, run, now));
+        seen.set(e.seq, now);
       }
       while (FINAL.has(seen.get(settledThrough + 1)?.status ?? "")) settledThrough++;
       return lines;

@@ -24,6 +24,8 @@ export const CLIENT_USAGE = `  toolsets register <file.json|yaml>               
   runs approve <id> <seq>                             send a call parked for approval
   runs reject <id> <seq> [--reason text]              the script gets ToolError(rejected)
   runs resume <id> <seq>                              send again a call parked on expired credentials
+  runs answer <id> <seq> --accept json|--decline|--cancel
+                                                      answer the input a call's MCP server asked for
   runs fork <id> <script.ts> [--cancel-parent]        a new run reusing the parent's calls until the script differs
   runs cassette <id> [--out file]                     the run, self-contained, for offline replay
   replay <cassette.json> [script.ts]                  replay a script against a cassette, offline

@@ -33,6 +33,11 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
 }
 
+/** A call's progress as `40/100 indexing…`: the count, the total when known, the server's message. */
+export function progressText(progress: { progress: number; total?: number | undefined; message?: string | undefined }): string {
+  return `${progress.progress}${progress.total === undefined ? "" : `/${progress.total}`}${progress.message ? ` ${progress.message}` : ""}`;
+}
+
 /** Left-aligned columns for listings. */
 export function table(rows: string[][]): string {
   const widths: number[] = [];

@@ -1,7 +1,8 @@
 /**
  * The `rewind` client commands, run as child processes against a real stack: a toolset
  * registered from YAML, a run followed with --watch to its result, a call parked for approval
- * and approved from a second process while the first watches, type errors shown like tsc,
+ * and approved from a second process while the first watches, a call's progress and its
+ * server's question shown by watch and answered from a second process, type errors shown like tsc,
  * --json output, and one-sentence errors with their exit codes.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -9,7 +10,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
-import { echoTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
+import { createCallReports } from "../../src/activities/call-reports.ts";
+import { echoTool, effectCounterTool, gateTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, type RewindStack } from "../helpers/rewind-stack.ts";
 import { runCli, spawnCli } from "./cli-process.ts";
 
@@ -18,12 +20,13 @@ let server: TestMcpServer;
 let dir: string;
 let toolset: string;
 const invoices = effectCounterTool({ name: "send_invoice" });
+const gate = gateTool("sync");
 const cli = (...args: string[]) => runCli(args, { url: stack.api.url, cwd: dir });
 
 beforeAll(async () => {
   [stack, server, dir] = await Promise.all([
     startRewindStack(),
-    startMcpServer({ tools: [echoTool(), invoices.tool] }),
+    startMcpServer({ tools: [echoTool(), invoices.tool, gate.tool] }),
     mkdtemp(path.join(tmpdir(), "rewind-cli-")),
   ]);
   await writeFile(path.join(dir, "toolset.yaml"), [
@@ -50,9 +53,16 @@ beforeAll(async () => {
     '  return "sent";',
     "}",
   ].join("\n"));
+  await writeFile(path.join(dir, "sync.ts"), [
+    'import { billing } from "rewind:tools";',
+    "export default async function main() {",
+    "  return await billing.sync({});",
+    "}",
+  ].join("\n"));
   await writeFile(path.join(dir, "broken.ts"), "export default async function main(input: { n: number }) {\n  return input.x;\n}\n");
 });
 afterAll(async () => {
+  gate.releaseAll();
   await stack?.stop();
   await server?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
@@ -106,6 +116,41 @@ describe("rewind run", () => {
     const again = await cli("runs", "approve", runId, "1");
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(`rewind: run ${runId} is completed; its calls can no longer be decided\n`);
+  });
+
+  it("shows a call's progress and its server's question, and goes on once another process answered it", async () => {
+    const watch = spawnCli(["run", "sync.ts", "--toolset", toolset, "--watch"], { url: stack.api.url, cwd: dir });
+    const runId = /started (run_\w+)/.exec(await watch.waitFor(/started run_\w+/))?.[1] ?? "";
+    for (let i = 0; i < 200 && !gate.holds(runId); i++) await new Promise((r) => setTimeout(r, 50));
+    // What the MCP activity does when its server reports progress and asks for input.
+    const reports = createCallReports(stack.client);
+    const call = { namespace: "default", runId, seq: 1, attempt: 1 };
+    reports.progress(call, { progress: 40, total: 100, message: "indexing…" });
+    await watch.waitFor("⋯ call 1 billing.sync 40/100 indexing…\n");
+    const schema = { type: "object", properties: { project: { type: "string" } }, required: ["project"] };
+    const asked = reports.askInput(call, { message: "Which project?", requestedSchema: schema }, new AbortController().signal);
+    const output = await watch.waitFor(`rewind runs answer ${runId} 1 --accept`);
+    expect(output).toContain("? 1 billing.sync asks: Which project?\n");
+
+    expect(await cli("runs", "answer", runId, "1")).toMatchObject({ code: 2, stderr: expect.stringContaining("give exactly one of --accept, --decline, --cancel") });
+    const misfit = await cli("runs", "answer", runId, "1", "--accept", '{"name":"x"}');
+    expect(misfit.code).toBe(1);
+    expect(misfit.stderr).toMatch(/^rewind: the content does not fit the schema call 1 asked for: .*project/);
+    const shown = await cli("runs", "show", runId);
+    expect(shown.stdout).toContain("waits for elicitationRequested");
+    expect(shown.stdout).toContain("asks: Which project?");
+    const answered = await cli("runs", "answer", runId, "1", "--accept", '{"project":"rewind"}');
+    expect(answered).toMatchObject({ code: 0, stdout: `answered call 1 of ${runId} (accept); the call goes on\n`, stderr: "" });
+    await expect(asked).resolves.toEqual({ action: "accept", content: { project: "rewind" } });
+
+    gate.release(runId);
+    const done = await watch.done;
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain("→ 1 billing.sync input accepted, the call goes on");
+    expect(done.stdout).toContain(`result: {"released":"${runId}"}`);
+    const again = await cli("runs", "answer", runId, "1", "--decline");
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(`rewind: run ${runId} is completed; its calls can no longer be answered\n`);
   });
 
   it("shows type errors like tsc: position, code, source line and a caret", async () => {

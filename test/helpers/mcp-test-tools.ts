@@ -1,7 +1,8 @@
 /**
  * Tool factories for the test MCP server: the behaviours durable dispatch must cope with — an
  * idempotent effect keyed by `codes.rewind/idempotency-key`, a slow tool that counts calls in
- * flight, a tool that drops its connection on the first attempts, a tool failing with `isError`.
+ * flight, a tool that drops its connection on the first attempts, a tool failing with `isError`,
+ * a tool that holds each call until the test releases it.
  * Each returns the tool and the counters a test asserts on.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -116,4 +117,36 @@ export function failingTool(message = "the repository does not exist", name = "f
 /** Returns a fixed result, for the rules of what a script gets. */
 export function fixedTool(name: string, result: CallToolResult, schemas: Partial<Pick<TestToolDefinition, "outputSchema">> = {}): TestToolDefinition {
   return { name, inputSchema: OBJECT, ...schemas, handler: async () => result };
+}
+
+/**
+ * Holds each call until the test releases it (or the call is cancelled), keyed by the run id in
+ * the call's idempotency key: a run's call stays in flight for as long as a test needs it to.
+ */
+export function gateTool(name = "gate") {
+  const held = new Map<string, () => void>();
+  const tool: TestToolDefinition = {
+    name,
+    inputSchema: OBJECT,
+    handler: (_args, { meta, signal }) => new Promise((resolve) => {
+      const runId = String(meta[IDEMPOTENCY_KEY]).split("/")[0] ?? "";
+      const release = () => resolve(text({ released: runId }));
+      held.set(runId, release);
+      signal.addEventListener("abort", release, { once: true });
+    }),
+  };
+  return {
+    tool,
+    /** Whether a call of this run is at the tool now. */
+    holds: (runId: string) => held.has(runId),
+    /** Lets the run's call answer. */
+    release(runId: string) {
+      held.get(runId)?.();
+      held.delete(runId);
+    },
+    releaseAll() {
+      for (const release of held.values()) release();
+      held.clear();
+    },
+  };
 }

@@ -1,12 +1,13 @@
 /**
- * `rewind runs list|show|journal|watch|cancel|approve|reject`: reading and steering runs that
- * already exist. Each is one or two API calls; the human output is short and names the next
- * command to type (approve a parked call, watch a running one).
+ * `rewind runs list|show|journal|watch|cancel|approve|reject|answer`: reading and steering runs
+ * that already exist. Each is one or two API calls; the human output is short and names the next
+ * command to type (approve a parked call, answer a call's question, watch a running one).
  */
 import type { JournalBody, JournalEntryBody, RunViewBody } from "../../api/response-schemas.ts";
 import { arg, parseCommand, seqArg, UsageError } from "../args.ts";
-import { compact, formatDuration, full, printJson, printLine, table } from "../output.ts";
+import { compact, formatDuration, full, printJson, printLine, progressText, table } from "../output.ts";
 import { watchRun } from "../watch.ts";
+import { answer } from "./answer.ts";
 import type { Command } from "./command.ts";
 import { saveCassette } from "./replay.ts";
 import { readText, reportTypeErrors } from "./script-file.ts";
@@ -21,7 +22,12 @@ function describeRun(run: RunViewBody): string {
   if (run.error) lines.push(`  error     ${run.error.type}: ${run.error.message}`);
   for (const p of run.parked ?? []) {
     lines.push(`  parked    call ${p.seq} ${p.tool}(${compact(p.args, 80)}) waits for ${p.reason}`);
-    lines.push(`            approve: rewind runs approve ${run.id} ${p.seq}`);
+    if (p.reason === "elicitationRequested") {
+      lines.push(`            asks: ${String(p.details?.["message"] ?? "")}`, `            schema: ${compact(p.details?.["requestedSchema"], 120)}`);
+      lines.push(`            answer: rewind runs answer ${run.id} ${p.seq} --accept '{…}' | --decline | --cancel`);
+    } else {
+      lines.push(`            approve: rewind runs approve ${run.id} ${p.seq}`);
+    }
   }
   if (run.temporalUrl) lines.push(`  temporal  ${run.temporalUrl}`);
   return lines.join("\n");
@@ -29,7 +35,7 @@ function describeRun(run: RunViewBody): string {
 
 function journalRow(e: JournalEntryBody): string[] {
   const took = e.completedAt !== undefined ? formatDuration(e.completedAt - (e.startedAt ?? e.issuedAt)) : "";
-  const outcome = e.status === "completed" ? `→ ${compact(e.result, 60)}` : e.error ? `${e.error.code}: ${e.error.message}` : "";
+  const outcome = e.status === "completed" ? `→ ${compact(e.result, 60)}` : e.error ? `${e.error.code}: ${e.error.message}` : e.progress ? `at ${progressText(e.progress)}` : "";
   return [String(e.seq), e.tool, e.status + (e.approved ? " (approved)" : ""), String(e.attempts), took, `${compact(e.args, 40)} ${outcome}`];
 }
 
@@ -131,4 +137,5 @@ export const RUNS_COMMANDS: Record<string, Command> = {
   cancel: oneRun("cancel", "rewind runs cancel <id> [--json]"),
   approve: decide(true),
   reject: decide(false),
+  answer,
 };
