@@ -7,6 +7,7 @@ import { stripTypeScriptTypes } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, validateAgainstSchema, type Sandbox } from "../../src/sandbox/index.ts";
 import { EMPTY_CHAIN, batchChain, type AdvanceResult } from "../../src/shared/step.ts";
+import { SANDBOX_RUNTIME_VERSION } from "../../src/shared/runtime-version.ts";
 import { EMPTY_TOOLSET, type PinnedToolset } from "../../src/shared/toolset.ts";
 
 let sandbox: Sandbox;
@@ -147,6 +148,6 @@ describe("sandbox steps", () => {
     const unversioned = await box.advance({ runId: "run_v0", consumedBatches: 0, batches: [], cold: cold("export default async () => 2;") });
     expect(unversioned).toMatchObject({ kind: "done", result: 2 });
     await expect(box.advance({ runId: "run_v99", consumedBatches: 0, batches: [], cold: { ...cold("export default async () => 3;"), runtimeVersion: 99 } }))
-      .rejects.toThrow(/started on sandbox runtime 99; this worker has runtime 2/);
+      .rejects.toThrow(new RegExp(`started on sandbox runtime 99; this worker has runtime ${SANDBOX_RUNTIME_VERSION}`));
   });
 });
