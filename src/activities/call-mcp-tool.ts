@@ -6,12 +6,18 @@
  * the input, so every attempt carries the same one. A tool's own error is returned as a result
  * (never retried); an interruption is thrown as a typed failure the workflow understands.
  * A result also carries the script's next step when the run's isolate is warm on this worker.
+ *
+ * Each run has its own MCP session per server (the pool key names the run). While the call is
+ * out, the server's progress reaches the run's journal (and keeps the attempt's heartbeat
+ * going), and a question it asks (elicitation) parks the call until the harness answers. A tool
+ * the server runs as a task is called as one; the task's id goes into the heartbeat, so the
+ * attempt after a lost worker waits for that task instead of calling the tool again.
  */
 import { createHash } from "node:crypto";
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
 import type { CredentialResolver } from "../credentials/credential-resolver.ts";
-import { McpCallError, McpConnectError, resultValue, type McpPool } from "../mcp/index.ts";
+import { McpCallError, McpConnectError, resultValue, type McpCallHooks, type McpPool, type McpTaskHandle, type McpToolDescriptor } from "../mcp/index.ts";
 import { scrub, secretsOf } from "../mcp/mcp-errors.ts";
 import type { SchemaValidator } from "../sandbox/call-gate.ts";
 import type { EndpointResolver } from "../events/endpoint-resolver.ts";
@@ -19,9 +25,9 @@ import type { Sandbox } from "../sandbox/index.ts";
 import type { Prestep } from "../shared/step.ts";
 import { CALL_FAILURE, IDEMPOTENCY_META_KEY, MAX_RESULT_BYTES, idempotencyKey, type McpCallInput, type ToolCallResult } from "../shared/tool-call.ts";
 import type { Tracing } from "../tracing/tracing.ts";
-import type { CallReports } from "./call-reports.ts";
 import { withRunEnd } from "./run-end.ts";
-import { createSchemaWatch, type SchemaWatch } from "./schema-watch.ts";
+import type { CallRef, CallReports } from "./call-reports.ts";
+import { createSchemaWatch, schemaChangeOf, type SchemaWatch } from "./schema-watch.ts";
 
 export interface McpCallDeps {
   mcpPool: McpPool;
@@ -34,6 +40,11 @@ export interface McpCallDeps {
   validate: SchemaValidator;
   /** Where a call's progress and its server's questions go: the run's journal and the harness. */
   callReports?: CallReports;
+}
+
+/** What an attempt leaves in its heartbeat for the attempts after it. */
+interface AttemptNotes {
+  task?: McpTaskHandle;
 }
 
 /** How often a pending call tells Temporal the worker is still alive. */
@@ -50,6 +61,34 @@ const FAILURE_OF_REASON: Record<string, { type: string; retryable: boolean }> = 
 function textOf(content: unknown[]): string {
   const texts = content.flatMap((item) => (typeof item === "object" && item !== null && (item as { type?: unknown }).type === "text" ? [String((item as { text?: unknown }).text)] : []));
   return texts.join("\n").slice(0, 2000) || "the tool reported an error";
+}
+
+function notesOf(details: unknown): AttemptNotes {
+  const task = typeof details === "object" && details !== null ? (details as { task?: unknown }).task : undefined;
+  if (typeof task !== "object" || task === null) return {};
+  const { taskId, sessionId } = task as { taskId?: unknown; sessionId?: unknown };
+  return typeof taskId === "string" && typeof sessionId === "string" ? { task: { taskId, sessionId } } : {};
+}
+
+/**
+ * Progress counts as a sign of life; the server's questions go to the harness, and are withdrawn
+ * when the attempt ends however it ends (`attemptEnded`), so no stale question stays parked.
+ */
+function hooksFor(deps: McpCallDeps, call: CallRef, beat: () => void, attemptEnded: AbortSignal): McpCallHooks {
+  return {
+    onProgress(progress) {
+      beat();
+      deps.callReports?.progress(call, progress);
+    },
+    onElicitation(request, signal) {
+      if (!deps.callReports) return Promise.reject(new Error("this worker can't put questions to the harness"));
+      return deps.callReports.askInput(call, request, AbortSignal.any([signal, attemptEnded]));
+    },
+  };
+}
+
+function callsAsTask(tool: McpToolDescriptor | undefined): boolean {
+  return tool?.taskSupport === "required" || tool?.taskSupport === "optional";
 }
 
 function fingerprint(headers: Record<string, string>): string {
@@ -73,27 +112,39 @@ export function createCallMcpTool(deps: McpCallDeps) {
   const schemas: SchemaWatch = createSchemaWatch(deps.mcpPool);
   return async function callMcpTool(input: McpCallInput): Promise<ToolCallResult> {
     const context = Context.current();
-    const attempt = context.info.attempt;
+    /** Attempts as the server saw them: a call sent again on a new session counts twice. */
+    let attempt = context.info.attempt;
     const { scope, headers } = await deps.credentials.resolve(input.credentials, input.server);
     const secrets = secretsOf(headers, input.url);
     const clean = (text: string) => scrub(text, secrets);
-    const poolKey = `${input.url}#${fingerprint(headers)}`;
-    const heartbeat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+    // A session of the run's own: a server's per-session state never mixes runs or tenants.
+    const poolKey = `${input.credentials.namespace}/${input.runId}#${input.url}#${fingerprint(headers)}`;
+    const notes: AttemptNotes = notesOf(context.info.heartbeatDetails);
+    const beat = () => context.heartbeat(notes);
+    const heartbeat = setInterval(beat, HEARTBEAT_EVERY_MS);
+    const attemptEnded = new AbortController();
     const span = deps.tracing.startAttempt(input.traceparent, `mcp ${input.server}.${input.tool}`, { "rewind.tool": `${input.server}.${input.tool}`, "rewind.seq": input.seq, "rewind.attempt": attempt });
     let outcomeCode: string | undefined = "interrupted";
     try {
-      if (!input.skipSchemaCheck) {
-        const change = await schemas.check({ url: input.url, headers, poolKey, tool: input.tool, args: input.args ?? {}, validate: deps.validate });
+      const resumed = notes.task;
+      const listed = resumed ? undefined : await schemas.current({ url: input.url, headers, poolKey, tool: input.tool, waits: input.waits ?? 0 });
+      if (!input.skipSchemaCheck && !resumed) {
+        const change = schemaChangeOf(listed, input.tool, input.args ?? {}, deps.validate);
         if (change) {
           throw ApplicationFailure.create({ type: CALL_FAILURE.schemaChanged, message: clean(change.message), nonRetryable: true, details: [{ attempt, current: change.current }] });
         }
       }
+      const call: CallRef = { namespace: input.credentials.namespace, runId: input.runId, seq: input.seq, attempt };
+      const asTask = resumed !== undefined || callsAsTask(listed);
       const outcome = await deps.mcpPool.callTool({
         url: input.url, headers, poolKey, name: input.tool, arguments: input.args ?? {},
         meta: { [IDEMPOTENCY_META_KEY]: idempotencyKey(input.runId, input.seq), ...(span ? { traceparent: span.traceparent } : input.traceparent ? { traceparent: input.traceparent } : {}) },
         timeoutMs: input.timeoutMs,
         signal: context.cancellationSignal,
+        hooks: hooksFor(deps, call, beat, attemptEnded.signal),
+        ...(asTask ? { task: { ...(resumed ? { resume: resumed } : {}), onCreated: (task: McpTaskHandle) => { notes.task = task; beat(); } } } : {}),
       });
+      attempt += outcome.resent ?? 0;
       outcomeCode = outcome.isError ? "toolFailed" : undefined;
       if (outcome.isError) {
         const content = JSON.parse(clean(JSON.stringify(outcome.content))) as unknown[];
@@ -130,6 +181,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
         details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope, scopeAsked: error.scopeAsked ?? null }],
       });
     } finally {
+      attemptEnded.abort(new Error("the attempt ended"));
       clearInterval(heartbeat);
       span?.end(outcomeCode ? { ok: false, code: outcomeCode } : { ok: true });
     }

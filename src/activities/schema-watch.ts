@@ -1,9 +1,15 @@
 /**
  * Checks a call against the MCP server's current schema before it is sent: a run keeps its
- * pinned toolset for life, but the server may have changed during a long pause. Listings are
- * cached briefly per connection, so a busy run does not list tools before every call.
+ * pinned toolset for life, but the server may change under a long pause. Listing a server's
+ * tools costs a round trip per page (a thousand tools are many pages), so a run's listing is
+ * kept on its session and listed again only when it may be stale:
+ * - the server said its tools changed (`notifications/tools/list_changed`), or the session it was
+ *   listed on is gone (a new session after a restart or an idle close lists again);
+ * - the run waited (sleep, signal, parked call, child) since it was listed — the workflow counts
+ *   its waits and each call carries the count;
+ * - it is older than a minute and the server does not announce changes.
  */
-import type { McpPool, McpToolDescriptor } from "../mcp/index.ts";
+import type { McpListing, McpPool, McpToolDescriptor } from "../mcp/index.ts";
 import type { SchemaValidator } from "../sandbox/call-gate.ts";
 import type { JsonSchema } from "../shared/toolset.ts";
 
@@ -13,6 +19,8 @@ export interface SchemaCheck {
   poolKey: string;
   tool: string;
   args: unknown;
+  /** Waits the run has finished so far; a listing made before the last of them is stale. */
+  waits: number;
   validate: SchemaValidator;
 }
 
@@ -23,27 +31,67 @@ export interface SchemaChange {
 }
 
 export interface SchemaWatch {
+  /** The tool as the server lists it now (from a listing that is not stale). */
+  current(call: Omit<SchemaCheck, "args" | "validate">): Promise<McpToolDescriptor | undefined>;
   check(call: SchemaCheck): Promise<SchemaChange | undefined>;
 }
 
-/** Short: a run that slept through a change must see it on its next call. */
-const TTL_MS = 2_000;
+/** How a call no longer fits the tool as it is listed now, if it doesn't. */
+export function schemaChangeOf(current: McpToolDescriptor | undefined, tool: string, args: unknown, validate: SchemaValidator): SchemaChange | undefined {
+  if (!current) return { message: `the server no longer has the tool "${tool}"`, current: null };
+  const problem = validate(current.inputSchema as JsonSchema, args);
+  return problem ? { message: `the call no longer fits the tool's current schema: ${problem.message}`, current: current.inputSchema as JsonSchema } : undefined;
+}
 
-export function createSchemaWatch(pool: McpPool): SchemaWatch {
-  const listings = new Map<string, { at: number; tools: Promise<McpToolDescriptor[]> }>();
+/** Oldest listing used for a server that does not announce changes. */
+export const MAX_LISTING_AGE_MS = 60_000;
+/** Listings kept; past it, those too old to use anyway are dropped. */
+const MAX_KEPT = 5_000;
+
+interface Kept {
+  listing: Promise<McpListing>;
+  waits: number;
+}
+
+function stale(listing: McpListing, waits: number, keptWaits: number, now: number, maxAgeMs: number): boolean {
+  if (!listing.fresh() || waits !== keptWaits) return true;
+  return !listing.notifiesChanges && now - listing.listedAt > maxAgeMs;
+}
+
+export function createSchemaWatch(pool: McpPool, options: { maxAgeMs?: number } = {}): SchemaWatch {
+  const maxAgeMs = options.maxAgeMs ?? MAX_LISTING_AGE_MS;
+  const kept = new Map<string, Kept>();
+
+  function sweep(now: number): void {
+    if (kept.size < MAX_KEPT) return;
+    for (const [key, entry] of kept) {
+      void entry.listing.then((listing) => { if (now - listing.listedAt > maxAgeMs && kept.get(key) === entry) kept.delete(key); }, () => undefined);
+    }
+  }
+
+  async function listingFor(call: Omit<SchemaCheck, "args" | "validate">): Promise<McpListing> {
+    const now = Date.now();
+    const entry = kept.get(call.poolKey);
+    if (entry) {
+      const listing = await entry.listing.catch(() => undefined);
+      if (listing && !stale(listing, call.waits, entry.waits, now, maxAgeMs)) return listing;
+      if (kept.get(call.poolKey) !== entry) return listingFor(call);
+    }
+    sweep(now);
+    const fresh: Kept = { listing: pool.listTools(call.url, call.headers, call.poolKey), waits: call.waits };
+    kept.set(call.poolKey, fresh);
+    fresh.listing.catch(() => { if (kept.get(call.poolKey) === fresh) kept.delete(call.poolKey); });
+    return fresh.listing;
+  }
+
   return {
+    async current(call) {
+      const listing = await listingFor(call);
+      return listing.tools.find((t: McpToolDescriptor) => t.name === call.tool);
+    },
     async check(call) {
-      let listing = listings.get(call.poolKey);
-      if (!listing || Date.now() - listing.at > TTL_MS) {
-        listing = { at: Date.now(), tools: pool.listTools(call.url, call.headers, call.poolKey) };
-        listings.set(call.poolKey, listing);
-        listing.tools.catch(() => listings.delete(call.poolKey));
-      }
-      const tools = await listing.tools;
-      const current = tools.find((t) => t.name === call.tool);
-      if (!current) return { message: `the server no longer has the tool "${call.tool}"`, current: null };
-      const problem = call.validate(current.inputSchema as JsonSchema, call.args);
-      return problem ? { message: `the call no longer fits the tool's current schema: ${problem.message}`, current: current.inputSchema as JsonSchema } : undefined;
+      const listing = await listingFor(call);
+      return schemaChangeOf(listing.tools.find((t) => t.name === call.tool), call.tool, call.args, call.validate);
     },
   };
 }

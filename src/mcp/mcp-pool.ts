@@ -64,7 +64,7 @@ function notSent(error: unknown, where: string): McpCallError {
  */
 export function createMcpPool(options: McpPoolOptions = {}): McpPool {
   const maxIdleMs = options.maxIdleMs ?? 60_000;
-  const maxConnections = options.maxConnections ?? 64;
+  const maxConnections = options.maxConnections ?? 256;
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const entries = new Map<string, Entry>();
   let closed = false;

@@ -104,7 +104,7 @@ export interface McpListing {
 export interface McpPoolOptions {
   /** A connection unused this long is closed. Default 60 000 ms. */
   maxIdleMs?: number;
-  /** Connections kept open; beyond it the least recently used idle ones are closed. Default 64. */
+  /** Connections kept open; beyond it the least recently used idle ones are closed. Default 256 (a session per run and server). */
   maxConnections?: number;
   /** Bound of opening one connection (shared by the calls waiting for it). Default 10 000 ms. */
   connectTimeoutMs?: number;

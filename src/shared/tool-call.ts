@@ -29,6 +29,11 @@ export interface McpCallInput {
    * (`resultValue`). Sent from runtime 3 on; absent, the run is older (1 or 2).
    */
   runtimeVersion?: number;
+  /**
+   * Waits (sleep, signal, parked call, child) the run had finished when it made this call: a
+   * server's tool listing made before the last of them is listed again for the schema check.
+   */
+  waits?: number;
 }
 
 export type ToolCallResult =

@@ -34,9 +34,14 @@ export interface CallRunnerDeps {
   reports: { callEnded(seq: number): void };
 }
 
+/** Built-ins whose call is a wait: after one, a server's tools may have changed. */
+const WAITING_BUILTINS = new Set(["rewind.sleep", "rewind.waitForSignal", "rewind.workflows.result"]);
+
 export class CallRunner {
   /** Set while the run drains for continue-as-new: no step taken by a worker is used. */
   draining = false;
+  /** Waits finished so far (waiting built-ins, parked calls): MCP calls carry it (`McpCallInput.waits`). */
+  private waits = 0;
   private readonly scheduler: CallScheduler;
   private builtinsInFlight = 0;
   private readonly deps: CallRunnerDeps;
@@ -47,7 +52,12 @@ export class CallRunner {
     const { run } = deps;
     this.context = {
       runId: run.runId, trace: run.trace, toolset: run.toolset, inbox: deps.inbox, run, credentials: deps.credentials, children: deps.children,
-      park: (entry, reason, details) => deps.parking.park(entry, reason, details),
+      park: async (entry, reason, details) => {
+        const decision = await deps.parking.park(entry, reason, details);
+        this.waits += 1;
+        return decision;
+      },
+      waits: () => this.waits,
     };
     this.scheduler = new CallScheduler(RUN_CONCURRENCY, (tool) => run.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY, (entry, release) => void this.perform(entry, release));
   }
@@ -88,6 +98,7 @@ export class CallRunner {
   private async approveThenDispatch(entry: JournalEntry): Promise<void> {
     // A call carried over by continue-as-new already announced itself.
     const decision = await this.deps.parking.park(entry, "approval", {}, entry.status !== "parked");
+    this.waits += 1;
     if (decision.approved) {
       entry.approved = true;
       entry.status = "pending";
@@ -116,6 +127,7 @@ export class CallRunner {
       this.deps.reports.callEnded(entry.seq);
     }
     journal.complete(entry.seq, outcome, Date.now());
+    if (WAITING_BUILTINS.has(entry.tool)) this.waits += 1;
     reportCallSpan(run.trace, entry, run.toolset.policies[entry.tool]);
     if (outcome.ok) observations.record(entry.tool, outcome.value);
     if (outcome.ok && outcome.step) taken.offer(entry.seq, outcome.step, this.draining);

@@ -39,6 +39,8 @@ export interface McpDispatchContext {
   toolset: PinnedToolset;
   credentials: CredentialRef;
   park(entry: JournalEntry, reason: ParkReason, details: ParkDetails): Promise<Decision>;
+  /** Waits the run has finished so far, for the activity's schema check (see McpCallInput.waits). */
+  waits?: () => number;
 }
 
 /**
@@ -90,6 +92,8 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
         runId: context.runId, seq: entry.seq, server: group, tool, url: server.url, args: entry.args, timeoutMs,
         credentials: context.credentials, ...(skipSchemaCheck ? { skipSchemaCheck } : {}),
         ...traceOf(context.trace, entry.seq), ...runtimeOf(context.run),
+        // Like the runtime: input only, never a command, so no patch (see runtimeOf).
+        ...(context.waits ? { waits: context.waits() } : {}),
       });
       entry.attempts = result.attempt;
       if (!result.ok) return failure(entry, "toolFailed", result.error.message, result.error.details);

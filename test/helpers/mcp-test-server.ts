@@ -83,6 +83,8 @@ export interface StartMcpServerOptions {
    * 400 "No valid session ID provided" as the reference server and the SDK's examples do.
    */
   unknownSessionStatus?: 400 | 404;
+  /** Offer `tools.listChanged` (default true). */
+  announcesToolChanges?: boolean;
 }
 
 export interface TestMcpServer {
@@ -135,7 +137,7 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
   const servers = new Set<Server>();
 
   function createSessionServer(): Server {
-    const server = new Server({ name: "rewind-test-server", version: "1.0.0" }, { capabilities: { tools: { listChanged: true }, logging: {} } });
+    const server = new Server({ name: "rewind-test-server", version: "1.0.0" }, { capabilities: { tools: { listChanged: options.announcesToolChanges !== false }, logging: {} } });
     server.onerror = () => undefined;
     servers.add(server);
     server.onclose = () => { servers.delete(server); };

@@ -1,0 +1,145 @@
+/**
+ * MCP sessions as runs see them, end to end: each run has its own session per server (a stateful
+ * server's per-session state never crosses runs), a server that restarts mid-run and answers the
+ * old session with 400 costs the run one more attempt and nothing else, a tool the server only
+ * runs as a task is called as one, and the schema check lists a server's tools once per run
+ * rather than once per call.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEverythingServer, type EverythingServer } from "../helpers/everything-server.ts";
+import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../helpers/mcp-test-server.ts";
+import { echoTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
+import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
+import { registerToolset, startRun } from "../helpers/toolset.ts";
+
+let stack: RewindStack;
+let server: TestMcpServer;
+let everything: EverythingServer;
+let toolset: string;
+let tasksToolset: string;
+let listRequests = 0;
+const effects = effectCounterTool();
+
+/** Counts per MCP session, as a stateful server keeps a cart or a cursor per session. */
+function sessionCounter(): TestToolDefinition {
+  const counts = new Map<string, number>();
+  return {
+    name: "increment",
+    inputSchema: { type: "object" },
+    handler: async (_args, extra) => {
+      const session = String(extra.headers["mcp-session-id"]);
+      const count = (counts.get(session) ?? 0) + 1;
+      counts.set(session, count);
+      return { content: [{ type: "text", text: JSON.stringify({ count }) }] };
+    },
+  };
+}
+
+beforeAll(async () => {
+  stack = await startRewindStack();
+  server = await startMcpServer({
+    tools: [sessionCounter(), echoTool(), effects.tool, {
+      // Answers, then forgets every session, as a server restarting right after a call would.
+      name: "restart", inputSchema: { type: "object" },
+      handler: async () => { setTimeout(() => void server.dropSessions(), 0); return { content: [{ type: "text", text: "restarting" }] }; },
+    }],
+    unknownSessionStatus: 400,
+    onRequest: (info) => { if (info.method === "tools/list") listRequests++; },
+  });
+  everything = await startEverythingServer();
+  toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
+  tasksToolset = await registerToolset(stack, { mcpServers: { ref: { url: everything.url } } });
+}, 60_000);
+afterAll(async () => {
+  await stack?.stop();
+  await server?.close();
+  await everything?.close();
+});
+
+async function run(script: string, on = toolset, group = "svc") {
+  const id = await startRun(stack, { toolset: on, script: `import { ${group}, sleep } from "rewind:tools";\n${script}` });
+  return { id, ...(await waitForRun(stack, id, 60_000)) };
+}
+
+async function journalOf(id: string): Promise<{ seq: number; tool: string; attempts: number }[]> {
+  const { body } = await stack.request("GET", `/v1/runs/${id}/journal`);
+  return (body as ApiBody & { entries?: { seq: number; tool: string; attempts: number }[] }).entries ?? [];
+}
+
+describe("MCP sessions per run", () => {
+  it("gives each run its own session: a stateful server's counts never cross runs", async () => {
+    const script = `export default async function main() {
+  const counts: number[] = [];
+  for (let i = 0; i < 3; i++) counts.push(((await svc.increment({})) as { count: number }).count);
+  return counts;
+}`;
+    const runs = await Promise.all([run(script), run(script), run(script)]);
+    for (const done of runs) {
+      expect(done.status).toBe("completed");
+      expect(done.result).toEqual([1, 2, 3]);
+    }
+  });
+
+  it("lists the server's tools once for a run's many calls", async () => {
+    const before = listRequests;
+    const done = await run(`export default async function main() {
+  for (let i = 0; i < 10; i++) await svc.echo({ message: String(i) });
+  return "ok";
+}`);
+    expect(done.status).toBe("completed");
+    expect(listRequests - before).toBe(1);
+  });
+
+  it("lists them again after the run slept", async () => {
+    const before = listRequests;
+    const done = await run(`export default async function main() {
+  await svc.echo({ message: "before" });
+  await sleep("100ms");
+  await svc.echo({ message: "after" });
+  return "ok";
+}`);
+    expect(done.status).toBe("completed");
+    expect(listRequests - before).toBe(2);
+  });
+
+  it("a server that restarts mid-run and answers 400 for the old session costs the call one more attempt", async () => {
+    const done = await run(`export default async function main() {
+  await svc.restart({});
+  return await svc.record_effect({ label: "after the restart" });
+}`);
+    expect(done.status).toBe("completed");
+    const id = String(done.id);
+    expect(done.result).toMatchObject({ key: `${id}/2` });
+    expect((await journalOf(id)).find((e) => e.seq === 2)?.attempts).toBe(2);
+    // The send on the forgotten session never ran: one effect, one session more.
+    expect(effects.state.effects.get(`${id}/2`)).toBe(1);
+  });
+
+  it("a restart while the run slept costs nothing: the listing after the wait opens the new session", async () => {
+    const id = await startRun(stack, {
+      toolset,
+      script: `import { svc, sleep } from "rewind:tools";
+export default async function main() {
+  await svc.record_effect({ label: "first" });
+  await sleep("1s");
+  return await svc.record_effect({ label: "second" });
+}`,
+    });
+    await expect.poll(async () => (await journalOf(id)).some((e) => e.tool === "rewind.sleep"), { timeout: 10_000 }).toBe(true);
+    await server.dropSessions();
+    const done = await waitForRun(stack, id, 30_000);
+    expect(done.status).toBe("completed");
+    expect((await journalOf(id)).find((e) => e.seq === 3)?.attempts).toBe(1);
+    expect(effects.state.effects.get(`${id}/3`)).toBe(1);
+  });
+});
+
+describe("tools the server runs as tasks", () => {
+  it("calls a task-required tool as a task and gets the task's result", async () => {
+    const done = await run(`export default async function main() {
+  return await ref["simulate-research-query"]({ topic: "durable runs" });
+}`, tasksToolset, "ref");
+    expect(done.status).toBe("completed");
+    expect(JSON.stringify(done.result)).toContain("Research Report: durable runs");
+  }, 60_000);
+});
