@@ -145,6 +145,8 @@ export function createCallMcpTool(deps: McpCallDeps) {
         ...(asTask ? { task: { ...(resumed ? { resume: resumed } : {}), onCreated: (task: McpTaskHandle) => { notes.task = task; beat(); } } } : {}),
       });
       attempt += outcome.resent ?? 0;
+      // The last progress the server reported goes to the journal before the result does.
+      await deps.callReports?.settle(call);
       outcomeCode = outcome.isError ? "toolFailed" : undefined;
       if (outcome.isError) {
         const content = JSON.parse(clean(JSON.stringify(outcome.content))) as unknown[];

@@ -23,6 +23,8 @@ export interface CallRef { namespace: string; runId: string; seq: number; attemp
 export interface CallReports {
   /** Latest progress of a call in flight; best effort (never throws), coalesced: at most ~1 signal per second per call, the last value always delivered. */
   progress(call: CallRef, progress: { progress: number; total?: number; message?: string }): void;
+  /** Sends the call's latest progress now, so the journal has it before the call's result. */
+  settle(call: CallRef): Promise<void>;
   /** Parks the call until the harness answers, the signal aborts (timeout / cancellation / worker shutdown), or the run rejects; resolves with the answer. */
   askInput(call: CallRef, request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer>;
 }
@@ -40,6 +42,8 @@ export class InputRequestClosedError extends Error {
 }
 
 type Progress = Parameters<CallReports["progress"]>[1];
+
+const keyOf = (call: CallRef) => `${call.runId}/${call.seq}/${call.attempt}`;
 
 export function createCallReports(client: Client, options: CallReportsOptions = {}): CallReports {
   const pollEveryMs = options.pollEveryMs ?? 500;
@@ -74,7 +78,11 @@ export function createCallReports(client: Client, options: CallReportsOptions = 
   return {
     progress(call, progress) {
       if (!Number.isFinite(progress.progress)) return;
-      latest.offer(`${call.runId}/${call.seq}/${call.attempt}`, { call, progress });
+      latest.offer(keyOf(call), { call, progress });
+    },
+
+    settle(call) {
+      return latest.flush(keyOf(call));
     },
 
     async askInput(call, request, signal) {

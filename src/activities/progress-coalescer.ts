@@ -7,6 +7,8 @@
 export interface ProgressCoalescer<T> {
   /** Offers the latest value for `key`; it is sent now, or once the interval since the last send has passed. */
   offer(key: string, value: T): void;
+  /** Sends `key`'s pending value now (after a send in flight), e.g. before the call it reports on ends. */
+  flush(key: string): Promise<void>;
   /** Keys with a send pending or recent (for tests: the state is dropped once idle). */
   readonly size: number;
 }
@@ -15,6 +17,8 @@ interface KeyState<T> {
   pending?: { value: T };
   lastSentAt: number;
   sending: boolean;
+  /** The send in flight, if any. */
+  inFlight?: Promise<void>;
   timer?: ReturnType<typeof setTimeout>;
 }
 
@@ -50,13 +54,14 @@ export function createProgressCoalescer<T>(send: (key: string, value: T) => Prom
     delete state.pending;
     state.sending = true;
     state.lastSentAt = Date.now();
-    void (async () => {
+    state.inFlight = (async () => {
       try {
         await send(key, pending.value);
       } catch {
         // Best effort: a report that could not be sent is dropped; the next one may get through.
       } finally {
         state.sending = false;
+        state.inFlight = undefined;
         // Either what came meanwhile is sent, or the state goes, once the interval has passed.
         schedule(key, state);
       }
@@ -72,6 +77,17 @@ export function createProgressCoalescer<T>(send: (key: string, value: T) => Prom
       }
       state.pending = { value };
       schedule(key, state);
+    },
+    async flush(key) {
+      const state = keys.get(key);
+      if (!state) return;
+      await state.inFlight;
+      if (!state.pending) return;
+      clearTimeout(state.timer);
+      state.timer = undefined;
+      if (state.sending) await state.inFlight;
+      else fire(key, state);
+      await state.inFlight;
     },
     get size() {
       return keys.size;

@@ -21,6 +21,17 @@ const recorder = async (key: string, value: number) => {
 };
 
 describe("progress coalescer", () => {
+  it("flush sends the pending value at once, so it is there before the call's result", async () => {
+    const coalescer = createProgressCoalescer(recorder, 1000);
+    coalescer.offer("a", 1);
+    coalescer.offer("a", 2);
+    await coalescer.flush("a");
+    expect(sent).toEqual([{ key: "a", value: 1, at: 0 }, { key: "a", value: 2, at: 0 }]);
+    await coalescer.flush("a");
+    await coalescer.flush("unknown");
+    expect(sent).toHaveLength(2);
+  });
+
   it("sends the first report at once and the last of a burst one interval later", async () => {
     const coalescer = createProgressCoalescer(recorder, 1000);
     for (let i = 1; i <= 50; i++) coalescer.offer("a", i);
