@@ -12,55 +12,29 @@
  * Usage: node test/helpers/python-mcp.ts --install
  */
 import { spawn, type ChildProcessByStdio } from "node:child_process";
-import { access, mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import { acquireInstallLock } from "../../src/dev/install-lock.ts";
-import { runCommand } from "../../src/dev/run-command.ts";
 import { getFreePort } from "../../src/dev/free-port.ts";
 import { REPO_ROOT } from "./paths.ts";
+import { ensureVenv } from "./python-venv.ts";
 
 export const PYTHON_MCP_VERSION = "2.3.0";
 const REQUIREMENTS = [`mcp==${PYTHON_MCP_VERSION}`];
-const STATE_DIR = path.join(REPO_ROOT, ".rewind");
-const VENV = path.join(STATE_DIR, "mcp-venv");
-const PYTHON = path.join(VENV, "bin", "python");
+const VENV = path.join(REPO_ROOT, ".rewind", "mcp-venv");
 const FIXTURE = path.join(REPO_ROOT, "test", "fixtures", "python", "mcp_server.py");
 const STARTUP_MS = 60_000;
 
-async function installedVersion(): Promise<string | undefined> {
-  try {
-    await access(PYTHON);
-    const { stdout } = await runCommand(PYTHON, ["-c", "import importlib.metadata, mcp.server, uvicorn; print(importlib.metadata.version('mcp'))"], { timeoutMs: 60_000 });
-    return stdout.trim();
-  } catch {
-    return undefined;
-  }
-}
-
 /** Installs the Python MCP SDK into `.rewind/mcp-venv` unless it is there already; returns the venv's python. */
 export async function ensurePythonMcp(log: (line: string) => void = () => {}): Promise<string> {
-  if ((await installedVersion()) === PYTHON_MCP_VERSION) return PYTHON;
-  await mkdir(STATE_DIR, { recursive: true });
-  const release = await acquireInstallLock(path.join(STATE_DIR, "mcp-venv-install.lock"), {
-    onWait: (pid) => log(`python mcp: waiting for another install to finish (pid ${pid ?? "?"})`),
+  return ensureVenv({
+    name: "python mcp",
+    venvDir: VENV,
+    requirements: REQUIREMENTS,
+    probe: "import importlib.metadata, mcp.server, uvicorn; print(importlib.metadata.version('mcp'))",
+    expectedVersion: PYTHON_MCP_VERSION,
+    log,
   });
-  try {
-    if ((await installedVersion()) === PYTHON_MCP_VERSION) return PYTHON;
-    const started = Date.now();
-    log(`python mcp: installing ${REQUIREMENTS.join(" ")} with pip into ${VENV} (one time, about 20 s)`);
-    await runCommand("python3", ["-m", "venv", VENV], { timeoutMs: 120_000 });
-    await runCommand(PYTHON, ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", ...REQUIREMENTS], {
-      timeoutMs: 10 * 60_000,
-    });
-    const version = await installedVersion();
-    if (version !== PYTHON_MCP_VERSION) throw new Error(`python mcp: after installing, ${PYTHON} reports mcp ${version ?? "missing"}, not ${PYTHON_MCP_VERSION}`);
-    log(`python mcp: installed in ${Math.round((Date.now() - started) / 1000)} s`);
-    return PYTHON;
-  } finally {
-    await release();
-  }
 }
 
 export interface PythonMcpServerOptions {

@@ -11,58 +11,32 @@
  * Usage: node test/helpers/s3-server.ts --install
  */
 import { spawn } from "node:child_process";
-import { access, mkdir } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
-import { acquireInstallLock } from "../../src/dev/install-lock.ts";
-import { runCommand } from "../../src/dev/run-command.ts";
 import { getFreePort } from "../../src/dev/free-port.ts";
 import { REPO_ROOT } from "./paths.ts";
+import { ensureVenv } from "./python-venv.ts";
 
 export const MOTO_VERSION = "5.2.5";
 const REQUIREMENTS = [`moto[s3]==${MOTO_VERSION}`, "flask!=2.2.0,!=2.2.1", "flask-cors"];
-const STATE_DIR = path.join(REPO_ROOT, ".rewind");
-const VENV = path.join(STATE_DIR, "moto-venv");
-const PYTHON = path.join(VENV, "bin", "python");
+const VENV = path.join(REPO_ROOT, ".rewind", "moto-venv");
 const STARTUP_MS = 60_000;
 
 /** Credentials moto accepts (any); the region the tests' clients use. */
 export const S3_TEST_REGION = "us-east-1";
 export const S3_TEST_CREDENTIALS = { accessKeyId: "rewind-test", secretAccessKey: "rewind-test" };
 
-async function installedVersion(): Promise<string | undefined> {
-  try {
-    await access(PYTHON);
-    const { stdout } = await runCommand(PYTHON, ["-c", "import moto, moto.server, flask_cors; print(moto.__version__)"], { timeoutMs: 60_000 });
-    return stdout.trim();
-  } catch {
-    return undefined;
-  }
-}
-
 /** Installs moto into `.rewind/moto-venv` unless it is there already; returns the venv's python. */
 export async function ensureMoto(log: (line: string) => void = () => {}): Promise<string> {
-  if ((await installedVersion()) === MOTO_VERSION) return PYTHON;
-  await mkdir(STATE_DIR, { recursive: true });
-  const release = await acquireInstallLock(path.join(STATE_DIR, "moto-install.lock"), {
-    onWait: (pid) => log(`moto: waiting for another install to finish (pid ${pid ?? "?"})`),
+  return ensureVenv({
+    name: "moto",
+    venvDir: VENV,
+    requirements: REQUIREMENTS,
+    probe: "import moto, moto.server, flask_cors; print(moto.__version__)",
+    expectedVersion: MOTO_VERSION,
+    log,
   });
-  try {
-    if ((await installedVersion()) === MOTO_VERSION) return PYTHON;
-    const started = Date.now();
-    log(`moto: installing ${REQUIREMENTS.join(" ")} with pip into ${VENV} (one time, about 20 s)`);
-    await runCommand("python3", ["-m", "venv", VENV], { timeoutMs: 120_000 });
-    await runCommand(PYTHON, ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", ...REQUIREMENTS], {
-      timeoutMs: 10 * 60_000,
-    });
-    const version = await installedVersion();
-    if (version !== MOTO_VERSION) throw new Error(`moto: after installing, ${PYTHON} reports moto ${version ?? "missing"}, not ${MOTO_VERSION}`);
-    log(`moto: installed in ${Math.round((Date.now() - started) / 1000)} s`);
-    return PYTHON;
-  } finally {
-    await release();
-  }
 }
 
 export interface S3Server {

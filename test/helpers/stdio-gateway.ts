@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { setTimeout as sleep } from "node:timers/promises";
 import { getFreePort } from "../../src/dev/free-port.ts";
+import { LOOPBACK_ONLY } from "./loopback-listen.ts";
 
 export interface StdioGatewayOptions {
   /** The shell command of the stdio server; default: server-everything's stdio mode. */
@@ -29,16 +30,6 @@ export interface StdioGateway {
   output(): string;
   stop(): Promise<void>;
 }
-
-const LOOPBACK_ONLY = `data:text/javascript,${encodeURIComponent(`
-import net from "node:net";
-const listen = net.Server.prototype.listen;
-net.Server.prototype.listen = function (port, ...rest) {
-  if (typeof port === "number" || (typeof port === "string" && /^[0-9]+$/.test(port))) {
-    return listen.call(this, Number(port), "127.0.0.1", ...rest.filter((arg) => typeof arg === "function"));
-  }
-  return listen.call(this, port, ...rest);
-};`)}`;
 
 const STARTUP_MS = 30_000;
 const require = createRequire(import.meta.url);
