@@ -34,9 +34,12 @@ describe("chaos", () => {
     expect(report.completed).toBe(RUNS);
     expect(report.effects).toBe(report.effectsExpected);
     expect(report.duplicateEffects).toEqual([]);
-    expect(report.atMostOnceCalls).toBe(RUNS - LONG_RUNS);
+    // A send whose outcome was unknown (a kill with it in flight) may never have reached the tool.
+    expect(report.atMostOnceCalls).toBeGreaterThanOrEqual(report.atMostOnceSent);
+    expect(report.atMostOnceCalls).toBeLessThanOrEqual(RUNS - LONG_RUNS);
+    expect(report.atMostOnceLost).toEqual([]);
     expect(report.atMostOnceRepeated).toEqual([]);
     expect(report.eventsDelivered).toBe(report.completed);
-    expect(brokenPromises(report)).toEqual({ stuck: 0, unfinished: 0, wrongResults: 0, duplicateEffects: 0, atMostOnceRepeated: 0, eventsNotDelivered: 0, faultsOnNoOpenRun: 0 });
+    expect(brokenPromises(report)).toEqual({ stuck: 0, unfinished: 0, wrongResults: 0, duplicateEffects: 0, atMostOnceRepeated: 0, atMostOnceLost: 0, eventsNotDelivered: 0, faultsOnNoOpenRun: 0 });
   }, 240_000);
 });

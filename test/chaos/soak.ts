@@ -37,7 +37,7 @@ const until = Date.now() + minutes * 60_000;
 const totals = {
   workers, rounds: 0, runs: 0, longRuns: 0, completed: 0, kills: 0, serverRestarts: 0, mcpOutages: 0, faults: 0, faultsOnOpenRuns: 0, workerExits: 0,
   effects: 0, effectsExpected: 0, atMostOnce: 0, eventsExpected: 0, eventsDelivered: 0,
-  stuck: 0, unfinished: 0, wrongResults: 0, duplicateEffects: 0, atMostOnceRepeated: 0, eventsNotDelivered: 0, faultsOnNoOpenRun: 0,
+  stuck: 0, unfinished: 0, wrongResults: 0, duplicateEffects: 0, atMostOnceRepeated: 0, atMostOnceLost: 0, eventsNotDelivered: 0, faultsOnNoOpenRun: 0,
 };
 const log = values.verbose ? (line: string) => process.stderr.write(`  ${line}\n`) : undefined;
 while (Date.now() < until) {
@@ -65,7 +65,7 @@ while (Date.now() < until) {
   process.stdout.write(`  ${JSON.stringify(report)}\n`);
   process.stdout.write(`  totals so far: ${JSON.stringify(totals)}\n`);
 }
-const failed = (["stuck", "unfinished", "wrongResults", "duplicateEffects", "atMostOnceRepeated", "eventsNotDelivered", "faultsOnNoOpenRun"] as const).filter((kind) => totals[kind] > 0);
+const failed = (["stuck", "unfinished", "wrongResults", "duplicateEffects", "atMostOnceRepeated", "atMostOnceLost", "eventsNotDelivered", "faultsOnNoOpenRun"] as const).filter((kind) => totals[kind] > 0);
 process.stdout.write(`\nsoak: ${JSON.stringify(totals)}\n`);
 process.stdout.write(failed.length === 0 ? "soak: every promise held\n" : `soak: BROKEN (${failed.map((kind) => `${kind} ${totals[kind]}`).join(", ")})\n`);
 process.exitCode = failed.length === 0 ? 0 : 1;
