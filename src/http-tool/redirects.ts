@@ -1,7 +1,10 @@
 /**
  * Derives the next hop from a redirect response, by hand rather than by undici, so that every
  * hop goes back through the allow-list, the address policy and a freshly pinned connection.
- * The method and credential rules follow the Fetch standard, with a wider notion of credentials.
+ * The method rules follow the Fetch standard. Headers crossing to another origin go by an
+ * allow-list, not by guessing which names carry credentials: a custom credential header
+ * (`x-functions-key`, `ocp-apim-subscription-key`, `x-goog-iap-jwt-assertion`…) has no name a
+ * pattern could know, so only headers known to carry none survive the change of origin.
  */
 import { HttpRefusal } from "./http-refusal.ts";
 import type { HopRequest } from "./request-check.ts";
@@ -11,9 +14,11 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 // Headers that describe the dropped body once a redirect turns the request into a GET.
 const BODY_HEADERS = ["content-type", "content-encoding", "content-language", "content-location"];
 
-const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "cookie2", "private-token"]);
-// Custom credential headers have no fixed names (x-api-key, x-auth-token, x-goog-api-key, …).
-const CREDENTIAL_LIKE = /auth|token|api-?key|secret|session|passw|credential|signature/i;
+/**
+ * What a cross-origin redirect keeps of the request's headers, and `content-type` when the body
+ * goes along (307, 308). `accept-encoding` is the fetcher's own (the codings it decodes).
+ */
+export const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set(["accept", "accept-language", "user-agent", "idempotency-key", "accept-encoding"]);
 
 /** Null when the response is not a redirect to follow (not 301/302/303/307/308, or no Location). */
 export function nextHop(current: HopRequest, status: number, location: string | undefined): HopRequest | null {
@@ -25,7 +30,7 @@ export function nextHop(current: HopRequest, status: number, location: string | 
     throw new HttpRefusal("url", current.url.hostname, "redirect Location does not parse");
   }
 
-  const headers = { ...current.headers };
+  let headers = { ...current.headers };
   let { method, body } = current;
   const toGet = (status === 303 && method !== "GET" && method !== "HEAD") || ((status === 301 || status === 302) && method === "POST");
   if (toGet) {
@@ -35,9 +40,8 @@ export function nextHop(current: HopRequest, status: number, location: string | 
   }
   if (url.origin !== current.url.origin) {
     // Dropped for good: a later redirect back to the first origin does not restore them.
-    for (const name of Object.keys(headers)) {
-      if (CREDENTIAL_HEADERS.has(name) || CREDENTIAL_LIKE.test(name)) delete headers[name];
-    }
+    const keeps = (name: string) => CROSS_ORIGIN_HEADERS.has(name) || (name === "content-type" && body !== undefined);
+    headers = Object.fromEntries(Object.entries(headers).filter(([name]) => keeps(name)));
   }
   return { url, method, headers, body };
 }

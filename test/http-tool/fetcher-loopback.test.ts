@@ -130,18 +130,23 @@ describe("fetcher against loopback", () => {
     expect(echoed(kept.body)).toMatchObject({ method: "POST", body: "payload" });
   });
 
-  it("drops credential headers on a cross-origin redirect and keeps them on a same-origin one", async () => {
-    const headers = { Authorization: "Bearer t0ken", Cookie: "s=1", "X-Api-Key": "k", "X-Custom": "kept" };
+  it("keeps only allow-listed headers on a cross-origin redirect and every header on a same-origin one", async () => {
+    const headers = {
+      Authorization: "Bearer t0ken", Cookie: "s=1", "X-Api-Key": "k", "X-Functions-Key": "f", "Ocp-Apim-Subscription-Key": "o",
+      "X-Goog-Iap-Jwt-Assertion": "j", "X-Custom": "c", Accept: "application/json", "Idempotency-Key": "run_x/1",
+    };
     const same = echoed((await fetcher({ url: `${origin}/redirect?to=/echo`, headers }, list)).body);
-    expect(same.headers).toMatchObject({ authorization: "Bearer t0ken", cookie: "s=1", "x-api-key": "k", "x-custom": "kept" });
+    expect(same.headers).toMatchObject({ authorization: "Bearer t0ken", cookie: "s=1", "x-api-key": "k", "x-functions-key": "f", "x-custom": "c" });
 
     const to = `http://other.local:${server.port}/redirect?to=${encodeURIComponent(`${origin}/echo`)}`;
     const cross = await fetcher({ url: `${origin}/redirect?to=${encodeURIComponent(to)}`, headers }, list);
     const seen = echoed(cross.body);
     expect(cross.redirects).toBe(2);
-    expect(seen.headers["x-custom"]).toBe("kept");
+    expect(seen.headers).toMatchObject({ accept: "application/json", "idempotency-key": "run_x/1" });
     // Gone for good, even once the chain comes back to the first origin.
-    for (const name of ["authorization", "cookie", "x-api-key"]) expect(seen.headers[name]).toBeUndefined();
+    for (const name of ["authorization", "cookie", "x-api-key", "x-functions-key", "ocp-apim-subscription-key", "x-goog-iap-jwt-assertion", "x-custom"]) {
+      expect(seen.headers[name]).toBeUndefined();
+    }
   });
 
   it("refuses non-http schemes, userinfo and unlisted ports", async () => {
