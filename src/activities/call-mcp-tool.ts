@@ -115,6 +115,8 @@ export function createCallMcpTool(deps: McpCallDeps) {
     /** Attempts as the server saw them: a call sent again on a new session counts twice. */
     let attempt = context.info.attempt;
     const { scope, headers } = await deps.credentials.resolve(input.credentials, input.server);
+    /** Whose credentials the server saw, for the journal: a scope's name, never its values. */
+    const usedScope = scope ? { credentials: scope } : {};
     const secrets = secretsOf(headers, input.url);
     const clean = (text: string) => scrub(text, secrets);
     // A session of the run's own: a server's per-session state never mixes runs or tenants.
@@ -150,15 +152,15 @@ export function createCallMcpTool(deps: McpCallDeps) {
       outcomeCode = outcome.isError ? "toolFailed" : undefined;
       if (outcome.isError) {
         const content = JSON.parse(clean(JSON.stringify(outcome.content))) as unknown[];
-        return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${textOf(outcome.content)}`), details: { content } }, attempt };
+        return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${textOf(outcome.content)}`), details: { content } }, attempt, ...usedScope };
       }
       const value = resultValue(outcome, input.runtimeVersion);
       const bytes = Buffer.byteLength(JSON.stringify(value) ?? "null");
       if (bytes > MAX_RESULT_BYTES) {
         const message = `${input.server}.${input.tool}: the result is ${bytes} bytes of JSON, more than the ${MAX_RESULT_BYTES} a tool result may be`;
-        return { ok: false, error: { code: "toolFailed", message, details: { reason: "resultTooLarge", bytes } }, attempt };
+        return { ok: false, error: { code: "toolFailed", message, details: { reason: "resultTooLarge", bytes } }, attempt, ...usedScope };
       }
-      return { ok: true, value, attempt, ...(await prestep(deps, input, value)) };
+      return { ok: true, value, attempt, ...usedScope, ...(await prestep(deps, input, value)) };
     } catch (error) {
       if (error instanceof McpConnectError) {
         // Listing the tools for the schema check failed: the call itself was not sent.
@@ -172,7 +174,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
       if (!(error instanceof McpCallError)) throw error;
       if (error.reason === "cancelled") throw new CancelledFailure(clean(error.message));
       if (error.reason === "toolError") {
-        return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${error.message}`), details: { reason: "toolError" } }, attempt };
+        return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${error.message}`), details: { reason: "toolError" } }, attempt, ...usedScope };
       }
       // A call that provably never left (e.g. a connect timeout) is "unreachable" whatever the
       // reason says: at-most-once tools may then be told it was not sent.

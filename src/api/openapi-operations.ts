@@ -42,6 +42,7 @@ export const RESPONSE_SCHEMAS = {
   StoredWorkflow: responses.storedWorkflowView,
   Workflow: responses.workflowView,
   CredentialsWritten: responses.credentialsWritten,
+  RunCredentialsRenewed: responses.runCredentialsRenewed,
   HookAccepted: responses.hookAccepted,
   Health: responses.health,
   CodecPayloadsAnswer: responses.codecPayloads,
@@ -123,6 +124,11 @@ export const OPERATIONS: Operation[] = [
   {
     method: "get", path: "/v1/runs/{id}/cassette", operationId: "getCassette", tag: "runs",
     summary: "The run, self-contained, to replay its script offline (never credentials)", responses: { 200: "Cassette", 404: "Error" },
+  },
+  {
+    method: "put", path: "/v1/runs/{id}/credentials", operationId: "renewRunCredentials", tag: "runs", body: "CredentialsRequest",
+    summary: "Replace a running run's own credentials, sealed and never returned; its calls parked on them are sent again with the same key",
+    responses: { 200: "RunCredentialsRenewed", 400: "Error", 404: "Error", 409: "Error" },
   },
   { method: "post", path: "/v1/runs/{id}/cancel", operationId: "cancelRun", summary: "Cancel a run", tag: "runs", responses: { 200: "Run", 404: "Error" } },
   {

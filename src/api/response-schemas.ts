@@ -152,6 +152,7 @@ export const journalEntry = z.object({
   attempts: z.number().int().min(0),
   approved: z.boolean().optional(),
   fromParent: z.string().optional().describe("Set when a fork reused its parent's outcome instead of sending the call"),
+  credentials: z.enum(["run", "endUser", "toolset"]).optional().describe("Whose credentials an MCP call was last sent with; absent when it was sent with none"),
   issuedAt: workflowTime,
   startedAt: workflowTime.optional(),
   completedAt: workflowTime.optional(),
@@ -185,6 +186,7 @@ export const eventsEndpointView = z.object({ url: z.string(), secret: z.string()
 export const storedWorkflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string() });
 export const workflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string(), scriptHash: z.string() });
 export const credentialsWritten = z.object({ resumedRuns: z.number().int().min(0).describe("Parked runs woken to send their calls again") });
+export const runCredentialsRenewed = z.object({ runId: z.string(), scope: z.literal("run") });
 export const hookAccepted = z.object({ accepted: z.literal(true) });
 export const health = z.object({ ok: z.literal(true) });
 

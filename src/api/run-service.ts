@@ -13,7 +13,9 @@ import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type Cassette, typ
 import type { ElicitationAnswer } from "../shared/call-input.ts";
 import type { JsonSchema } from "../shared/toolset.ts";
 import { validateAgainstSchema } from "../sandbox/index.ts";
-import { answerCallInputUpdate, approveCallUpdate, getJournalQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate } from "../workflows/messages.ts";
+import {
+  answerCallInputUpdate, approveCallUpdate, getJournalQuery, getRunCredentialsQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate, runCredentialsRenewedSignal,
+} from "../workflows/messages.ts";
 import { sendCallUpdate } from "./call-updates.ts";
 import { HttpError, notFound } from "./http-error.ts";
 
@@ -168,6 +170,23 @@ export function createRunService(options: RunServiceOptions) {
       return this.get(runId, namespace);
     },
 
+    /**
+     * Replaces a running run's own credentials (sealed by the caller): its calls parked on them
+     * are sent again with the same key, and every later call uses them. 409 once the run ended.
+     */
+    async renewCredentials(runId: string, namespace: string, sealed: string): Promise<{ toolsetId: string }> {
+      const d = await describeOwned(runId, namespace);
+      if (d.status.name !== "RUNNING") throw new HttpError(409, "conflict", `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its credentials can no longer be renewed`);
+      await client.workflow.getHandle(runId).signal(runCredentialsRenewedSignal, { sealed });
+      return { toolsetId: String(d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset) ?? "") };
+    },
+
+    /** The toolset a run of this namespace uses (404 for another namespace's run). */
+    async toolsetOf(runId: string, namespace: string): Promise<string> {
+      const d = await describeOwned(runId, namespace);
+      return String(d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset) ?? "");
+    },
+
     /** What a fork needs of its parent: its toolset, end user, input, own credentials and finished calls. */
     async forkSource(runId: string, namespace: string): Promise<{ toolsetId: string; endUser?: string; input: RunInput; seed: ForkSeed }> {
       const d = await describeOwned(runId, namespace);
@@ -181,7 +200,13 @@ export function createRunService(options: RunServiceOptions) {
         if (e.status === "failed" && e.error) return [{ seq: e.seq, tool: e.tool, args: e.args, outcome: { ok: false as const, error: e.error } }];
         return [];
       });
-      return { toolsetId: input.toolsetId, ...(input.endUser ? { endUser: input.endUser } : {}), input, seed: { parentRunId: runId, calls } };
+      // Credentials renewed while the parent ran are the ones a fork inherits.
+      const renewed = await withinQueryTimeout(client.workflow.getHandle(runId).query(getRunCredentialsQuery));
+      const credentials = renewed?.sealed ?? input.credentials;
+      return {
+        toolsetId: input.toolsetId, ...(input.endUser ? { endUser: input.endUser } : {}), seed: { parentRunId: runId, calls },
+        input: { ...input, ...(credentials ? { credentials } : {}) },
+      };
     },
 
     /** The run as a cassette: toolset, script, input and every call with its outcome; no credentials. */

@@ -53,6 +53,8 @@ export const forkRunBody = z.strictObject({
   input: z.unknown().optional(),
   /** What happens to the parent if it is still running: kept (default) or cancelled. */
   parent: z.enum(["keep", "cancel"]).default("keep"),
+  /** The new run's own credentials; without them it inherits the parent's (as last renewed). */
+  credentials: credentialsBody.optional(),
 });
 
 /** Bytes as proto3 JSON writes them: base64, standard or URL-safe alphabet, padding optional. */

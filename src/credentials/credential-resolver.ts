@@ -1,7 +1,9 @@
 /**
  * Resolves a call's credentials inside the dispatching activity, the only place they are
- * opened: the run's own, else the end user's for the toolset, else the toolset's — the first
- * scope that has any, never a merge. Stored values are cached for a moment, but never from
+ * opened. Each MCP server resolves on its own: the first scope that has credentials for that
+ * server — the run's own, else the end user's for the toolset, else the toolset's — and that
+ * scope's headers alone are sent, never a merge. A derived toolset's stored credentials come
+ * before its base's in each stored scope. Stored values are cached for a moment, but never from
  * before the run started, so a run sees every write made before it (an end user's credentials
  * written just before the run can't be missed for the toolset's); every write bumps a revision,
  * so a renewal is seen by the next call.
@@ -50,26 +52,40 @@ export function createCredentialResolver(options: { client: Client; box: SecretB
     return pending;
   }
 
-  async function stored(ref: CredentialRef): Promise<StoredCredentials | undefined> {
-    const key = `${ref.namespace}/${ref.toolsetId}`;
+  async function stored(namespace: string, toolsetId: string, notBefore: number, minRevision: number): Promise<StoredCredentials | undefined> {
+    const key = `${namespace}/${toolsetId}`;
     const hit = cache.get(key);
-    const fresh = hit && Date.now() - hit.at < CACHE_MS && hit.at >= (ref.notBefore ?? 0) && (hit.stored?.revision ?? 0) >= (ref.minRevision ?? 0);
+    const fresh = hit && Date.now() - hit.at < CACHE_MS && hit.at >= notBefore && (hit.stored?.revision ?? 0) >= minRevision;
     if (fresh) return hit.stored;
-    const value = await read(key, ref.namespace, ref.toolsetId);
+    const value = await read(key, namespace, toolsetId);
     // A read that began before a renewal the run was told of may still be stale: read again.
-    return (value?.revision ?? 0) >= (ref.minRevision ?? 0) ? value : read(key, ref.namespace, ref.toolsetId);
+    return (value?.revision ?? 0) >= minRevision ? value : read(key, namespace, toolsetId);
   }
 
   const open = (sealed: string): CredentialSet => JSON.parse(options.box.open(sealed)) as CredentialSet;
+  /** The server's headers in one sealed set, if that set has credentials for the server. */
+  const headersIn = (sealed: string | undefined, server: string): Record<string, string> | undefined => {
+    if (sealed === undefined) return undefined;
+    const servers = open(sealed).mcpServers;
+    return Object.hasOwn(servers, server) ? servers[server]?.headers : undefined;
+  };
+  // Own keys only: an end user called "constructor" has no credentials of Object's.
+  const endUserOf = (saved: StoredCredentials | undefined, endUser: string | undefined) =>
+    endUser !== undefined && saved && Object.hasOwn(saved.endUsers, endUser) ? saved.endUsers[endUser] : undefined;
 
   return {
     async resolve(ref, server) {
-      if (ref.runSealed) return { scope: "run", headers: open(ref.runSealed).mcpServers[server]?.headers ?? {} };
-      const saved = await stored(ref);
-      // Own keys only: an end user called "constructor" has no credentials of Object's.
-      const endUser = ref.endUser !== undefined && saved && Object.hasOwn(saved.endUsers, ref.endUser) ? saved.endUsers[ref.endUser] : undefined;
-      if (endUser) return { scope: "endUser", headers: open(endUser).mcpServers[server]?.headers ?? {} };
-      if (saved?.toolset) return { scope: "toolset", headers: open(saved.toolset).mcpServers[server]?.headers ?? {} };
+      const fromRun = headersIn(ref.runSealed, server);
+      if (fromRun) return { scope: "run", headers: fromRun };
+      const notBefore = ref.notBefore ?? 0;
+      const [own, base] = await Promise.all([
+        stored(ref.namespace, ref.toolsetId, notBefore, ref.minRevision ?? 0),
+        ref.baseToolsetId === undefined ? undefined : stored(ref.namespace, ref.baseToolsetId, notBefore, ref.baseMinRevision ?? 0),
+      ]);
+      const fromEndUser = headersIn(endUserOf(own, ref.endUser), server) ?? headersIn(endUserOf(base, ref.endUser), server);
+      if (fromEndUser) return { scope: "endUser", headers: fromEndUser };
+      const fromToolset = headersIn(own?.toolset, server) ?? headersIn(base?.toolset, server);
+      if (fromToolset) return { scope: "toolset", headers: fromToolset };
       return { scope: undefined, headers: {} };
     },
   };

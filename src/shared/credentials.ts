@@ -15,11 +15,18 @@ export type CredentialScope = "run" | "endUser" | "toolset";
 export interface CredentialRef {
   namespace: string;
   toolsetId: string;
+  /**
+   * The toolset this one derives from, if it does: its stored credentials (end user's, then the
+   * toolset's) stand behind the derived toolset's own of the same scope.
+   */
+  baseToolsetId?: string;
   endUser?: string;
-  /** The run's own credentials, sealed before they reached Temporal. */
+  /** The run's own credentials, sealed before they reached Temporal (renewed ones once renewed). */
   runSealed?: string;
   /** Stored credentials older than this revision are stale: the run was told of a newer write. */
   minRevision?: number;
+  /** The same, for the base toolset's stored credentials. */
+  baseMinRevision?: number;
   /**
    * Stored credentials read before this time (epoch ms: the run's start) are read again: what
    * was written before the run started must be what its calls use.
@@ -46,4 +53,12 @@ export interface CredentialsRenewed {
   endUser?: string;
   /** Revision of the toolset's stored credentials after the write. */
   revision: number;
+  /** The toolset written, when it is the run's base toolset rather than its own. */
+  toolsetId?: string;
+}
+
+/** Signal the API sends a run whose own credentials were replaced (`PUT /v1/runs/{id}/credentials`). */
+export interface RunCredentialsRenewed {
+  /** The run's new credentials, sealed before they reached Temporal. */
+  sealed: string;
 }

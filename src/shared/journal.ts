@@ -5,6 +5,7 @@
  * (which is fed from it) and the API (which shows it).
  */
 import type { CallInputRecord, CallProgress } from "./call-input.ts";
+import type { CredentialScope } from "./credentials.ts";
 import type { ToolErrorData } from "./tool-error.ts";
 
 /** Built-in tools the workflow serves itself. */
@@ -36,6 +37,8 @@ export interface JournalEntry {
   issuedAt: number;
   startedAt?: number;
   completedAt?: number;
+  /** Whose credentials an MCP call was last sent with (run, end user or toolset); absent when none. */
+  credentials?: CredentialScope;
   /** The latest progress the call reported while in flight (kept once it ended). */
   progress?: CallProgress;
   /** Input its server asked the harness for while in flight (elicitations), latest last. */

@@ -4,7 +4,7 @@
  * result, not a failure, so Temporal never retries it; failures are interruptions.
  */
 
-import type { CredentialRef } from "./credentials.ts";
+import type { CredentialRef, CredentialScope } from "./credentials.ts";
 import type { Prestep } from "./step.ts";
 
 /** Input of `callMcpTool`. The idempotency key is derived from runId and seq, never passed. */
@@ -36,9 +36,10 @@ export interface McpCallInput {
   waits?: number;
 }
 
+/** `credentials`: the scope whose credentials an MCP call was sent with, if any was. */
 export type ToolCallResult =
-  | { ok: true; value: unknown; attempt: number; step?: Prestep }
-  | { ok: false; error: { code: "toolFailed"; message: string; details?: unknown }; attempt: number };
+  | { ok: true; value: unknown; attempt: number; step?: Prestep; credentials?: CredentialScope }
+  | { ok: false; error: { code: "toolFailed"; message: string; details?: unknown }; attempt: number; credentials?: CredentialScope };
 
 /** ApplicationFailure types an attempt fails with. */
 export const CALL_FAILURE = {

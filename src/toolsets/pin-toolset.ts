@@ -112,20 +112,26 @@ function policiesOfPinned(policies: NonNullable<RegisterToolsetBody["policies"]>
   return Object.fromEntries(Object.entries(policies).filter(([tool]) => !gone.has(tool)));
 }
 
-export async function pinToolset(request: RegisterToolsetBody, deps: PinDeps): Promise<PinnedRegistration> {
-  const http = pinHttp(request);
-  if (request.base) {
-    if (request.mcpServers || request.hostTools || request.policies) {
-      throw new RegistrationError(400, "a derived toolset takes its servers, host tools and policies from its base; give only base, workflows and http");
-    }
-    const base = await deps.loadBase(request.base);
-    if (!base) throw new RegistrationError(404, `base toolset ${request.base} was not found`, { base: request.base });
-    const derived: PinnedToolset = { ...base, base: request.base, workflows: request.workflows ?? {} };
-    const httpSettings = http ?? base.http;
-    if (httpSettings) derived.http = httpSettings;
-    else delete derived.http;
-    return { document: derived, omittedTools: [] };
+/** What a derived toolset may set: everything else it takes from its base. */
+const DERIVED_FIELDS = new Set(["base", "workflows"]);
+
+/**
+ * A derived toolset: its base's servers, tools, host tools, policies and http allow-list, with
+ * workflows of its own. Its credentials stand before its base's at run time (see the resolver).
+ */
+async function pinDerived(request: RegisterToolsetBody & { base: string }, deps: PinDeps): Promise<PinnedRegistration> {
+  const extra = Object.keys(request).find((field) => !DERIVED_FIELDS.has(field) && request[field as keyof RegisterToolsetBody] !== undefined);
+  if (extra) {
+    throw new RegistrationError(400, `${extra}: a derived toolset takes its servers, tools, policies, http allow-list and credentials from its base; give only base and workflows (write its own credentials with PUT /v1/toolsets/{id}/credentials)`, { field: extra });
   }
+  const base = await deps.loadBase(request.base);
+  if (!base) throw new RegistrationError(404, `base toolset ${request.base} was not found`, { base: request.base });
+  return { document: { ...base, base: request.base, workflows: request.workflows ?? {} }, omittedTools: [] };
+}
+
+export async function pinToolset(request: RegisterToolsetBody, deps: PinDeps): Promise<PinnedRegistration> {
+  if (request.base) return pinDerived({ ...request, base: request.base }, deps);
+  const http = pinHttp(request);
   checkGroupNames(request);
   const { servers, omitted, filteredOut } = await pinServers(request.mcpServers ?? {}, deps, request.credentials);
   const unpinned = {

@@ -96,6 +96,7 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
         ...(context.waits ? { waits: context.waits() } : {}),
       });
       entry.attempts = result.attempt;
+      if (result.credentials) entry.credentials = result.credentials;
       if (!result.ok) return failure(entry, "toolFailed", result.error.message, result.error.details);
       return result.step ? { ok: true, value: result.value, step: result.step } : { ok: true, value: result.value };
     } catch (error) {

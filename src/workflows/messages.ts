@@ -4,7 +4,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
 import type { CallInputAnswer, CallInputRequest, CallInputState, CallInputWithdrawal, CallProgressReport } from "../shared/call-input.ts";
-import type { CredentialsRenewed } from "../shared/credentials.ts";
+import type { CredentialsRenewed, RunCredentialsRenewed } from "../shared/credentials.ts";
 import type { JournalView, RunStatus } from "../shared/run.ts";
 
 export const getStatusQuery = defineQuery<RunStatus>("getStatus");
@@ -22,6 +22,12 @@ export const resumeCallUpdate = defineUpdate<{ seq: number }, [{ seq: number }]>
 
 /** The API tells parked runs that a scope's credentials were written. */
 export const credentialsRenewedSignal = defineSignal<[CredentialsRenewed]>("credentialsRenewed");
+
+/** The run's own credentials were replaced: calls parked on them are sent again with the new ones. */
+export const runCredentialsRenewedSignal = defineSignal<[RunCredentialsRenewed]>("runCredentialsRenewed");
+
+/** The run's own credentials as its calls now use them, sealed (a fork inherits them). */
+export const getRunCredentialsQuery = defineQuery<{ sealed: string | null }>("getRunCredentials");
 
 /** A call in flight reports its latest progress (coalesced by the activity to about one a second). */
 export const callProgressSignal = defineSignal<[CallProgressReport]>("callProgress");

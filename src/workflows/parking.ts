@@ -87,11 +87,15 @@ export class ParkingLot {
     if (call) call.decision = decision;
   }
 
-  /** Resumes every call parked on credentials of this scope; answers how many. */
-  resumeCredentials(scope: CredentialScope): number {
+  /**
+   * Resumes every call parked on credentials of this scope; answers how many. With
+   * `orNone`, calls that were sent with no credentials at all resume on any write too.
+   */
+  resumeCredentials(scope: CredentialScope, orNone = false): number {
     let resumed = 0;
     for (const call of this.parked.values()) {
-      if ((call.reason === "credentialsExpired" || call.reason === "insufficientScope") && call.details.scope === scope && !call.decision) {
+      const sameScope = call.details.scope === scope || (orNone && (call.details.scope ?? null) === null);
+      if ((call.reason === "credentialsExpired" || call.reason === "insufficientScope") && sameScope && !call.decision) {
         call.decision = { approved: true };
         resumed += 1;
       }

@@ -43,4 +43,10 @@ export const PATCHES = {
    * still being sent reported).
    */
   observationsSentBeforeEnd: "rewind-observations-sent-before-end",
+  /**
+   * 2026-11-30 (after 0e12c49): a call parked on a 401/403 that was sent with no credentials at
+   * all (no scope had any for its server) resumes when any scope's credentials are written.
+   * Before, it resumed only on a write of the scope it used — none — so only `resume` woke it.
+   */
+  unscopedParksWakeOnWrites: "rewind-unscoped-parks-wake-on-writes",
 } as const;

@@ -3,12 +3,14 @@
  * on parked calls (updates whose validators refuse calls that are not waiting), renewed
  * credentials and signals for the script.
  */
-import { setHandler } from "@temporalio/workflow";
+import { patched, setHandler } from "@temporalio/workflow";
 import type { CredentialRef } from "../shared/credentials.ts";
 import {
-  approveCallUpdate, credentialsRenewedSignal, deliverSignal, getJournalQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate,
+  approveCallUpdate, credentialsRenewedSignal, deliverSignal, getJournalQuery, getRunCredentialsQuery, getStatusQuery, rejectCallUpdate,
+  resumeCallUpdate, runCredentialsRenewedSignal,
 } from "./messages.ts";
 import type { ForkReplay } from "./fork-seed.ts";
+import { PATCHES } from "./patches.ts";
 import type { JournalBook } from "./journal-book.ts";
 import type { ParkingLot } from "./parking.ts";
 import type { RunStatus } from "./run-status.ts";
@@ -24,6 +26,8 @@ export interface RunHandlerDeps {
   credentials: CredentialRef;
   forkReplay: ForkReplay;
   callsInFlight(): number;
+  /** Replaces the run's own credentials for every call from now on, and for the run it continues as. */
+  renewRunCredentials(sealed: string): void;
   /** Called before a signal is delivered (a stalled run of an earlier release wakes on it). */
   beforeSignal(): void;
 }
@@ -43,11 +47,23 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
     parking.decide(seq, { approved: true });
     return { seq };
   }, { validator: ({ seq }) => parking.assertWaiting(seq, ["credentialsExpired", "insufficientScope"]) });
-  setHandler(credentialsRenewedSignal, ({ scope, revision }) => {
+  setHandler(credentialsRenewedSignal, ({ scope, revision, toolsetId }) => {
     // Calls sent from now on must not use credentials older than the write that woke them.
-    credentials.minRevision = Math.max(credentials.minRevision ?? 0, revision);
-    parking.resumeCredentials(scope);
+    if (toolsetId !== undefined && toolsetId !== credentials.toolsetId) {
+      if (toolsetId !== credentials.baseToolsetId) return;
+      credentials.baseMinRevision = Math.max(credentials.baseMinRevision ?? 0, revision);
+    } else {
+      credentials.minRevision = Math.max(credentials.minRevision ?? 0, revision);
+    }
+    parking.resumeCredentials(scope, patched(PATCHES.unscopedParksWakeOnWrites));
   });
+  // Only messages no earlier history holds change state here, so no patch: the ref is activity
+  // input, and resuming parked calls is what credentialsRenewed has always done.
+  setHandler(runCredentialsRenewedSignal, ({ sealed }) => {
+    deps.renewRunCredentials(sealed);
+    parking.resumeCredentials("run", true);
+  });
+  setHandler(getRunCredentialsQuery, () => ({ sealed: credentials.runSealed ?? null }));
   setHandler(getJournalQuery, (options) => {
     const fork = forkReplay.view();
     const full = options?.withBatches ? { startedAt: startedAt(), batches: journal.batches } : {};

@@ -65,6 +65,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const forkReplay = new ForkReplay(input.fork);
   const credentials: CredentialRef = {
     namespace: input.namespace, toolsetId: input.toolsetId, notBefore: startedAt,
+    // Activity input only, like the rest of the ref: no command changes, so no patch.
+    ...(input.toolset.base ? { baseToolsetId: input.toolset.base } : {}),
     ...(input.endUser ? { endUser: input.endUser } : {}), ...(input.credentials ? { runSealed: input.credentials } : {}),
   };
   const reports = new CallReportDesk({ namespace: input.namespace, journal, parking, status });
@@ -73,6 +75,11 @@ export async function runScript(input: RunInput): Promise<unknown> {
   registerRunHandlers({
     startedAt: () => startedAt, status, journal, parking: parking.lot, inbox, credentials, forkReplay,
     callsInFlight: () => calls.inFlight,
+    renewRunCredentials(sealed) {
+      credentials.runSealed = sealed;
+      // The run it continues as starts from `input`: it carries the renewed credentials.
+      input.credentials = sealed;
+    },
     // A run that started before PATCHES.heldStepsWaitOnlyForCallsInFlight and stalled on a held step is woken by any signal.
     beforeSignal: () => { if (taken.heldCount > 0 && !holdsEarlySteps()) taken.release(); },
   });

@@ -89,11 +89,11 @@ describe("POST /v1/toolsets", () => {
     expect((await stack.request("GET", "/v1/toolsets/whatever")).status).toBe(404);
   });
 
-  it("derives a toolset from a base: same servers, tools and policies, its own workflows and id", async () => {
-    const base = await register({ mcpServers: { github: { url: github.url } }, policies: { "github.create_issue": { approval: true } } });
+  it("derives a toolset from a base: same servers, tools, policies and http allow-list, its own workflows and id", async () => {
+    const base = await register({ mcpServers: { github: { url: github.url } }, policies: { "github.create_issue": { approval: true } }, http: { allowedHosts: ["api.github.com"] } });
     const stored = await stack.request("POST", "/v1/workflows", { name: "triage", script: "export default async () => \"triaged\";" });
     expect(stored.status, JSON.stringify(stored.body)).toBe(201);
-    const derived = await register({ base: base.body.id, workflows: { triage: stored.body.id }, http: { allowedHosts: ["api.github.com"] } });
+    const derived = await register({ base: base.body.id, workflows: { triage: stored.body.id } });
     expect(derived.status).toBe(201);
     expect(derived.body.id).not.toBe(base.body.id);
     const doc = derived.body.document as Record<string, unknown>;
@@ -101,10 +101,31 @@ describe("POST /v1/toolsets", () => {
     expect(doc["base"]).toBe(base.body.id);
     expect(doc["mcpServers"]).toEqual(baseDoc["mcpServers"]);
     expect(doc["policies"]).toEqual(baseDoc["policies"]);
+    expect(doc["http"]).toEqual({ allowedHosts: ["api.github.com"] });
     expect(doc["workflows"]).toEqual({ triage: stored.body.id });
+    // Content-addressed: the same derivation is the same toolset, other workflows another.
+    const again = await register({ workflows: { triage: stored.body.id }, base: base.body.id });
+    expect([again.status, again.body.id]).toEqual([200, derived.body.id]);
+    expect((await register({ base: base.body.id })).body.id).not.toBe(derived.body.id);
     expect((await register({ base: base.body.id, workflows: { triage: `wf_${"c".repeat(64)}` } })).status).toBe(404);
     expect((await register({ base: `ts_${"b".repeat(64)}` })).status).toBe(404);
-    expect((await register({ base: base.body.id, mcpServers: { x: { url: github.url } } })).status).toBe(400);
+  });
+
+  it("refuses a derived toolset that sets anything but base and workflows, naming the field", async () => {
+    const base = await register({ mcpServers: { github: { url: github.url } } });
+    const tries: [string, Record<string, unknown>][] = [
+      ["mcpServers", { mcpServers: { x: { url: github.url } } }],
+      ["hostTools", { hostTools: { h: { taskQueue: "q", tools: {} } } }],
+      ["policies", { policies: { "github.create_issue": { approval: true } } }],
+      ["http", { http: { allowedHosts: ["evil.example"] } }],
+      ["credentials", { credentials: { mcpServers: { github: { headers: { authorization: "Bearer x" } } } } }],
+    ];
+    for (const [field, extra] of tries) {
+      const { status, body } = await register({ base: base.body.id, ...extra });
+      expect(status, field).toBe(400);
+      expect(body.error?.message, field).toMatch(new RegExp(`^${field}: `));
+      expect(body.error?.details, field).toMatchObject({ field });
+    }
   });
 
   it("keeps toolsets in Temporal: a new API process finds them", async () => {

@@ -58,18 +58,35 @@ export function createCredentialWriter(deps: CredentialsRouteDeps): CredentialWr
     return { resumedRuns: await wakeParkedRuns(namespace, toolsetId, endUser, revision) };
   }
 
-  /** Runs parked on this scope are found by search attributes, never by a scan of all runs. */
+  /**
+   * Runs parked on this scope are found by search attributes, never by a scan of all runs: the
+   * namespace's parked runs, of this toolset or of one derived from it (whose runs fall back on
+   * its base's credentials), told which toolset was written.
+   */
   async function wakeParkedRuns(namespace: string, toolsetId: string, endUser: string | undefined, revision: number): Promise<number> {
     const scope: CredentialScope = endUser === undefined ? "toolset" : "endUser";
     const clauses = [
       `WorkflowType = ${quote(RUN_WORKFLOW_TYPE)}`, `ExecutionStatus = 'Running'`,
-      `${SEARCH_ATTRIBUTES.namespace.name} = ${quote(namespace)}`, `${SEARCH_ATTRIBUTES.toolset.name} = ${quote(toolsetId)}`,
-      `${SEARCH_ATTRIBUTES.status.name} = 'parked'`,
+      `${SEARCH_ATTRIBUTES.namespace.name} = ${quote(namespace)}`, `${SEARCH_ATTRIBUTES.status.name} = 'parked'`,
       ...(endUser === undefined ? [] : [`${SEARCH_ATTRIBUTES.endUser.name} = ${quote(endUser)}`]),
     ];
+    const derivesFrom = new Map<string, boolean>();
+    const isDerived = async (id: string): Promise<boolean> => {
+      let known = derivesFrom.get(id);
+      if (known === undefined) {
+        known = (await deps.toolsets.get(id, namespace).catch(() => undefined))?.document.base === toolsetId;
+        derivesFrom.set(id, known);
+      }
+      return known;
+    };
     let woken = 0;
     for await (const run of deps.client.workflow.list({ query: clauses.join(" AND ") })) {
-      await deps.client.workflow.getHandle(run.workflowId).signal(credentialsRenewedSignal, { scope, revision, ...(endUser !== undefined ? { endUser } : {}) }).catch(() => undefined);
+      const runToolset = run.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset);
+      if (runToolset === undefined) continue;
+      const own = runToolset === toolsetId;
+      if (!own && !(await isDerived(runToolset))) continue;
+      const renewed = { scope, revision, ...(endUser !== undefined ? { endUser } : {}), ...(own ? {} : { toolsetId }) };
+      await deps.client.workflow.getHandle(run.workflowId).signal(credentialsRenewedSignal, renewed).catch(() => undefined);
       woken += 1;
     }
     return woken;

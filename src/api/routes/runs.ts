@@ -12,7 +12,7 @@ import { newRunTrace } from "../run-trace.ts";
 import { checkServers } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
-import { elicitationAnswerBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "../schemas.ts";
+import { credentialsBody, elicitationAnswerBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
 
 export interface RunsRouteDeps {
@@ -100,15 +100,28 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     const body = parseOrThrow(forkRunBody, req.body, "body");
     const source = await deps.runs.forkSource(parentId, namespace);
     const { toolset, ...compiled } = await compileForToolset(deps, namespace, source.toolsetId, body.script);
+    if (body.credentials) checkServers(body.credentials, toolset);
+    const credentials = body.credentials ? deps.box.seal(JSON.stringify(body.credentials)) : source.input.credentials;
     const started = await deps.runs.start({
       trace: newRunTrace(req.get("traceparent")),
       script: compiled.javascript, scriptHash: compiled.scriptHash, toolsetId: toolset.id, toolset: toolset.document,
       input: body.input === undefined ? source.input.input : body.input, namespace, fork: source.seed,
       ...(source.endUser ? { endUser: source.endUser } : {}),
-      ...(source.input.credentials ? { credentials: source.input.credentials } : {}),
+      ...(credentials ? { credentials } : {}),
     });
     if (body.parent === "cancel") await deps.runs.cancel(parentId, namespace);
     res.status(201).location(`/v1/runs/${started.id}`).json({ ...(started.view ?? await deps.runs.get(started.id, namespace)), forkedFrom: parentId });
+  });
+
+  router.put("/v1/runs/:id/credentials", async function renewRunCredentials(req, res) {
+    const namespace = namespaceOf(req);
+    const id = runIdParam(req.params.id);
+    const body = parseOrThrow(credentialsBody, req.body, "body");
+    const toolset = await deps.toolsets.get(await deps.runs.toolsetOf(id, namespace), namespace);
+    if (toolset) checkServers(body, toolset);
+    // Sealed here like every other scope's: Temporal never holds them in clear.
+    await deps.runs.renewCredentials(id, namespace, deps.box.seal(JSON.stringify(body)));
+    res.json({ runId: id, scope: "run" });
   });
 
   router.get("/v1/runs/:id/cassette", async function getCassette(req, res) {
