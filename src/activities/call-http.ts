@@ -20,6 +20,8 @@ export interface HttpCallInput {
   request: { url: string; method: string; headers: Record<string, string>; body?: string };
   allowedHosts: string[];
   traceparent?: string;
+  /** The deadline of this attempt, from the toolset's `http.fetch` policy; absent, the fetcher's own (30 s). */
+  timeoutMs?: number;
 }
 
 export type HttpCallResult =
@@ -37,7 +39,7 @@ export function createCallHttp(deps: HttpCallDeps) {
     if (traceparent) headers["traceparent"] = traceparent;
     let code: string | undefined = "interrupted";
     try {
-      const value = await deps.guardedFetch({ ...input.request, headers }, input.allowedHosts, Context.current().cancellationSignal);
+      const value = await deps.guardedFetch({ ...input.request, headers }, input.allowedHosts, Context.current().cancellationSignal, input.timeoutMs);
       code = undefined;
       return { ok: true, value };
     } catch (error) {

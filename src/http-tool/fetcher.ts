@@ -44,7 +44,8 @@ export interface GuardedFetcherOptions {
   userAgent?: string;
 }
 
-export type GuardedFetch = (request: HttpToolRequest, allowedHosts: readonly string[], signal?: AbortSignal) => Promise<HttpToolResponse>;
+/** `timeoutMs`, when given, is this request's one deadline instead of the fetcher's (a tool policy's `timeout`). */
+export type GuardedFetch = (request: HttpToolRequest, allowedHosts: readonly string[], signal?: AbortSignal, timeoutMs?: number) => Promise<HttpToolResponse>;
 
 type HopOutcome = { redirect: HopRequest } | { response: HttpToolResponse };
 
@@ -52,12 +53,13 @@ export function createGuardedFetcher(options: GuardedFetcherOptions = {}): Guard
   const resolve = options.resolve ?? defaultResolver;
   const allowLoopback = options.allowLoopbackForTests === true;
   const maxBytes = options.maxBytes ?? 5 * 1024 * 1024;
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const defaultTimeoutMs = options.timeoutMs ?? 30_000;
   const maxRedirects = options.maxRedirects ?? 5;
   const userAgent = options.userAgent ?? "rewind-http-tool";
 
-  return async function guardedFetch(request, allowedHosts, signal) {
+  return async function guardedFetch(request, allowedHosts, signal, requestTimeoutMs) {
     let hop = prepareRequest(request, { userAgent, acceptEncoding: ACCEPT_ENCODING });
+    const timeoutMs = requestTimeoutMs ?? defaultTimeoutMs;
     const startedAt = Date.now();
     const deadline = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([deadline, signal]) : deadline;
