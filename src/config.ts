@@ -3,7 +3,9 @@
  * slice of it) as an argument, so that tests and embedders can build one without touching
  * process.env, and so a bad value fails once, at start-up, with the variable's name.
  */
+import { isIP } from "node:net";
 import path from "node:path";
+import type { TrustedTargets } from "./http-tool/trusted-targets.ts";
 
 export interface SandboxLimits {
   /** Heap limit of one script's isolate, in MB. Default 128. */
@@ -55,6 +57,12 @@ export interface Config {
   events: { url: string; secret: string } | undefined;
   logLevel: "debug" | "info" | "warn" | "error";
   payloads: PayloadsConfig;
+  /**
+   * The outbound target policy for the URLs tenants choose (MCP servers, events endpoints): on
+   * (`guarded`) when API keys are set, so the API and the worker each need REWIND_API_KEYS;
+   * `trusted` (REWIND_TRUSTED_TARGETS) is what it lets through anyway. Default: none trusted.
+   */
+  outbound: { guarded: boolean; trusted: TrustedTargets };
 }
 
 /** A Worker Deployment version: workers of one name and build id run the same code. */
@@ -107,6 +115,50 @@ function parseApiKeys(raw: string | undefined): Map<string, string> {
     keys.set(key, namespace);
   }
   return keys;
+}
+
+const TRUSTED_TARGETS_FORMAT = "REWIND_TRUSTED_TARGETS entries are host names (mcp.internal, *.corp.example), addresses (10.0.0.5, ::1) or CIDRs (10.0.0.0/8, fd00::/8), comma-separated";
+
+/** One entry's range, `address/prefix`, or undefined when the entry is not an address or range. */
+function trustedRange(entry: string): string | undefined {
+  const [rawAddress = "", prefix, extra] = entry.split("/");
+  const address = rawAddress.replace(/^\[(.*)\]$/, "$1");
+  const family = address.includes("%") ? 0 : isIP(address); // a zone id names an interface, not a range
+  if (family === 0 || extra !== undefined) return undefined;
+  const max = family === 4 ? 32 : 128;
+  if (prefix === undefined) return `${address}/${max}`;
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > max) throw new ConfigError(`${TRUSTED_TARGETS_FORMAT}; "${entry}" has a prefix outside 0-${max}`);
+  return `${address}/${Number(prefix)}`;
+}
+
+function trustedTargets(raw: string | undefined): TrustedTargets {
+  const targets: TrustedTargets = { hosts: [], cidrs: [] };
+  for (const entry of (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+    const range = trustedRange(entry);
+    if (range) {
+      targets.cidrs.push(range);
+      continue;
+    }
+    const wildcard = entry.startsWith("*.");
+    const name = wildcard ? entry.slice(2) : entry;
+    let url: URL | undefined;
+    try {
+      url = /^[^/?#@\\:[\]]+$/.test(name) ? new URL(`http://${name}/`) : undefined;
+    } catch {
+      url = undefined;
+    }
+    const host = url?.hostname.replace(/\.$/, "") ?? "";
+    const isName = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(host);
+    if (!isName && isIP(host) === 0) throw new ConfigError(`${TRUSTED_TARGETS_FORMAT}, got "${entry}"`);
+    // The URL parser reads 127.1, 2130706433 and 0x7f000001 as 127.0.0.1: such a name is an address.
+    if (isIP(host) !== 0) {
+      if (wildcard) throw new ConfigError(`${TRUSTED_TARGETS_FORMAT}; "${entry}" puts a wildcard on an address`);
+      targets.cidrs.push(`${host}/32`);
+      continue;
+    }
+    targets.hosts.push(wildcard ? `*.${host}` : host);
+  }
+  return targets;
 }
 
 function codecCorsOrigins(raw: string | undefined): string[] | undefined {
@@ -205,12 +257,13 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const host = env["REWIND_HOST"] ?? "127.0.0.1";
   const port = integer(env, "REWIND_PORT", 8787, 0, 65535);
   const stateDir = path.resolve(cwd, env["REWIND_STATE_DIR"] ?? ".rewind");
+  const keys = parseApiKeys(env["REWIND_API_KEYS"]);
   return {
     stateDir,
     api: {
       host,
       port,
-      keys: parseApiKeys(env["REWIND_API_KEYS"]),
+      keys,
       publicUrl: env["REWIND_PUBLIC_URL"] ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
       codecCorsOrigins: codecCorsOrigins(env["REWIND_CODEC_CORS_ORIGINS"]),
     },
@@ -237,6 +290,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       store: payloadStore(env["REWIND_PAYLOAD_STORE"], stateDir, cwd),
       thresholdBytes: integer(env, "REWIND_PAYLOAD_THRESHOLD", 256 * 1024, 1024, 2 * 1024 * 1024),
     },
+    outbound: { guarded: keys.size > 0, trusted: trustedTargets(env["REWIND_TRUSTED_TARGETS"]) },
   };
 }
 

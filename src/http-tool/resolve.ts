@@ -2,8 +2,9 @@
  * Turns a URL's host into the one address the connection will go to. The name is resolved once
  * per hop, every answer must pass the address policy (one refused answer refuses the request, so
  * a DNS answer mixing public and private addresses cannot be used to reach the private one), and
- * the caller connects to the returned address and nothing else: there is no second lookup that
- * a rebinding DNS server could answer differently.
+ * the caller connects to the returned address (the outbound target policy: to the returned
+ * addresses, in order, each of them checked) and nothing else: there is no second lookup that a
+ * rebinding DNS server could answer differently.
  */
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
@@ -28,10 +29,22 @@ export interface ResolveCheckedOptions {
   resolve: Resolver;
   allowLoopback: boolean;
   signal: AbortSignal;
+  /**
+   * Addresses let through whatever the address policy says: the operator's trusted ranges of
+   * the outbound target policy (trusted-targets.ts). Default: none.
+   */
+  trusted?: (address: string) => boolean;
 }
 
 /** `hostname` is `URL.hostname`: IPv6 literals keep their brackets. */
 export async function resolveChecked(hostname: string, options: ResolveCheckedOptions): Promise<ResolvedAddress> {
+  const [pinned] = await resolveAllChecked(hostname, options);
+  if (!pinned) throw new HttpRefusal("dns", hostname, "no addresses");
+  return pinned;
+}
+
+/** Every answer, each one checked, in the resolver's order; throws on the first refused one. */
+export async function resolveAllChecked(hostname: string, options: ResolveCheckedOptions): Promise<ResolvedAddress[]> {
   const literal = hostname.startsWith("[") ? hostname.slice(1, -1) : hostname;
   const literalFamily = isIP(literal);
   const answers = literalFamily === 0
@@ -39,13 +52,13 @@ export async function resolveChecked(hostname: string, options: ResolveCheckedOp
     : [{ address: literal, family: literalFamily === 6 ? 6 : 4 } satisfies ResolvedAddress];
 
   for (const answer of answers) {
+    if (options.trusted?.(answer.address) === true) continue;
     const verdict = classifyAddress(answer.address, { allowLoopback: options.allowLoopback });
     if (!verdict.allowed) throw new HttpRefusal(`address:${verdict.rule}`, hostname);
   }
-  const pinned = answers[0];
-  if (!pinned) throw new HttpRefusal("dns", hostname, "no addresses");
+  if (answers.length === 0) throw new HttpRefusal("dns", hostname, "no addresses");
   // The family comes from the address itself, not from what the resolver claimed.
-  return { address: pinned.address, family: isIP(pinned.address) === 6 ? 6 : 4 };
+  return answers.map(({ address }) => ({ address, family: isIP(address) === 6 ? 6 : 4 }));
 }
 
 async function lookupOnce(hostname: string, options: ResolveCheckedOptions): Promise<ResolvedAddress[]> {
