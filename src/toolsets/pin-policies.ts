@@ -1,10 +1,12 @@
 /**
- * Policies as pinned: every policy names a tool the toolset has, durations become
- * milliseconds, and settings that only make sense for one kind of tool (heartbeats are for host
- * tools) are refused elsewhere. Defaults are not written in: the dispatcher applies them, so a
- * toolset that states a default and one that doesn't pin the same way only when written alike.
+ * Policies as pinned: every policy names a tool the toolset has (`http.fetch` when the toolset
+ * enables http), durations become milliseconds, and settings that only make sense for one kind
+ * of tool (heartbeats are for host tools) are refused. Defaults are not written in: the
+ * dispatcher applies them, so a toolset that states a default and one that doesn't pin the same
+ * way only when written alike.
  */
 import { parseDuration } from "../shared/durations.ts";
+import { HTTP_TOOL } from "../shared/journal.ts";
 import type { PinnedToolset, ToolPolicy } from "../shared/toolset.ts";
 import type { ToolPolicyInput } from "./registration-request.ts";
 
@@ -27,9 +29,14 @@ function milliseconds(value: number | string, where: string): number {
  * selection's field, so a policy naming one says why the tool is not there.
  */
 export function pinPolicies(toolset: Omit<PinnedToolset, "policies">, policies: Record<string, ToolPolicyInput>, filteredOut: ReadonlyMap<string, string> = new Map()): Record<string, ToolPolicy> {
-  const kinds = new Map<string, "mcp" | "host">();
+  const kinds = new Map<string, "mcp" | "host" | "http">();
   for (const [group, server] of Object.entries(toolset.mcpServers)) for (const t of server.tools) kinds.set(`${group}.${t.name}`, "mcp");
   for (const [group, host] of Object.entries(toolset.hostTools)) for (const t of host.tools) kinds.set(`${group}.${t.name}`, "host");
+  // The dispatcher sends every `http.fetch` call as a request, whatever the groups are named.
+  if (toolset.http) kinds.set(HTTP_TOOL, "http");
+  else if (!kinds.has(HTTP_TOOL) && Object.hasOwn(policies, HTTP_TOOL)) {
+    throw new PolicyError(`policies["${HTTP_TOOL}"]: this toolset does not enable http (give http.allowedHosts)`);
+  }
 
   const pinned: Record<string, ToolPolicy> = {};
   for (const [tool, input] of Object.entries(policies)) {

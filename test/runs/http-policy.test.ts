@@ -1,0 +1,207 @@
+/**
+ * The `http.fetch` policy end to end, against a loopback server: approval parks a request before
+ * it is sent (one request once approved, none when rejected), a timeout is the request's
+ * deadline, concurrency keeps fetches from overlapping, and the retry options each request is
+ * scheduled with follow the policy — or, without one, the method, exactly as before the policy
+ * existed. Registering the policy without http is a 400 naming the field.
+ */
+import { randomUUID } from "node:crypto";
+import type http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEventReceiver, type EventReceiver } from "../helpers/event-receiver.ts";
+import { guardConnects, startLoopbackServer, tableResolver, type ConnectGuard, type LoopbackServer } from "../helpers/http-loopback.ts";
+import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
+
+const key = `http-policy-key-${randomUUID()}`;
+const auth = { authorization: `Bearer ${key}` };
+
+let stack: RewindStack;
+let site: LoopbackServer;
+let guard: ConnectGuard;
+let receiver: EventReceiver;
+let host: string;
+/** Every request the site answered or holds, with the run's key. */
+const hits: { method: string; path: string; key: string | undefined }[] = [];
+/** Requests in flight per lane (`/lane/<name>`), and the most seen at once. */
+const lanes = new Map<string, { active: number; most: number }>();
+const timers = new Set<NodeJS.Timeout>();
+
+const request = (method: string, route: string, body?: unknown) => stack.request(method, route, body, auth);
+
+function answerLater(ms: number, res: http.ServerResponse, then: () => void = () => undefined): void {
+  const timer = setTimeout(() => {
+    timers.delete(timer);
+    then();
+    if (!res.writableEnded) res.writeHead(200, { "content-type": "application/json" }).end("{\"late\":true}");
+  }, ms);
+  timers.add(timer);
+}
+
+beforeAll(async () => {
+  guard = guardConnects();
+  site = await startLoopbackServer((req, res) => {
+    const path = req.url ?? "";
+    hits.push({ method: req.method ?? "", path, key: req.headers["idempotency-key"] as string | undefined });
+    if (path === "/slow") return answerLater(8_000, res);
+    const lane = /^\/lane\/(\w+)/.exec(path)?.[1];
+    if (lane) {
+      const counts = lanes.get(lane) ?? { active: 0, most: 0 };
+      lanes.set(lane, counts);
+      counts.active += 1;
+      counts.most = Math.max(counts.most, counts.active);
+      return answerLater(300, res, () => { counts.active -= 1; });
+    }
+    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ method: req.method, path }));
+  });
+  host = `api.test:${site.port}`;
+  stack = await startRewindStack({
+    env: { REWIND_API_KEYS: `${key}:http-policy-${randomUUID().slice(0, 8)}` },
+    httpTool: { allowLoopbackForTests: true, resolve: tableResolver({ "api.test": ["127.0.0.1"] }).resolve },
+  });
+  receiver = await startEventReceiver();
+  receiver.setSecret(String((await request("PUT", "/v1/events/endpoint", { url: receiver.url })).body["secret"]));
+});
+afterAll(async () => {
+  for (const timer of timers) clearTimeout(timer);
+  await stack?.stop();
+  await site?.close();
+  await receiver?.close();
+  guard?.restore();
+});
+
+async function toolsetWith(policy: Record<string, unknown> | undefined): Promise<string> {
+  const { status, body } = await request("POST", "/v1/toolsets", { http: { allowedHosts: [host] }, ...(policy ? { policies: { "http.fetch": policy } } : {}) });
+  // 200 when the same document was registered before (the id is its digest).
+  expect([200, 201], JSON.stringify(body)).toContain(status);
+  return String(body.id);
+}
+
+async function start(toolset: string, script: string): Promise<string> {
+  const { status, body } = await request("POST", "/v1/runs", { toolset, script });
+  expect(status, JSON.stringify(body)).toBe(201);
+  return String(body.id);
+}
+
+const finish = (id: string, timeoutMs?: number): Promise<ApiBody> => waitForRun(stack, id, timeoutMs, auth);
+
+async function waitParked(id: string): Promise<ApiBody> {
+  for (let i = 0; i < 200; i++) {
+    const { body } = await request("GET", `/v1/runs/${id}`);
+    if (body.status === "parked" && Array.isArray(body["parked"]) && body["parked"].length > 0) return body;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`run ${id} never parked`);
+}
+
+/** The options each `callHttp` was scheduled with, by seq, as the run's history recorded them. */
+async function scheduled(id: string): Promise<Map<number, { startToCloseSeconds: number; maximumAttempts: number }>> {
+  const history = await stack.client.workflow.getHandle(id).fetchHistory();
+  const options = new Map<number, { startToCloseSeconds: number; maximumAttempts: number }>();
+  for (const event of history.events ?? []) {
+    const attributes = event.activityTaskScheduledEventAttributes;
+    if (attributes?.activityType?.name !== "callHttp") continue;
+    options.set(Number(attributes.activityId), {
+      startToCloseSeconds: Number(attributes.startToCloseTimeout?.seconds ?? 0),
+      maximumAttempts: attributes.retryPolicy?.maximumAttempts ?? 0,
+    });
+  }
+  return options;
+}
+
+const CATCHING = (call: string) => `import { ToolError } from "rewind:tools";
+export default async function main() {
+  try {
+    const response = await ${call};
+    return ["ok", response.status, await response.json()];
+  } catch (e) {
+    return e instanceof ToolError ? [e.code, e.message, e.details ?? null] : ["other", String(e)];
+  }
+}`;
+
+describe("policies[\"http.fetch\"]", () => {
+  it("is refused with a 400 naming the field when the toolset has no http", async () => {
+    const { status, body } = await request("POST", "/v1/toolsets", { policies: { "http.fetch": { approval: true } } });
+    expect(status).toBe(400);
+    expect(body.error?.message).toMatch(/policies\["http\.fetch"\].*http\.allowedHosts/);
+    expect(body.error?.details).toMatchObject({ field: "policies" });
+  });
+
+  it("approval parks the request before it is sent; approved, it is sent once with the call's key", async () => {
+    const toolset = await toolsetWith({ approval: true });
+    const id = await start(toolset, CATCHING(`fetch("http://${host}/approved", { method: "POST", body: "pay" })`));
+    const parked = await waitParked(id);
+    expect(parked["parked"]).toMatchObject([{ seq: 1, tool: "http.fetch", reason: "approval" }]);
+    const event = await receiver.waitFor(id, "call.approval_requested", 15_000);
+    expect(event.data).toMatchObject({ seq: 1, tool: "http.fetch", args: { method: "POST", body: "pay" } });
+    expect(hits.filter((h) => h.path === "/approved")).toEqual([]);
+    expect((await request("POST", `/v1/runs/${id}/calls/1/approve`)).status).toBe(200);
+    const done = await finish(id);
+    expect(done.result).toMatchObject(["ok", 200, { method: "POST" }]);
+    expect(hits.filter((h) => h.path === "/approved")).toEqual([{ method: "POST", path: "/approved", key: `${id}/1` }]);
+  }, 60_000);
+
+  it("approval rejected gives the script ToolError(rejected) and sends nothing", async () => {
+    const toolset = await toolsetWith({ approval: true });
+    const id = await start(toolset, CATCHING(`fetch("http://${host}/rejected")`));
+    await waitParked(id);
+    expect((await request("POST", `/v1/runs/${id}/calls/1/reject`, { reason: "not that host" })).status).toBe(200);
+    const done = await finish(id);
+    expect(done.result).toEqual(["rejected", "http.fetch: not that host", null]);
+    expect(hits.filter((h) => h.path === "/rejected")).toEqual([]);
+  }, 60_000);
+
+  it("timeout is the request's deadline: a slow server ends the call with ToolError(timedOut), sent once", async () => {
+    const toolset = await toolsetWith({ timeout: "1s" });
+    const before = hits.filter((h) => h.path === "/slow").length;
+    const startedAt = Date.now();
+    const id = await start(toolset, CATCHING(`fetch("http://${host}/slow")`));
+    const done = await finish(id);
+    // The server answers after 8 s; the default deadline is 30 s.
+    expect(Date.now() - startedAt).toBeLessThan(6_000);
+    expect(done.result).toEqual(["timedOut", expect.stringMatching(/timeout/), { rule: "timeout" }]);
+    expect(hits.filter((h) => h.path === "/slow").length - before).toBe(1);
+    expect((await scheduled(id)).get(1)).toEqual({ startToCloseSeconds: 16, maximumAttempts: 5 });
+  }, 60_000);
+
+  it("concurrency 1 keeps a run's fetches from overlapping; without it they overlap", async () => {
+    const script = (lane: string) => `export default async function main() {
+  const responses = await Promise.all(Array.from({ length: 5 }, (_, i) => fetch("http://${host}/lane/${lane}?i=" + i)));
+  return responses.map((r) => r.status);
+}`;
+    const [limited, free] = await Promise.all([toolsetWith({ concurrency: 1 }), toolsetWith(undefined)]);
+    const ids = await Promise.all([start(limited, script("limited")), start(free, script("free"))]);
+    const done = await Promise.all(ids.map((id) => finish(id)));
+    expect(done.map((d) => d.result)).toEqual([[200, 200, 200, 200, 200], [200, 200, 200, 200, 200]]);
+    expect(lanes.get("limited")).toEqual({ active: 0, most: 1 });
+    expect(lanes.get("free")?.most).toBeGreaterThan(1);
+  }, 60_000);
+
+  it("without a policy, GET is retried and POST sent at most once, with today's 45-second attempt", async () => {
+    const id = await start(await toolsetWith(undefined), `export default async function main() {
+  await fetch("http://${host}/plain");
+  await fetch("http://${host}/plain", { method: "POST", body: "x" });
+  await fetch("http://${host}/plain", { method: "HEAD" });
+  return 1;
+}`);
+    expect((await finish(id)).status).toBe("completed");
+    expect([...(await scheduled(id)).entries()]).toEqual([
+      [1, { startToCloseSeconds: 45, maximumAttempts: 5 }],
+      [2, { startToCloseSeconds: 45, maximumAttempts: 1 }],
+      [3, { startToCloseSeconds: 45, maximumAttempts: 5 }],
+    ]);
+  }, 60_000);
+
+  it("an explicit onInterruption applies to every method", async () => {
+    const script = `export default async function main() {
+  await fetch("http://${host}/plain");
+  await fetch("http://${host}/plain", { method: "POST", body: "x" });
+  return 1;
+}`;
+    const [retry, once] = await Promise.all([toolsetWith({ onInterruption: "retry" }), toolsetWith({ onInterruption: "at_most_once" })]);
+    const ids = await Promise.all([start(retry, script), start(once, script)]);
+    await Promise.all(ids.map((id) => finish(id)));
+    const [retried, atMostOnce] = await Promise.all(ids.map((id) => scheduled(id)));
+    expect([...(retried?.values() ?? [])].map((o) => o.maximumAttempts)).toEqual([5, 5]);
+    expect([...(atMostOnce?.values() ?? [])].map((o) => o.maximumAttempts)).toEqual([1, 1]);
+  }, 60_000);
+});
