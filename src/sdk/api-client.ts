@@ -8,6 +8,7 @@
  * const run = await api.startRun({ script: "export default async () => 42" });
  * console.log((await api.getRun(run.id)).status);
  */
+import type { CredentialsBody } from "../credentials/credentials-schema.ts";
 import type { ElicitationAnswer } from "../shared/call-input.ts";
 import type { Cassette } from "../shared/run.ts";
 import type { RegisterToolsetBody } from "../toolsets/registration-request.ts";
@@ -121,7 +122,14 @@ export function createApiClient(options: ApiClientOptions) {
     resumeCall: (id: string, seq: number) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/resume`),
     /** Answers the input call `seq`'s server asked for (event `call.input_requested`). */
     answerElicitation: (id: string, seq: number, answer: ElicitationAnswer) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/elicitation`, answer),
-    forkRun: (id: string, body: { script: string; input?: unknown; parent?: "keep" | "cancel" }) => json<RunViewBody & { forkedFrom: string }>("POST", `${run(id)}/fork`, body),
+    /** Without `credentials`, the fork inherits its parent's own (as last renewed). */
+    forkRun: (id: string, body: { script: string; input?: unknown; parent?: "keep" | "cancel"; credentials?: CredentialsBody }) =>
+      json<RunViewBody & { forkedFrom: string }>("POST", `${run(id)}/fork`, body),
+    /** Replaces a running run's own credentials; its calls parked on them are sent again. */
+    renewRunCredentials: (id: string, credentials: CredentialsBody) => json<{ runId: string; scope: "run" }>("PUT", `${run(id)}/credentials`, credentials),
+    /** The toolset's credentials (or an end user's for it); wakes the runs parked on them. */
+    setToolsetCredentials: (toolsetId: string, credentials: CredentialsBody, endUser?: string) =>
+      json<{ resumedRuns: number }>("PUT", `${endUser === undefined ? "/v1" : `/v1/end-users/${encodeURIComponent(endUser)}`}/toolsets/${encodeURIComponent(toolsetId)}/credentials`, credentials),
     getCassette: (id: string) => json<Cassette>("GET", `${run(id)}/cassette`),
     cancelRun: (id: string) => json<RunViewBody>("POST", `${run(id)}/cancel`),
     storeWorkflow: (body: { name: string; script: string; toolset?: string }) => json<StoredWorkflowBody>("POST", "/v1/workflows", body),

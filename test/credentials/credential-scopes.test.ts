@@ -7,6 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiClient } from "../../src/sdk/index.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { IDEMPOTENCY_KEY, echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
@@ -89,7 +90,9 @@ describe("credentials resolve server by server", () => {
 
   it("an end user's credentials for one server leave the other to the toolset's", async () => {
     const toolset = await toolsetOf({ sa: bearer("Bearer alpha-stale"), sb: bearer(BETA) });
-    expect((await request("PUT", `/v1/end-users/carol/toolsets/${toolset}/credentials`, { mcpServers: { sa: bearer(ALPHA) } })).status).toBe(200);
+    // Written through the SDK, as a harness would.
+    const sdk = createApiClient({ url: stack.api.url, apiKey: key });
+    expect(await sdk.setToolsetCredentials(toolset, { mcpServers: { sa: bearer(ALPHA) } }, "carol")).toEqual({ resumedRuns: 0 });
     const id = await start({ toolset, script: BOTH, endUser: "carol" });
     expect((await waitForRun(stack, id, 30_000, auth)).status).toBe("completed");
     expect((await journalOf(id)).map((e) => e.credentials)).toEqual(["endUser", "toolset"]);
@@ -114,9 +117,8 @@ describe("a run's own credentials", () => {
     expect((await request("PUT", `/v1/runs/run_${"0".repeat(26)}/credentials`, { mcpServers: { sa: bearer(ALPHA) } })).status).toBe(404);
     expect((await request("GET", `/v1/runs/${id}`)).body["status"]).toBe("parked");
 
-    const renewed = await request("PUT", `/v1/runs/${id}/credentials`, { mcpServers: { sa: bearer(ALPHA) } });
-    expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
-    expect(JSON.stringify(renewed.body)).not.toContain("alpha-good");
+    const renewed = await createApiClient({ url: stack.api.url, apiKey: key }).renewRunCredentials(id, { mcpServers: { sa: bearer(ALPHA) } });
+    expect(renewed).toEqual({ runId: id, scope: "run" });
     const done = await waitForRun(stack, id, 30_000, auth);
     expect(done.status, JSON.stringify(done)).toBe("completed");
     expect(keysSeenBy(alpha, id)).toEqual([{ key: `${id}/1`, authorization: ALPHA }]);
