@@ -1,21 +1,30 @@
 /**
  * Emits a harness event from a workflow: each event is delivered by its own child workflow
  * (abandoned by its parent, so the run may end while delivery retries). Its workflow id is the
- * event id, so a replayed or continued run never delivers one event twice.
+ * event id, so a replayed or continued run never delivers one event twice. What an event says
+ * (its toolset, end user and data) travels only in the child's input, never in its id or type,
+ * so it can change without a patch.
  */
 import { ParentClosePolicy, startChild, workflowInfo } from "@temporalio/workflow";
-import { eventId, type EventType } from "../shared/events.ts";
+import { eventId, type EventData, type EventType, type HarnessEvent } from "../shared/events.ts";
+import type { RunInput } from "../shared/run.ts";
 import type { deliverEventWorkflow } from "./deliver-event.ts";
 
-export async function emitEvent(namespace: string, runId: string, type: EventType, data: Record<string, unknown>, discriminator?: string | number): Promise<void> {
-  const id = eventId(runId, type, discriminator);
+/** The run an event comes from. */
+export type EventSource = Pick<RunInput, "namespace" | "runId" | "toolsetId" | "endUser">;
+
+export async function emitEvent<T extends EventType>(run: EventSource, type: T, data: EventData[T], discriminator?: string | number): Promise<void> {
+  const id = eventId(run.runId, type, discriminator);
+  const event: HarnessEvent<T> = {
+    id, type, runId: run.runId, toolset: run.toolsetId, endUser: run.endUser ?? null, at: new Date(Date.now()).toISOString(), data,
+  };
   try {
     await startChild<typeof deliverEventWorkflow>("deliverEventWorkflow", {
       workflowId: `event/${id}`,
       taskQueue: workflowInfo().taskQueue,
       parentClosePolicy: ParentClosePolicy.ABANDON,
       workflowIdReusePolicy: "REJECT_DUPLICATE",
-      args: [{ namespace, event: { id, type, runId, at: new Date(Date.now()).toISOString(), data } }],
+      args: [{ namespace: run.namespace, event }],
     });
   } catch (error) {
     // Already started by an earlier execution of this run: it is being (or was) delivered.

@@ -4,6 +4,7 @@
  * credentials expired or short of scope) before the call waits for its decision. A call in
  * flight that waits for input is held the same way (announced as input requested) until released.
  */
+import type { EventSchema } from "../shared/events.ts";
 import type { JournalEntry } from "../shared/journal.ts";
 import type { RunInput } from "../shared/run.ts";
 import { emitEvent } from "./events.ts";
@@ -48,20 +49,25 @@ export class ParkingDesk {
   }
 
   private async announce(entry: JournalEntry, reason: ParkReason, details: ParkDetails, nth: number): Promise<void> {
-    const { namespace, runId, endUser } = this.run;
+    const run = this.run;
     const call = { seq: entry.seq, tool: entry.tool };
     if (reason === "approval") {
-      await emitEvent(namespace, runId, "call.approval_requested", { ...call, args: entry.args }, entry.seq);
+      await emitEvent(run, "call.approval_requested", { ...call, args: entry.args }, entry.seq);
     } else if (reason === "elicitationRequested") {
-      const data = { ...call, message: details["message"] ?? "", requestedSchema: details["requestedSchema"] ?? {} };
-      await emitEvent(namespace, runId, "call.input_requested", data, `${entry.seq}-${String(details["requestId"])}`);
+      const data = { ...call, message: stringOr(details["message"], ""), requestedSchema: objectOr(details["requestedSchema"], {}) };
+      await emitEvent(run, "call.input_requested", data, `${entry.seq}-${String(details["requestId"])}`);
     } else if (reason === "schemaChanged") {
-      await emitEvent(namespace, runId, "tool.schema_changed", { ...call, pinned: details["pinned"] ?? null, current: details["current"] ?? null }, `${entry.seq}-${nth}`);
+      await emitEvent(run, "tool.schema_changed", { ...call, pinned: schemaOrNull(details["pinned"]), current: schemaOrNull(details["current"]) }, `${entry.seq}-${nth}`);
     } else {
-      await emitEvent(namespace, runId, "credentials.expired", {
-        ...call, reason, scope: details.scope ?? null,
-        ...(details["scopeAsked"] ? { scopeAsked: details["scopeAsked"] } : {}), ...(endUser ? { endUser } : {}),
+      const scopeAsked = stringOr(details["scopeAsked"], "");
+      await emitEvent(run, "credentials.expired", {
+        ...call, reason, scope: details.scope ?? null, ...(scopeAsked ? { scopeAsked } : {}), ...(run.endUser ? { endUser: run.endUser } : {}),
       }, `${entry.seq}-${nth}`);
     }
   }
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const stringOr = (value: unknown, fallback: string): string => (typeof value === "string" ? value : fallback);
+const objectOr = (value: unknown, fallback: Record<string, unknown>): Record<string, unknown> => (isObject(value) ? value : fallback);
+const schemaOrNull = (value: unknown): EventSchema => (typeof value === "boolean" || isObject(value) ? value : null);

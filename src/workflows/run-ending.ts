@@ -11,7 +11,7 @@
  * way, and a run continuing as new flushes once its calls are no longer being sent.
  */
 import { ApplicationFailure, CancellationScope, condition, continueAsNew, patched } from "@temporalio/workflow";
-import type { EventType } from "../shared/events.ts";
+import type { EventData, EventType } from "../shared/events.ts";
 import { RUN_FAILURE_TYPES, type CarriedJournal, type RunInput } from "../shared/run.ts";
 import type { ScriptError } from "../shared/step.ts";
 import { reportRunSpan } from "./call-spans.ts";
@@ -35,6 +35,8 @@ export interface RunEndingDeps {
   observations: Observations;
   children: ChildRuns;
   callCount(): number;
+  /** Calls issued and not finished (pending, running or parked), for run.cancelled. */
+  unfinished(): EventData["run.cancelled"]["unfinished"];
 }
 
 const STUCK_MESSAGE = "the script is waiting for a promise that nothing will settle (no call is in flight)";
@@ -62,7 +64,7 @@ export class RunEnding {
       case "failed": {
         const failure = scriptFailure(end.error);
         await this.deps.observations.flush();
-        const error = { type: failure.type, message: failure.message };
+        const error = { type: failure.type ?? RUN_FAILURE_TYPES.scriptFailed, message: failure.message };
         await this.announce("failed", "run.failed", { error }, { ok: false, status: "failed", message: failure.message, error }, end.eventsEndpoint);
         throw failure;
       }
@@ -75,7 +77,7 @@ export class RunEnding {
         } else {
           // As 3477167 ended a stuck run: no flush, no span.
           this.deps.status.set("failed");
-          await emitEvent(this.deps.run.namespace, this.deps.run.runId, "run.failed", { error });
+          await emitEvent(this.deps.run, "run.failed", { error });
           await tellParent(this.deps.run, { ok: false, message: STUCK_MESSAGE });
         }
         throw failure;
@@ -85,7 +87,7 @@ export class RunEnding {
         if (!patched(PATCHES.oneWayToEnd)) throw end.cause;
         await CancellationScope.nonCancellable(async () => {
           await this.deps.observations.flush();
-          await this.announce("cancelled", "run.cancelled", {}, { ok: false, status: "cancelled", message: "the run was cancelled" });
+          await this.announce("cancelled", "run.cancelled", { unfinished: this.deps.unfinished() }, { ok: false, status: "cancelled", message: "the run was cancelled" });
           await this.deps.children.cancelAwaited();
         });
         throw end.cause;
@@ -106,11 +108,11 @@ export class RunEnding {
     return continueAsNew<(input: RunInput) => Promise<unknown>>({ ...this.deps.run, carried: carry() });
   }
 
-  private async announce(state: "completed" | "failed" | "cancelled", type: EventType, data: Record<string, unknown>, ending: ChildEnding, eventsEndpoint?: boolean): Promise<void> {
+  private async announce<T extends EventType>(state: "completed" | "failed" | "cancelled", type: T, data: EventData[T], ending: ChildEnding, eventsEndpoint?: boolean): Promise<void> {
     const { run, startedAt, status } = this.deps;
     status.set(state);
     reportRunSpan(run.trace, run.runId, startedAt(), state, this.deps.callCount());
-    if (eventsEndpoint !== false) await emitEvent(run.namespace, run.runId, type, data);
+    if (eventsEndpoint !== false) await emitEvent(run, type, data);
     await tellParent(run, ending);
   }
 }

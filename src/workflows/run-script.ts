@@ -71,7 +71,9 @@ export async function runScript(input: RunInput): Promise<unknown> {
   };
   const reports = new CallReportDesk({ namespace: input.namespace, journal, parking, status });
   const calls = new CallRunner({ run: input, journal, taken, observations, parking, forkReplay, inbox, children, credentials, reports });
-  const ending = new RunEnding({ run: input, startedAt: () => startedAt, status, observations, children, callCount: () => journal.callCount });
+  const ending = new RunEnding({ run: input, startedAt: () => startedAt, status, observations, children, callCount: () => journal.callCount,
+    unfinished: () => journal.unfinished().map(({ seq, tool, status }) => ({ seq, tool, status: status === "parked" || status === "running" ? status : "pending" })),
+  });
   registerRunHandlers({
     startedAt: () => startedAt, status, journal, parking: parking.lot, inbox, credentials, forkReplay,
     callsInFlight: () => calls.inFlight,
