@@ -1,11 +1,13 @@
 /**
  * `GET /openapi.json`: the OpenAPI 3.1 document of the API, generated from the zod schemas the
  * routes validate with and the response schemas, so it cannot describe a request shape the
- * routes do not accept. Built once, on first request; served without an API key.
+ * routes do not accept; its `webhooks` are the events sent to a harness. Built once, on first
+ * request; served without an API key.
  */
 import type { RequestHandler } from "express";
 import { z } from "zod";
 import { OPERATIONS, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, type Operation, type ResponseKind } from "./openapi-operations.ts";
+import { EVENT_COMPONENTS, buildWebhooks } from "./openapi-webhooks.ts";
 
 type JsonObject = Record<string, unknown>;
 
@@ -15,12 +17,15 @@ const STATUS_TEXT: Record<number, string> = {
   422: "Unprocessable", 500: "Internal error", 503: "Unavailable: no worker answered for the run; try again",
 };
 
-/** Converts every schema of `schemas` at once, so they refer to each other as components. */
+/**
+ * Converts every schema of `schemas` at once, so they refer to each other as components. The ids
+ * live in a registry of their own; descriptions come from zod's global one (`.describe()`).
+ */
 function components(schemas: Record<string, z.ZodType>, io: "input" | "output"): Record<string, JsonObject> {
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
   const { schemas: converted } = z.toJSONSchema(registry, {
-    target: "draft-2020-12", io, metadata: registry, unrepresentable: "any",
+    target: "draft-2020-12", io, unrepresentable: "any",
     uri: (id) => `#/components/schemas/${id}`,
   });
   const out: Record<string, JsonObject> = {};
@@ -77,9 +82,10 @@ export function buildOpenApiDocument(): JsonObject {
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     security: [{ bearer: [] }],
     paths,
+    webhooks: buildWebhooks(),
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key from REWIND_API_KEYS" } },
-      schemas: { ...components(REQUEST_SCHEMAS, "input"), ...components(RESPONSE_SCHEMAS, "output") },
+      schemas: { ...components(REQUEST_SCHEMAS, "input"), ...components({ ...RESPONSE_SCHEMAS, ...EVENT_COMPONENTS }, "output") },
     },
   };
 }

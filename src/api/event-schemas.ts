@@ -1,0 +1,109 @@
+/**
+ * The events Rewind sends to a harness, as zod schemas: one envelope per event type with that
+ * type's `data`, so the OpenAPI document's `webhooks` describe exactly what a harness receives.
+ * The type checks at the end fail `tsc` when what the workflow emits (src/shared/events.ts)
+ * and what is documented here drift apart; tests validate delivered events against the document.
+ */
+import { z } from "zod";
+import type { EventType, HarnessEvent } from "../shared/events.ts";
+
+const seq = z.number().int().min(1).describe("The call's seq in the run's journal");
+const tool = z.string().describe("The call's tool, `group.tool`");
+const jsonSchema = z.union([z.record(z.string(), z.unknown()), z.boolean()]);
+
+/** Each event type's `data`, with what the event means (the webhook's description). */
+export const EVENT_DATA = {
+  "call.approval_requested": {
+    summary: "A call waits for approval (its policy says `approval: true`)",
+    description: "The call has not been sent. Answer with POST /v1/runs/{id}/calls/{seq}/approve or …/reject.",
+    data: z.object({ seq, tool, args: z.unknown().optional().describe("The call's arguments, as the script passed them (absent when it passed none)") }),
+  },
+  "call.input_requested": {
+    summary: "A call in flight waits for input its MCP server asked for (elicitation)",
+    description: "Answer with POST /v1/runs/{id}/calls/{seq}/elicitation (accept with content that fits `requestedSchema`, decline or cancel).",
+    data: z.object({
+      seq, tool,
+      message: z.string().describe("The server's question"),
+      requestedSchema: z.record(z.string(), z.unknown()).describe("The JSON Schema an accepted answer's content must fit"),
+    }),
+  },
+  "credentials.expired": {
+    summary: "A call's MCP server refused its credentials: 401 (expired) or 403 insufficient_scope",
+    description: "The call is parked. Renew the credentials of `scope` (writing them wakes the call), or POST …/calls/{seq}/resume; the call is sent again with the same idempotency key.",
+    data: z.object({
+      seq, tool,
+      reason: z.enum(["credentialsExpired", "insufficientScope"]),
+      scope: z.enum(["run", "endUser", "toolset"]).nullable().describe("Whose credentials the call used; null when it had none"),
+      scopeAsked: z.string().optional().describe("The OAuth scope the server asked for (insufficientScope)"),
+      endUser: z.string().optional().describe("The run's end user, as at the event's top level"),
+    }),
+  },
+  "tool.schema_changed": {
+    summary: "A call no longer fits its tool's current schema, or the tool is gone",
+    description: "The call is parked. Approve (send it against the new schema), reject (the script gets ToolError(schemaChanged)), cancel the run, or fork it with a corrected script.",
+    data: z.object({
+      seq, tool,
+      pinned: jsonSchema.nullable().describe("The input schema the toolset pinned"),
+      current: jsonSchema.nullable().describe("The server's input schema now; null when the tool is gone"),
+    }),
+  },
+  "run.completed": {
+    summary: "A run completed",
+    description: "The script returned.",
+    data: z.object({ result: z.unknown().optional().describe("What the script returned (absent when it returned nothing)") }),
+  },
+  "run.failed": {
+    summary: "A run failed",
+    description: "The script threw, hit a limit, or waited for something nothing would settle.",
+    data: z.object({
+      error: z.object({
+        type: z.string().describe("`ScriptFailed`, `LimitExceeded` or `ScriptStuck`"),
+        message: z.string(),
+      }),
+    }),
+  },
+  "run.cancelled": {
+    summary: "A run was cancelled",
+    description: "Calls it left unfinished are listed: a parked call was never sent; a running one may or may not have taken effect.",
+    data: z.object({
+      unfinished: z.array(z.object({ seq, tool, status: z.enum(["pending", "running", "parked"]) }))
+        .describe("Calls issued and not finished when the run was cancelled, by seq"),
+    }),
+  },
+} as const satisfies Record<EventType, { summary: string; description: string; data: z.ZodType }>;
+
+function envelope<T extends EventType, D extends z.ZodType>(type: T, data: D) {
+  return z.object({
+    id: z.string().describe("The event's id, also its `webhook-id`: the same on every retry, so deduplicate on it"),
+    type: z.literal(type),
+    runId: z.string(),
+    toolset: z.string().describe("The toolset the run pinned"),
+    endUser: z.string().nullable().describe("The run's end user, or null"),
+    at: z.string().describe("When it happened (ISO 8601, workflow time)"),
+    data,
+  });
+}
+
+export const EVENT_SCHEMAS = {
+  "call.approval_requested": envelope("call.approval_requested", EVENT_DATA["call.approval_requested"].data),
+  "call.input_requested": envelope("call.input_requested", EVENT_DATA["call.input_requested"].data),
+  "credentials.expired": envelope("credentials.expired", EVENT_DATA["credentials.expired"].data),
+  "tool.schema_changed": envelope("tool.schema_changed", EVENT_DATA["tool.schema_changed"].data),
+  "run.completed": envelope("run.completed", EVENT_DATA["run.completed"].data),
+  "run.failed": envelope("run.failed", EVENT_DATA["run.failed"].data),
+  "run.cancelled": envelope("run.cancelled", EVENT_DATA["run.cancelled"].data),
+} satisfies Record<EventType, z.ZodType>;
+
+type DocumentedEvent<T extends EventType> = z.infer<(typeof EVENT_SCHEMAS)[T]>;
+
+// Drift checks: what the workflow emits must fit what the document says a harness receives.
+type Fits<Actual extends Documented, Documented> = [Actual, Documented];
+export type _EventChecks = [
+  Fits<HarnessEvent<"call.approval_requested">, DocumentedEvent<"call.approval_requested">>,
+  Fits<HarnessEvent<"call.input_requested">, DocumentedEvent<"call.input_requested">>,
+  Fits<HarnessEvent<"credentials.expired">, DocumentedEvent<"credentials.expired">>,
+  Fits<HarnessEvent<"tool.schema_changed">, DocumentedEvent<"tool.schema_changed">>,
+  Fits<HarnessEvent<"run.completed">, DocumentedEvent<"run.completed">>,
+  Fits<HarnessEvent<"run.failed">, DocumentedEvent<"run.failed">>,
+  Fits<HarnessEvent<"run.cancelled">, DocumentedEvent<"run.cancelled">>,
+];
