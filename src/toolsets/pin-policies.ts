@@ -15,6 +15,8 @@ export class PolicyError extends Error {
 }
 
 const MAX_TIMEOUT_MS = 24 * 3_600_000;
+/** The http tool's bound on one response, whatever its policy says. */
+const HTTP_MAX_TIMEOUT_MS = 30_000;
 
 function milliseconds(value: number | string, where: string): number {
   const parsed = parseDuration(value);
@@ -48,6 +50,9 @@ export function pinPolicies(toolset: Omit<PinnedToolset, "policies">, policies: 
     if (input.onInterruption !== undefined) policy.onInterruption = input.onInterruption;
     if (input.approval !== undefined) policy.approval = input.approval;
     if (input.timeout !== undefined) policy.timeoutMs = milliseconds(input.timeout, `policies["${tool}"].timeout`);
+    if (kind === "http" && (policy.timeoutMs ?? 0) > HTTP_MAX_TIMEOUT_MS) {
+      throw new PolicyError(`policies["${tool}"].timeout: an http request is bounded to 30 seconds; a policy may shorten it, not lengthen it`);
+    }
     if (input.heartbeatTimeout !== undefined) {
       if (kind !== "host") throw new PolicyError(`policies["${tool}"].heartbeatTimeout: only host tools heartbeat`);
       policy.heartbeatTimeoutMs = milliseconds(input.heartbeatTimeout, `policies["${tool}"].heartbeatTimeout`);

@@ -16,14 +16,17 @@ const deps = { listTools: async () => [], loadBase: async (): Promise<PinnedTool
 
 describe("pinPolicies and http.fetch", () => {
   it("pins approval, timeout, onInterruption and concurrency like any tool's", () => {
-    expect(pinPolicies(withHttp, { "http.fetch": { approval: true, timeout: "2 minutes", onInterruption: "retry", concurrency: 2 } }))
-      .toEqual({ "http.fetch": { approval: true, timeoutMs: 120_000, onInterruption: "retry", concurrency: 2 } });
+    expect(pinPolicies(withHttp, { "http.fetch": { approval: true, timeout: "20s", onInterruption: "retry", concurrency: 2 } }))
+      .toEqual({ "http.fetch": { approval: true, timeoutMs: 20_000, onInterruption: "retry", concurrency: 2 } });
     expect(pinPolicies(withHttp, { "http.fetch": { onInterruption: "at_most_once" } })).toEqual({ "http.fetch": { onInterruption: "at_most_once" } });
   });
 
   it("refuses what it refuses other tools: heartbeats, bad durations", () => {
     expect(() => pinPolicies(withHttp, { "http.fetch": { heartbeatTimeout: "10s" } })).toThrow(/policies\["http.fetch"\].heartbeatTimeout: only host tools heartbeat/);
     expect(() => pinPolicies(withHttp, { "http.fetch": { timeout: 500 } })).toThrow(/at least 1 second/);
+    // The spec bounds a response to 30 seconds: a policy shortens the bound, never lengthens it.
+    expect(pinPolicies(withHttp, { "http.fetch": { timeout: "30s" } })).toEqual({ "http.fetch": { timeoutMs: 30_000 } });
+    expect(() => pinPolicies(withHttp, { "http.fetch": { timeout: "31s" } })).toThrow(/bounded to 30 seconds/);
   });
 
   it("refuses it in a toolset without http, naming the field to set", () => {
