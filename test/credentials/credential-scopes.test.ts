@@ -185,3 +185,32 @@ describe("a call sent with no credentials at all", () => {
     expect((await journalOf(id))[0]).toMatchObject({ credentials: "toolset" });
   }, 60_000);
 });
+
+describe("renewed run credentials across continue-as-new", () => {
+  it("are the ones the continued run uses", async () => {
+    const continuing = await startRewindStack({ env: { REWIND_API_KEYS: `${key}:scopes-can-${randomUUID().slice(0, 8)}`, REWIND_CONTINUE_AS_NEW_EVENTS: "60" } });
+    try {
+      const call = (method: string, route: string, body?: unknown) => continuing.request(method, route, body, auth);
+      const registered = await call("POST", "/v1/toolsets", { mcpServers: { sa: { url: alpha.url } }, credentials: { mcpServers: { sa: bearer(ALPHA) } } });
+      const started = await call("POST", "/v1/runs", {
+        toolset: registered.body.id,
+        credentials: { mcpServers: { sa: bearer("Bearer alpha-expired") } },
+        script: `import { sa } from "rewind:tools";
+export default async () => { for (let i = 0; i < 30; i++) await sa.whoami({ i }); return "done"; };`,
+      });
+      const id = String(started.body.id);
+      await expect.poll(async () => (await call("GET", `/v1/runs/${id}`)).body["status"], { timeout: 20_000 }).toBe("parked");
+      expect((await call("PUT", `/v1/runs/${id}/credentials`, { mcpServers: { sa: bearer(ALPHA) } })).status).toBe(200);
+      expect((await waitForRun(continuing, id, 60_000, auth)).status).toBe("completed");
+      const executions: string[] = [];
+      for await (const execution of continuing.client.workflow.list({ query: `WorkflowId = '${id}'` })) executions.push(execution.runId);
+      // It did continue as new, and no call after the renewal parked again on the expired token.
+      expect(executions.length).toBeGreaterThan(1);
+      const seen = keysSeenBy(alpha, id);
+      expect(seen).toHaveLength(30);
+      expect(seen.every((c) => c.authorization === ALPHA)).toBe(true);
+    } finally {
+      await continuing.stop();
+    }
+  }, 90_000);
+});
