@@ -56,11 +56,27 @@ const FAILURE_OF_REASON: Record<string, { type: string; retryable: boolean }> = 
   timedOut: { type: CALL_FAILURE.timedOut, retryable: true },
   unauthorized: { type: CALL_FAILURE.unauthorized, retryable: false },
   forbidden: { type: CALL_FAILURE.forbidden, retryable: false },
+  targetNotAllowed: { type: CALL_FAILURE.targetNotAllowed, retryable: false },
+};
+
+/** A failed listing (the schema check) that is more than the server being unreachable. */
+const LISTING_FAILURES: Partial<Record<McpConnectError["reason"], string>> = {
+  unauthorized: CALL_FAILURE.unauthorized,
+  forbidden: CALL_FAILURE.forbidden,
+  targetNotAllowed: CALL_FAILURE.targetNotAllowed,
 };
 
 function textOf(content: unknown[]): string {
   const texts = content.flatMap((item) => (typeof item === "object" && item !== null && (item as { type?: unknown }).type === "text" ? [String((item as { text?: unknown }).text)] : []));
   return texts.join("\n").slice(0, 2000) || "the tool reported an error";
+}
+
+/** `value` with `clean` applied to every string and key in it. */
+function scrubbed(value: unknown, clean: (text: string) => string): unknown {
+  if (typeof value === "string") return clean(value);
+  if (Array.isArray(value)) return value.map((item) => scrubbed(item, clean));
+  if (typeof value !== "object" || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([name, item]) => [clean(name), scrubbed(item, clean)]));
 }
 
 function notesOf(details: unknown): AttemptNotes {
@@ -154,7 +170,8 @@ export function createCallMcpTool(deps: McpCallDeps) {
         const content = JSON.parse(clean(JSON.stringify(outcome.content))) as unknown[];
         return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${textOf(outcome.content)}`), details: { content } }, attempt, ...usedScope };
       }
-      const value = resultValue(outcome, input.runtimeVersion);
+      // A server may echo what it was sent: the credentials are scrubbed from results too.
+      const value = secrets.length === 0 ? resultValue(outcome, input.runtimeVersion) : scrubbed(resultValue(outcome, input.runtimeVersion), clean);
       const bytes = Buffer.byteLength(JSON.stringify(value) ?? "null");
       if (bytes > MAX_RESULT_BYTES) {
         const message = `${input.server}.${input.tool}: the result is ${bytes} bytes of JSON, more than the ${MAX_RESULT_BYTES} a tool result may be`;
@@ -165,10 +182,10 @@ export function createCallMcpTool(deps: McpCallDeps) {
       if (error instanceof McpConnectError) {
         // Listing the tools for the schema check failed: the call itself was not sent.
         if (error.reason === "cancelled") throw new CancelledFailure(clean(error.message));
-        const type = error.reason === "unauthorized" ? CALL_FAILURE.unauthorized : error.reason === "forbidden" ? CALL_FAILURE.forbidden : CALL_FAILURE.unreachable;
+        const type = LISTING_FAILURES[error.reason] ?? CALL_FAILURE.unreachable;
         throw ApplicationFailure.create({
           type, message: clean(error.message), nonRetryable: type !== CALL_FAILURE.unreachable,
-          details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope, scopeAsked: error.scopeAsked ?? null }],
+          details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope, scopeAsked: error.scopeAsked === undefined ? null : clean(error.scopeAsked) }],
         });
       }
       if (!(error instanceof McpCallError)) throw error;
@@ -182,7 +199,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
       const failure = FAILURE_OF_REASON[reason] ?? { type: CALL_FAILURE.interrupted, retryable: true };
       throw ApplicationFailure.create({
         type: failure.type, message: clean(error.message), nonRetryable: !failure.retryable,
-        details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope, scopeAsked: error.scopeAsked ?? null }],
+        details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope, scopeAsked: error.scopeAsked === undefined ? null : clean(error.scopeAsked) }],
       });
     } finally {
       attemptEnded.abort(new Error("the attempt ended"));

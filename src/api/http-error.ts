@@ -9,6 +9,7 @@ export type ApiErrorCode =
   | "payloadTooLarge"
   | "typeCheckFailed"
   | "toolsetRejected"
+  | "targetNotAllowed"
   | "invalidAnswer"
   | "unauthorized"
   | "notFound"

@@ -146,7 +146,8 @@ export const OPERATIONS: Operation[] = [
   { method: "get", path: "/v1/workflows/{id}", operationId: "getWorkflow", summary: "A stored workflow script", tag: "workflows", responses: { 200: "Workflow", 404: "Error" } },
   {
     method: "put", path: "/v1/events/endpoint", operationId: "setEventsEndpoint", tag: "events", body: "EventsEndpointRequest",
-    summary: "Where this namespace's events go; a generated secret is returned once", responses: { 200: "EventsEndpoint", 400: "Error" },
+    summary: "Where this namespace's events go; a generated secret is returned once. With API keys set, a URL whose address is not public (and not one the operator trusts) is refused: 422 targetNotAllowed",
+    responses: { 200: "EventsEndpoint", 400: "Error", 422: "Error" },
   },
   { method: "get", path: "/v1/events/endpoint", operationId: "getEventsEndpoint", summary: "The events endpoint's URL", tag: "events", responses: { 200: "EventsEndpoint", 404: "Error" } },
   {

@@ -12,7 +12,7 @@ import type { ApiErrorCode } from "./http-error.ts";
 import type { RunView } from "./run-service.ts";
 
 const API_ERROR_CODES = [
-  "badRequest", "invalidJson", "unsupportedMediaType", "payloadTooLarge", "typeCheckFailed", "toolsetRejected", "invalidAnswer",
+  "badRequest", "invalidJson", "unsupportedMediaType", "payloadTooLarge", "typeCheckFailed", "toolsetRejected", "targetNotAllowed", "invalidAnswer",
   "unauthorized", "notFound", "conflict", "unavailable", "internal",
 ] as const satisfies readonly ApiErrorCode[];
 

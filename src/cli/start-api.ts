@@ -13,6 +13,7 @@ import { resolveSecretKey } from "../credentials/secret-key.ts";
 import { createWebhookTokens } from "../events/webhook-token.ts";
 import { createTypeChecker } from "../declarations/type-check.ts";
 import type { Logger } from "../shared/logger.ts";
+import { createTargetPolicy, type TargetPolicy } from "../http-tool/index.ts";
 import { listAllTools } from "../mcp/index.ts";
 import { createToolsetRegistry } from "../toolsets/toolset-registry.ts";
 import { createTemporalToolsetStore } from "../toolsets/toolset-store.ts";
@@ -45,16 +46,22 @@ export interface RunningApi {
   stop(): Promise<void>;
 }
 
-export async function startApi(config: Config, temporalAddress: string, uiUrl: string | undefined, logger: Logger): Promise<RunningApi> {
+export interface StartApiOptions {
+  /** The outbound target policy registration and events endpoints go through; default: from `config.outbound`. Tests inject a resolver. */
+  targets?: TargetPolicy;
+}
+
+export async function startApi(config: Config, temporalAddress: string, uiUrl: string | undefined, logger: Logger, options: StartApiOptions = {}): Promise<RunningApi> {
   const connection = await Connection.connect({ address: temporalAddress });
   const storage = createExternalStorage(config.payloads);
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(storage) });
   const secretKey = await resolveSecretKey(config);
   const workflows = createTemporalWorkflowStore(client, config.temporal.taskQueue);
   const box = createSecretBox(secretKey);
+  const targets = options.targets ?? createTargetPolicy(config.outbound);
   const toolsets = createToolsetRegistry({
     store: createTemporalToolsetStore(client, config.temporal.taskQueue),
-    listTools: (url, headers) => listAllTools({ url, headers, timeoutMs: REGISTRATION_TIMEOUT_MS }),
+    listTools: (url, headers) => listAllTools({ url, headers, timeoutMs: REGISTRATION_TIMEOUT_MS, targets }),
     workflowExists: async (namespace, id) => (await workflows.load(namespace, id)) !== undefined,
     loadObserved: (namespace, id) => queryWithin(client.workflow.getHandle(toolsetWorkflowId(namespace, id)).query(getObservedQuery), OBSERVED_QUERY_MS, {}),
   });
@@ -63,7 +70,7 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
     toolsets,
     workflows,
     typeChecker: createTypeChecker(),
-    events: { client, taskQueue: config.temporal.taskQueue, box },
+    events: { client, taskQueue: config.temporal.taskQueue, box, targets },
     hooks: { client, webhookTokens: createWebhookTokens(secretKey) },
     credentials: { client, taskQueue: config.temporal.taskQueue, box, toolsets },
     // The Web UI's origin may call the codec routes: the one configured, or that of the UI runs link to.

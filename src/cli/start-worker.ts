@@ -5,6 +5,7 @@
 import path from "node:path";
 import type { Config } from "../config.ts";
 import { resolveSecretKey } from "../credentials/secret-key.ts";
+import { createTargetPolicy } from "../http-tool/index.ts";
 import type { Logger } from "../shared/logger.ts";
 import { createTracing } from "../tracing/tracing.ts";
 import { createRewindWorker, type RewindWorker } from "../worker/create-worker.ts";
@@ -26,6 +27,7 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     publicUrl: config.api.publicUrl,
     deployment: config.temporal.deployment,
     payloads: config.payloads,
+    targets: createTargetPolicy(config.outbound),
     tracing: createTracing({ serviceName: config.otel?.serviceName ?? "rewind", ...(config.otel ? { otlp: { url: config.otel.url, headers: config.otel.headers } } : {}) }),
   });
 }

@@ -11,6 +11,11 @@ import { getNamespaceSettingsQuery } from "../workflows/namespace-settings.ts";
 export interface ResolvedEndpoint {
   url: string;
   secret: string;
+  /**
+   * Who chose the URL: a tenant through the API (dialled under the outbound target policy), or
+   * the operator (REWIND_EVENTS_URL, the default namespace's fallback).
+   */
+  chosenBy: "tenant" | "operator";
 }
 
 export interface EndpointResolver {
@@ -19,7 +24,7 @@ export interface EndpointResolver {
 
 const CACHE_MS = 2_000;
 
-export function createEndpointResolver(options: { client: Client; box: SecretBox; fallback?: ResolvedEndpoint | undefined }): EndpointResolver {
+export function createEndpointResolver(options: { client: Client; box: SecretBox; fallback?: { url: string; secret: string } | undefined }): EndpointResolver {
   const cache = new Map<string, { at: number; endpoint: ResolvedEndpoint | undefined }>();
   return {
     async resolve(namespace) {
@@ -28,11 +33,11 @@ export function createEndpointResolver(options: { client: Client; box: SecretBox
       let endpoint: ResolvedEndpoint | undefined;
       try {
         const settings = await options.client.workflow.getHandle(namespaceSettingsWorkflowId(namespace)).query(getNamespaceSettingsQuery);
-        if (settings.eventsEndpoint) endpoint = { url: settings.eventsEndpoint.url, secret: options.box.open(settings.eventsEndpoint.sealedSecret) };
+        if (settings.eventsEndpoint) endpoint = { url: settings.eventsEndpoint.url, secret: options.box.open(settings.eventsEndpoint.sealedSecret), chosenBy: "tenant" };
       } catch (error) {
         if ((error as { name?: string }).name !== "WorkflowNotFoundError") throw error;
       }
-      endpoint ??= namespace === "default" ? options.fallback : undefined;
+      endpoint ??= namespace === "default" && options.fallback ? { ...options.fallback, chosenBy: "operator" } : undefined;
       cache.set(namespace, { at: Date.now(), endpoint });
       return endpoint;
     },

@@ -43,7 +43,11 @@ export interface TargetSession {
 
 export interface TargetPolicy {
   readonly guarded: boolean;
-  /** Throws TargetRefusal unless `url` may be dialled. Resolves the name, connects nowhere. */
+  /**
+   * Throws TargetRefusal unless `url` may be dialled: resolves the name (bounded by the connect
+   * timeout unless `signal` bounds it), connects nowhere. Only a trusted name's failed lookup and
+   * the caller's abort throw something else.
+   */
   check(url: string, signal?: AbortSignal): Promise<void>;
   /**
    * A fetch for one connection (an MCP session, an event delivery): each origin is checked once
@@ -133,7 +137,14 @@ export function createTargetPolicy(options: TargetPolicyOptions): TargetPolicy {
     async check(url, signal) {
       if (!options.guarded) return;
       if (!URL.canParse(url)) throw new TargetRefusal(targetOf(url));
-      await addressesOf(new URL(url), signal);
+      const parsed = new URL(url);
+      try {
+        await addressesOf(parsed, signal ?? AbortSignal.timeout(connectTimeoutMs));
+      } catch (error) {
+        // A lookup that timed out is a refusal too, unless the name is the operator's.
+        if (error instanceof TargetRefusal || trusted.trustsHost(parsed.hostname) || signal?.aborted === true) throw error;
+        throw new TargetRefusal(targetOf(parsed));
+      }
     },
     session(sessionOptions) {
       return options.guarded ? guardedSession(sessionOptions?.followRedirects !== false) : PLAIN_SESSION;

@@ -2,6 +2,8 @@
  * The one file that talks to the official MCP SDK's client: it opens a connection (Client +
  * streamable HTTP transport) over an observed fetch, lists tools through every page, calls tools,
  * and turns whatever the SDK throws into McpConnectError / McpCallError with precise reasons.
+ * With an outbound target policy, the transport's fetch is the policy's session: the server's
+ * name is resolved once per connection, its addresses checked and its sockets pinned to them.
  *
  * Requests go through `client.request` with lenient result schemas, not `client.listTools` /
  * `client.callTool`: `listTools` caches each tool's outputSchema and `callTool` then rejects a
@@ -18,6 +20,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { z } from "zod";
+import type { TargetPolicy } from "../http-tool/index.ts";
 import { CallSlots } from "./call-slots.ts";
 import { createObservedFetch, type ConnectionObservations } from "./http-observer.ts";
 import { callError, connectError, type FailureContext } from "./mcp-failures.ts";
@@ -75,6 +78,11 @@ export interface OpenMcpConnectionOptions {
   signal?: AbortSignal;
   /** Join this existing session instead of opening one (a task an earlier attempt started). */
   sessionId?: string;
+  /**
+   * The outbound target policy every HTTP request of the connection goes through (addresses
+   * checked, sockets pinned, redirects checked again). Default: none, a plain fetch.
+   */
+  targets?: TargetPolicy | undefined;
 }
 
 type CallParts = Pick<McpCallRequest, "name" | "arguments" | "meta" | "timeoutMs" | "signal" | "hooks"> & { boundMs?: number };
@@ -132,8 +140,9 @@ async function open(options: OpenMcpConnectionOptions, deadline: Deadline, bound
     throw new McpConnectError("unreachable", `${where}: an MCP server URL must be an absolute http(s) URL`, { url: where });
   }
   const observations: ConnectionObservations = {};
+  const dialer = options.targets?.session();
   const transport = new StreamableHTTPClientTransport(endpoint, {
-    requestInit: { headers: options.headers ?? {} }, fetch: createObservedFetch(observations),
+    requestInit: { headers: options.headers ?? {} }, fetch: createObservedFetch(observations, dialer?.fetch),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });
   const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: acceptAnyOutput });
@@ -161,6 +170,7 @@ async function open(options: OpenMcpConnectionOptions, deadline: Deadline, bound
     await watched(deadline, (signal) => client.connect(transport, { signal, timeout: deadline.remaining() + BACKSTOP_MS }));
   } catch (error) {
     await client.close().catch(() => undefined);
+    await dialer?.close();
     throw connectError(error, context, "connect");
   }
 
@@ -238,6 +248,7 @@ async function open(options: OpenMcpConnectionOptions, deadline: Deadline, bound
         clearTimeout(timer);
       }
       await client.close().catch(() => undefined);
+      await dialer?.close();
     },
   };
 }
@@ -260,6 +271,8 @@ export async function openMcpConnection(options: OpenMcpConnectionOptions): Prom
 export interface ListAllToolsOptions {
   url: string;
   headers?: Record<string, string>;
+  /** The outbound target policy (see OpenMcpConnectionOptions). Default: none. */
+  targets?: TargetPolicy | undefined;
   /** Bound of connecting and listing every page. Default 10 000 ms. */
   timeoutMs?: number;
   signal?: AbortSignal;

@@ -6,10 +6,10 @@
  */
 
 /** Why listing tools (or opening a connection) failed. */
-export type McpConnectReason = "unreachable" | "notMcp" | "timedOut" | "unauthorized" | "forbidden" | "protocol" | "cancelled";
+export type McpConnectReason = "unreachable" | "notMcp" | "timedOut" | "unauthorized" | "forbidden" | "protocol" | "cancelled" | "targetNotAllowed";
 
 /** Why a tool call did not produce a result. See {@link McpCallError} for how each is detected. */
-export type McpCallReason = "unreachable" | "interrupted" | "timedOut" | "unauthorized" | "forbidden" | "toolError" | "cancelled";
+export type McpCallReason = "unreachable" | "interrupted" | "timedOut" | "unauthorized" | "forbidden" | "toolError" | "cancelled" | "targetNotAllowed";
 
 export interface McpErrorDetails {
   /** The server, as `origin + path`. */
@@ -33,6 +33,8 @@ export interface McpErrorDetails {
  * - `unauthorized` (401) / `forbidden` (403, see `insufficientScope`).
  * - `protocol`: an MCP server that failed otherwise (JSON-RPC error, 5xx, unsupported version).
  * - `cancelled`: the caller's signal aborted.
+ * - `targetNotAllowed`: the outbound target policy refused the server's address (or a redirect's)
+ *   before any socket was opened; the message says only that.
  */
 export class McpConnectError extends Error {
   override name = "McpConnectError";
@@ -83,6 +85,8 @@ export interface McpCallErrorDetails extends McpErrorDetails {
  *   or sent a result that is not a CallToolResult. A tool's own failure is not an error here:
  *   it is a result with `isError: true`.
  * - `cancelled`: the caller's signal aborted; `outcomeUnknown` says whether it was already sent.
+ * - `targetNotAllowed` (`outcomeUnknown: false`): the outbound target policy refused the server's
+ *   address (a DNS answer that turned private, a server no longer trusted) or a redirect's.
  */
 export class McpCallError extends Error {
   override name = "McpCallError";

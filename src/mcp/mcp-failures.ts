@@ -5,6 +5,7 @@
  * class, and quotes response bodies in its messages.
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { targetRefusalIn } from "../http-tool/index.ts";
 import type { ConnectionObservations, HttpRefusal } from "./http-observer.ts";
 import { McpCallError, McpConnectError, saysInsufficientScope, scopeAskedIn, scrub } from "./mcp-errors.ts";
 import { WatchedFailure } from "./request-watch.ts";
@@ -80,8 +81,11 @@ export function connectError(failure: unknown, context: FailureContext, phase: "
   const error = watched ? watched.error : failure;
   if (watched?.cancelled) return new McpConnectError("cancelled", `${phase === "connect" ? "connecting to" : "listing the tools of"} ${where} was cancelled`, url);
   if (watched?.expired) return new McpConnectError("timedOut", `${where} did not answer within ${context.boundMs} ms`, url);
-  if (watched?.broken) return new McpConnectError("unreachable", `the connection to ${where} broke: ${clean(watched.broken.message)}`, url);
   const fetchError = watched?.watch.fetchError ?? (phase === "connect" ? context.observations.fetchError : undefined);
+  // Refused by the outbound target policy before any socket: only that is said, nothing of the wire.
+  const refused = targetRefusalIn(fetchError) ?? targetRefusalIn(error);
+  if (refused) return new McpConnectError("targetNotAllowed", refused.message, url);
+  if (watched?.broken) return new McpConnectError("unreachable", `the connection to ${where} broke: ${clean(watched.broken.message)}`, url);
   if (fetchError !== undefined) return new McpConnectError("unreachable", `could not reach ${where}: ${clean(messageOf(fetchError))}`, url);
   const refusal = watched?.watch.refusal ?? (phase === "connect" ? context.observations.refusal : undefined);
   if (refusal) return refusedConnect(refusal, context, phase);
@@ -120,6 +124,8 @@ export function callError(failure: unknown, context: FailureContext): McpCallErr
   const { watch, error } = failure;
   if (failure.cancelled) return new McpCallError("cancelled", `the call to ${where} was cancelled${watch.sent ? " after it was sent" : ""}`, { url: where, outcomeUnknown: watch.sent });
   if (failure.expired) return new McpCallError("timedOut", `${where} did not answer the call within ${context.boundMs} ms`, { url: where, outcomeUnknown: watch.sent });
+  const refused = targetRefusalIn(watch.fetchError) ?? targetRefusalIn(error);
+  if (refused) return new McpCallError("targetNotAllowed", refused.message, { url: where, outcomeUnknown: false });
   if (failure.broken) return new McpCallError("interrupted", `the call was sent to ${where}, then ${clean(failure.broken.message)}`, { url: where, outcomeUnknown: true });
   if (watch.fetchError !== undefined) {
     const detail = clean(messageOf(watch.fetchError));

@@ -18,8 +18,8 @@ import { startDeadline } from "./request-watch.ts";
 /** Bound of listing tools on a pooled connection. */
 const LIST_TIMEOUT_MS = 10_000;
 /** After these, the session is not worth reusing. */
-const CALL_RETIRES = new Set<McpCallReason>(["unreachable", "interrupted", "unauthorized", "forbidden"]);
-const LIST_RETIRES = new Set<McpConnectReason>(["unreachable", "notMcp", "unauthorized", "forbidden", "protocol"]);
+const CALL_RETIRES = new Set<McpCallReason>(["unreachable", "interrupted", "unauthorized", "forbidden", "targetNotAllowed"]);
+const LIST_RETIRES = new Set<McpConnectReason>(["unreachable", "notMcp", "unauthorized", "forbidden", "protocol", "targetNotAllowed"]);
 
 interface Entry {
   key: string;
@@ -50,7 +50,7 @@ async function connectionOf(entry: Entry, timeoutMs: number, signal: AbortSignal
 function notSent(error: unknown, where: string): McpCallError {
   if (!(error instanceof McpConnectError)) return new McpCallError("unreachable", `could not open a session with ${where}`, { url: where, outcomeUnknown: false });
   const details = { url: where, status: error.status, insufficientScope: error.insufficientScope, outcomeUnknown: false, ...(error.scopeAsked === undefined ? {} : { scopeAsked: error.scopeAsked }) };
-  if (error.reason === "unauthorized" || error.reason === "forbidden" || error.reason === "cancelled") return new McpCallError(error.reason, error.message, details);
+  if (error.reason === "unauthorized" || error.reason === "forbidden" || error.reason === "cancelled" || error.reason === "targetNotAllowed") return new McpCallError(error.reason, error.message, details);
   return new McpCallError("unreachable", `could not open a session: ${error.message}`, details);
 }
 
@@ -66,6 +66,7 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
   const maxIdleMs = options.maxIdleMs ?? 60_000;
   const maxConnections = options.maxConnections ?? 256;
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const targets = options.targets;
   const entries = new Map<string, Entry>();
   let closed = false;
 
@@ -89,7 +90,7 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     if (entry?.connection && !entry.connection.open) retire(entry);
     entry = entries.get(key);
     if (!entry) {
-      const created: Entry = { key, ready: openMcpConnection({ url, headers, timeoutMs: connectTimeoutMs }), connection: undefined, inFlight: 0, lastUsed: Date.now(), retired: false, closing: undefined, idleTimer: undefined };
+      const created: Entry = { key, ready: openMcpConnection({ url, headers, timeoutMs: connectTimeoutMs, targets }), connection: undefined, inFlight: 0, lastUsed: Date.now(), retired: false, closing: undefined, idleTimer: undefined };
       void created.ready.then((connection) => { created.connection = connection; }, () => retire(created));
       entries.set(key, created);
       entry = created;
@@ -130,7 +131,7 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     if (!handle) throw new Error("resumeTask needs a task to resume");
     let connection: McpConnection;
     try {
-      connection = await openMcpConnection({ url: request.url, headers: request.headers, timeoutMs: Math.min(connectTimeoutMs, request.timeoutMs), sessionId: handle.sessionId, ...(request.signal ? { signal: request.signal } : {}) });
+      connection = await openMcpConnection({ url: request.url, headers: request.headers, timeoutMs: Math.min(connectTimeoutMs, request.timeoutMs), sessionId: handle.sessionId, targets, ...(request.signal ? { signal: request.signal } : {}) });
     } catch (error) {
       throw notSent(error, where);
     }

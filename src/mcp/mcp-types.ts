@@ -3,6 +3,7 @@
  * implements it with the official SDK, so that registration, the dispatcher activity and their
  * tests depend on these shapes and never on the SDK's.
  */
+import type { TargetPolicy } from "../http-tool/index.ts";
 
 /** A tool as an MCP server lists it; schemas and annotations exactly as the server sent them. */
 export interface McpToolDescriptor {
@@ -108,6 +109,8 @@ export interface McpPoolOptions {
   maxConnections?: number;
   /** Bound of opening one connection (shared by the calls waiting for it). Default 10 000 ms. */
   connectTimeoutMs?: number;
+  /** The outbound target policy every connection goes through. Default: none, plain fetches. */
+  targets?: TargetPolicy;
 }
 
 export interface McpPool {

@@ -55,6 +55,8 @@ export const CALL_FAILURE = {
   forbidden: "Forbidden",
   /** The call no longer fits the server's current schema, or the tool is gone. */
   schemaChanged: "SchemaChanged",
+  /** The outbound target policy refused the server's address: nothing was sent. Not retried. */
+  targetNotAllowed: "TargetNotAllowed",
 } as const;
 
 /** The key every attempt of a call carries, in MCP `_meta` and in host tools' context. */

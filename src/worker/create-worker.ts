@@ -14,7 +14,7 @@ import { createSecretBox } from "../credentials/secret-box.ts";
 import { createEndpointResolver } from "../events/endpoint-resolver.ts";
 import { createWebhookTokens } from "../events/webhook-token.ts";
 import type { SandboxLimits, WorkerDeployment } from "../config.ts";
-import { createGuardedFetcher, type GuardedFetcherOptions } from "../http-tool/index.ts";
+import { createGuardedFetcher, type GuardedFetcherOptions, type TargetPolicy } from "../http-tool/index.ts";
 import { createMcpPool } from "../mcp/index.ts";
 import { createSandbox, validateAgainstSchema, type Sandbox } from "../sandbox/index.ts";
 import { createTemporalWorkflowStore } from "../toolsets/workflow-store.ts";
@@ -43,6 +43,11 @@ export interface RewindWorkerOptions {
   publicUrl: string;
   /** Options of the http tool's fetcher; tests use them to reach loopback servers. Never from config. */
   httpTool?: GuardedFetcherOptions;
+  /**
+   * The outbound target policy MCP servers and tenants' events endpoints are dialled under
+   * (`createTargetPolicy(config.outbound)`). Default: none, every target dialled as it is.
+   */
+  targets?: TargetPolicy;
   /** Where spans go; default: nowhere. */
   tracing?: Tracing;
   /** Where payloads over the threshold are stored (Temporal's External Storage). */
@@ -97,7 +102,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     warmSessions: options.warmIsolates,
     validate: validateAgainstSchema,
   });
-  const mcpPool = createMcpPool({});
+  const mcpPool = createMcpPool(options.targets ? { targets: options.targets } : {});
   const tracing = options.tracing ?? createTracing({ serviceName: "rewind-worker" });
   const clientConnection = await Connection.connect({ address: options.address });
   const dataConverter = rewindDataConverter(createExternalStorage(options.payloads, options.storageDriver ?? createStorageDriver(options.payloads)));
@@ -111,7 +116,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     taskQueue: options.taskQueue,
     ...(options.activitiesOnly ? {} : { workflowBundle: await loadWorkflowBundle(options.cacheDir, { versioned: options.deployment !== undefined }) }),
     activities: createActivities({
-      sandbox, mcpPool, endpoints,
+      sandbox, mcpPool, endpoints, ...(options.targets ? { targets: options.targets } : {}),
       guardedFetch: createGuardedFetcher(options.httpTool),
       webhookTokens: createWebhookTokens(options.secretKey),
       publicUrl: options.publicUrl,

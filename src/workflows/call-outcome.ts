@@ -53,6 +53,9 @@ export function outcomeOfFailure(entry: JournalEntry, error: ActivityFailure, po
       return unknown(`the connection broke after the call was sent (${cause.message})`);
     case CALL_FAILURE.timedOut:
       return atMostOnce ? unknown(cause.message) : failure(entry, "timedOut", `${entry.tool}: ${cause.message}`);
+    // A type no history before it holds: older runs replay the same as they ran.
+    case CALL_FAILURE.targetNotAllowed:
+      return failure(entry, "refused", `${entry.tool}: ${cause.message}; the call was not sent`, { reason: "targetNotAllowed" });
     default:
       return failure(entry, "toolFailed", `${entry.tool}: ${cause.message}`, { reason: cause.type });
   }

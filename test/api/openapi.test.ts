@@ -12,6 +12,7 @@ import addFormatsModule from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp, type ApiDeps } from "../../src/api/index.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
+import { tableResolver } from "../helpers/http-loopback.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
@@ -34,7 +35,11 @@ addFormats(ajv);
 beforeAll(async () => {
   // Its own namespace: the events endpoint set below concerns no other test file.
   [stack, server] = await Promise.all([
-    startRewindStack({ env: { REWIND_API_KEYS: `${KEY}:contract${randomUUID().slice(0, 8)}` } }),
+    // example.com, the events endpoint below, is trusted and "resolves" to loopback: no event leaves the machine.
+    startRewindStack({
+      env: { REWIND_API_KEYS: `${KEY}:contract${randomUUID().slice(0, 8)}`, REWIND_TRUSTED_TARGETS: "127.0.0.0/8,example.com" },
+      outbound: { resolve: tableResolver({ "example.com": ["127.0.0.1"] }).resolve },
+    }),
     startMcpServer({ tools: [echoTool()] }),
   ]);
   const response = await fetch(`${stack.api.url}/openapi.json`);
@@ -136,6 +141,7 @@ describe("answers match the document", () => {
     expect((await call("POST", "/v1/workflows", "/v1/workflows", { name: "bad", script: "export default async (n: number) => n.x;" })).status).toBe(422);
     expect((await call("GET", "/v1/events/endpoint", "/v1/events/endpoint")).status).toBe(404);
     expect((await call("PUT", "/v1/events/endpoint", "/v1/events/endpoint", { url: "ftp://example.com" })).status).toBe(400);
+    expect((await call("PUT", "/v1/events/endpoint", "/v1/events/endpoint", { url: "http://10.0.0.1/events" })).body["error"]).toMatchObject({ code: "targetNotAllowed" });
     const endpoint = await call("PUT", "/v1/events/endpoint", "/v1/events/endpoint", { url: "https://example.com/rewind-events" });
     expect(String(endpoint.body["secret"])).toMatch(/^whsec_/);
     expect((await call("GET", "/v1/events/endpoint", "/v1/events/endpoint")).body).toEqual({ url: "https://example.com/rewind-events" });

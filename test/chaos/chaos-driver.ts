@@ -239,7 +239,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let server: DevServer = await startServer();
   const taskQueue = `chaos-${randomUUID()}`;
   const env = { TEMPORAL_ADDRESS: server.address, REWIND_TASK_QUEUE: taskQueue, REWIND_STATE_DIR: path.join(REPO_ROOT, ".rewind"), REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64") };
-  const config = loadConfig({ ...env, REWIND_PORT: "0", REWIND_API_KEYS: `chaos-key-${"x".repeat(16)}:chaos` }, REPO_ROOT);
+  // The MCP server and the events receiver listen on loopback: trusted, since keys turn the outbound target policy on.
+  const config = loadConfig({ ...env, REWIND_PORT: "0", REWIND_API_KEYS: `chaos-key-${"x".repeat(16)}:chaos`, REWIND_TRUSTED_TARGETS: "127.0.0.1" }, REPO_ROOT);
   const auth = { authorization: `Bearer chaos-key-${"x".repeat(16)}` };
   const effects = effectCounterTool();
   const emails = new Map<string, number>();

@@ -13,7 +13,7 @@ import { startApi, type RunningApi } from "../../src/cli/start-api.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import { createRewindWorker, type RewindWorker } from "../../src/worker/create-worker.ts";
 import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
-import type { GuardedFetcherOptions } from "../../src/http-tool/index.ts";
+import { createTargetPolicy, type GuardedFetcherOptions, type Resolver } from "../../src/http-tool/index.ts";
 import { createTracing } from "../../src/tracing/tracing.ts";
 import { createExternalStorage, rewindDataConverter } from "../../src/payloads/external-storage.ts";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
@@ -42,6 +42,8 @@ export interface StackOptions {
   httpTool?: GuardedFetcherOptions;
   /** Where the worker's spans go (e.g. an InMemorySpanExporter). */
   spanExporter?: SpanExporter;
+  /** How the outbound target policy of the API and the worker resolves names (made-up names of tests). */
+  outbound?: { resolve?: Resolver };
 }
 
 export interface RewindStack {
@@ -57,13 +59,22 @@ export interface RewindStack {
 
 export { TEST_SECRET_KEY };
 
+/**
+ * With API keys set, the outbound target policy is on, and tests' MCP servers and event receivers
+ * listen on loopback: a stack with keys trusts loopback unless the test sets REWIND_TRUSTED_TARGETS
+ * itself (the policy's own tests do, to see loopback refused).
+ */
+const LOOPBACK_TARGETS = "127.0.0.0/8,::1,localhost";
+
 export function testConfig(env: Record<string, string> = {}): Config {
+  const trustLoopback = env["REWIND_API_KEYS"] !== undefined && env["REWIND_TRUSTED_TARGETS"] === undefined;
   return loadConfig({
     REWIND_STATE_DIR: path.join(REPO_ROOT, ".rewind"),
     REWIND_PORT: "0",
     REWIND_TASK_QUEUE: `test-${randomUUID()}`,
     TEMPORAL_ADDRESS: inject("temporalAddress"),
     REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64"),
+    ...(trustLoopback ? { REWIND_TRUSTED_TARGETS: LOOPBACK_TARGETS } : {}),
     ...env,
   }, REPO_ROOT);
 }
@@ -73,7 +84,8 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
   installTemporalRuntime(createConsoleLogger("error", "temporal-sdk"), "ERROR");
   const config = testConfig(options.env);
   const address = config.temporal.address ?? "";
-  const api = await startApi(config, address, undefined, silentLogger);
+  const targets = createTargetPolicy({ ...config.outbound, ...(options.outbound?.resolve ? { resolve: options.outbound.resolve } : {}) });
+  const api = await startApi(config, address, undefined, silentLogger, { targets });
   const worker = options.noWorker ? undefined : await createRewindWorker({
     address,
     namespace: config.temporal.namespace,
@@ -85,6 +97,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     events: config.events,
     publicUrl: api.url,
     payloads: config.payloads,
+    targets,
     ...(options.httpTool ? { httpTool: options.httpTool } : {}),
     ...(options.spanExporter ? { tracing: createTracing({ exporter: options.spanExporter, serviceName: "rewind-test" }) } : {}),
   });

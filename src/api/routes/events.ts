@@ -1,16 +1,20 @@
 /**
  * Where a namespace's events go: `PUT /v1/events/endpoint {url, secret?}` stores the endpoint
  * in the namespace's settings workflow with the signing secret sealed; without a secret one is
- * generated and returned once. `GET` shows the URL, never the secret.
+ * generated and returned once. `GET` shows the URL, never the secret. With API keys set, the URL
+ * must pass the outbound target policy (422 `targetNotAllowed` otherwise, the same whatever
+ * listens there); the worker checks it again at each delivery, so a DNS answer that turns
+ * private later is refused then.
  */
 import { Router } from "express";
 import { WithStartWorkflowOperation, type Client } from "@temporalio/client";
 import type { SecretBox } from "../../credentials/secret-box.ts";
 import { generateWebhookSecret } from "../../events/sign-event.ts";
+import { TargetRefusal, type TargetPolicy } from "../../http-tool/index.ts";
 import { NAMESPACE_SETTINGS_WORKFLOW_TYPE, namespaceSettingsWorkflowId } from "../../shared/events.ts";
 import { getNamespaceSettingsQuery, setEventsEndpointUpdate } from "../../workflows/namespace-settings.ts";
 import { namespaceOf } from "../auth.ts";
-import { notFound } from "../http-error.ts";
+import { HttpError, notFound } from "../http-error.ts";
 import { eventsEndpointBody } from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
 
@@ -18,6 +22,17 @@ export interface EventsRouteDeps {
   client: Client;
   taskQueue: string;
   box: SecretBox;
+  /** The outbound target policy the endpoint's URL must pass. */
+  targets: TargetPolicy;
+}
+
+async function checkTarget(targets: TargetPolicy, url: string): Promise<void> {
+  try {
+    await targets.check(url);
+  } catch (error) {
+    if (error instanceof TargetRefusal) throw new HttpError(422, "targetNotAllowed", `url: ${error.message}`, { field: "url", reason: "targetNotAllowed" });
+    // Else a name the operator trusts did not resolve (yet): theirs to fix; delivery retries.
+  }
 }
 
 export function createEventsRouter(deps: EventsRouteDeps): Router {
@@ -26,6 +41,7 @@ export function createEventsRouter(deps: EventsRouteDeps): Router {
   router.put("/v1/events/endpoint", async function setEventsEndpoint(req, res) {
     const namespace = namespaceOf(req);
     const body = parseOrThrow(eventsEndpointBody, req.body, "body");
+    await checkTarget(deps.targets, body.url);
     const secret = body.secret ?? generateWebhookSecret();
     const endpoint = { url: body.url, sealedSecret: deps.box.seal(secret) };
     await deps.client.workflow.executeUpdateWithStart(setEventsEndpointUpdate, {
