@@ -89,16 +89,18 @@ function notesOf(details: unknown): AttemptNotes {
 /**
  * Progress counts as a sign of life; the server's questions go to the harness, and are withdrawn
  * when the attempt ends however it ends (`attemptEnded`), so no stale question stays parked.
+ * Both are the server's text, scrubbed (`clean`) like its errors.
  */
-function hooksFor(deps: McpCallDeps, call: CallRef, beat: () => void, attemptEnded: AbortSignal): McpCallHooks {
+function hooksFor(deps: McpCallDeps, call: CallRef, beat: () => void, attemptEnded: AbortSignal, clean: (text: string) => string): McpCallHooks {
   return {
     onProgress(progress) {
       beat();
-      deps.callReports?.progress(call, progress);
+      deps.callReports?.progress(call, progress.message === undefined ? progress : { ...progress, message: clean(progress.message) });
     },
     onElicitation(request, signal) {
       if (!deps.callReports) return Promise.reject(new Error("this worker can't put questions to the harness"));
-      return deps.callReports.askInput(call, request, AbortSignal.any([signal, attemptEnded]));
+      const asked = { message: clean(request.message), requestedSchema: scrubbed(request.requestedSchema, clean) as Record<string, unknown> };
+      return deps.callReports.askInput(call, asked, AbortSignal.any([signal, attemptEnded]));
     },
   };
 }
@@ -159,7 +161,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
         meta: { [IDEMPOTENCY_META_KEY]: idempotencyKey(input.runId, input.seq), ...(span ? { traceparent: span.traceparent } : input.traceparent ? { traceparent: input.traceparent } : {}) },
         timeoutMs: input.timeoutMs,
         signal: context.cancellationSignal,
-        hooks: hooksFor(deps, call, beat, attemptEnded.signal),
+        hooks: hooksFor(deps, call, beat, attemptEnded.signal, clean),
         ...(asTask ? { task: { ...(resumed ? { resume: resumed } : {}), onCreated: (task: McpTaskHandle) => { notes.task = task; beat(); } } } : {}),
       });
       attempt += outcome.resent ?? 0;

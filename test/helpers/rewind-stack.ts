@@ -10,7 +10,7 @@ import { inject } from "vitest";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { createConsoleLogger } from "../../src/cli/console-logger.ts";
 import { startApi, type RunningApi } from "../../src/cli/start-api.ts";
-import { silentLogger } from "../../src/shared/logger.ts";
+import { silentLogger, type Logger } from "../../src/shared/logger.ts";
 import { createRewindWorker, type RewindWorker } from "../../src/worker/create-worker.ts";
 import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
 import { createTargetPolicy, type GuardedFetcherOptions, type Resolver } from "../../src/http-tool/index.ts";
@@ -44,6 +44,11 @@ export interface StackOptions {
   spanExporter?: SpanExporter;
   /** How the outbound target policy of the API and the worker resolves names (made-up names of tests). */
   outbound?: { resolve?: Resolver };
+  /**
+   * The API's log; default: silent. The worker logs only through the Temporal SDK's runtime
+   * logger: capture that with installTemporalRuntime before the stack starts.
+   */
+  logger?: Logger;
 }
 
 export interface RewindStack {
@@ -85,7 +90,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
   const config = testConfig(options.env);
   const address = config.temporal.address ?? "";
   const targets = createTargetPolicy({ ...config.outbound, ...(options.outbound?.resolve ? { resolve: options.outbound.resolve } : {}) });
-  const api = await startApi(config, address, undefined, silentLogger, { targets });
+  const api = await startApi(config, address, undefined, options.logger ?? silentLogger, { targets });
   const worker = options.noWorker ? undefined : await createRewindWorker({
     address,
     namespace: config.temporal.namespace,
