@@ -10,9 +10,11 @@ import { startEventReceiver, type EventReceiver } from "../helpers/event-receive
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { IDEMPOTENCY_KEY, echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { historyText } from "../helpers/secret-search.ts";
 
 const CANARY = `canary-${randomUUID()}`;
 const key = `creds-key-${randomUUID()}`;
+const namespace = `creds-${randomUUID().slice(0, 8)}`;
 const auth = { authorization: `Bearer ${key}` };
 let stack: RewindStack;
 let open: TestMcpServer;
@@ -24,7 +26,7 @@ let guardedToolset: string;
 const request = (method: string, route: string, body?: unknown) => stack.request(method, route, body, auth);
 
 beforeAll(async () => {
-  stack = await startRewindStack({ env: { REWIND_API_KEYS: `${key}:creds-${randomUUID().slice(0, 8)}` } });
+  stack = await startRewindStack({ env: { REWIND_API_KEYS: `${key}:${namespace}` } });
   open = await startMcpServer({ tools: [echoTool("whoami")] });
   guarded = await startMcpServer({ tools: [echoTool("whoami")], requiredAuthorization: `Bearer ${CANARY}-fresh` });
   receiver = await startEventReceiver();
@@ -89,11 +91,16 @@ describe("credentials", () => {
     expect(sent.map((c) => c.meta[IDEMPOTENCY_KEY])).toEqual([`${id}/1`]);
 
     // The canary is nowhere a secret must not be.
+    // Payloads decoded (JSON.stringify would write their bytes as numbers and find nothing).
     const histories: string[] = [];
-    for await (const execution of stack.client.workflow.list({ query: `WorkflowId = '${id}'` })) {
-      histories.push(JSON.stringify(await stack.client.workflow.getHandle(id, execution.runId).fetchHistory()));
+    const ids = [id, `credentials/${namespace}/${guardedToolset}`];
+    for (const workflowId of ids) {
+      for await (const execution of stack.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+        histories.push(await historyText(stack.client, workflowId, execution.runId));
+      }
     }
-    histories.push(JSON.stringify(await stack.client.workflow.getHandle(`credentials/${String(parked.body["namespace"] ?? "")}`).describe().catch(() => ({}))));
+    expect(histories.length).toBeGreaterThanOrEqual(2);
+    expect(histories.join("\n")).toContain("svc.whoami");
     const journal = await request("GET", `/v1/runs/${id}/journal`);
     for (const text of [...histories, JSON.stringify(journal.body), JSON.stringify(done), ...receiver.bodies]) {
       expect(text).not.toContain(CANARY);
@@ -111,7 +118,9 @@ describe("credentials", () => {
     expect(done.status).toBe("completed");
     expect(String(done.result)).not.toContain(CANARY);
     expect((await headersSeenBy(open, id))[0]?.["authorization"]).toBe(`Bearer ${CANARY}-own`);
-    const history = JSON.stringify(await stack.client.workflow.getHandle(id).fetchHistory());
+    let history = "";
+    for await (const execution of stack.client.workflow.list({ query: `WorkflowId = '${id}'` })) history += await historyText(stack.client, id, execution.runId);
+    expect(history).toContain("whoami");
     expect(history).not.toContain(CANARY);
   });
 
