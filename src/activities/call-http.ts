@@ -1,12 +1,15 @@
 /**
  * The `callHttp` activity: one request of a script's `fetch`, sent by the SSRF-guarded fetcher
- * (never from the sandbox). A refusal by a rule is a `refused` result the script can catch; a
- * network failure or the deadline are `toolFailed` and `timedOut`. Every request carries the
- * call's idempotency key as an `Idempotency-Key` header, so a server that honours it can dedupe.
+ * (never from the sandbox). A refusal by a rule is a `refused` result the script can catch.
+ * Failures of the network are interruptions, like an MCP call's, for the call's policy to
+ * decide: nothing sent (no name, no connection) is `Unreachable`; a request that may have
+ * reached the server (no response, a body cut off, the worker stopping) is `Interrupted`; the
+ * deadline is `AttemptTimedOut`. Every request carries the call's idempotency key as an
+ * `Idempotency-Key` header, so a server that honours it can dedupe a request sent again.
  */
-import { Context } from "@temporalio/activity";
+import { ApplicationFailure, Context } from "@temporalio/activity";
 import { HttpRefusal, type GuardedFetch, type HttpToolResponse } from "../http-tool/index.ts";
-import { idempotencyKey } from "../shared/tool-call.ts";
+import { CALL_FAILURE, idempotencyKey } from "../shared/tool-call.ts";
 import type { Tracing } from "../tracing/tracing.ts";
 
 export interface HttpCallDeps {
@@ -26,9 +29,19 @@ export interface HttpCallInput {
 
 export type HttpCallResult =
   | { ok: true; value: HttpToolResponse }
+  // toolFailed and timedOut: what attempts answered before network failures became interruptions,
+  // still in the histories of runs that made them.
   | { ok: false; error: { code: "refused" | "toolFailed" | "timedOut"; message: string; details: { rule: string } } };
 
-const NETWORK_RULES = new Set(["dns", "connect", "network", "aborted"]);
+/** Rules that say the attempt was interrupted, and how; any other refusal is the script's to catch. */
+const INTERRUPTIONS: Partial<Record<HttpRefusal["rule"], (typeof CALL_FAILURE)[keyof typeof CALL_FAILURE]>> = {
+  dns: CALL_FAILURE.unreachable,
+  connect: CALL_FAILURE.unreachable,
+  noResponse: CALL_FAILURE.interrupted,
+  network: CALL_FAILURE.interrupted,
+  aborted: CALL_FAILURE.interrupted,
+  timeout: CALL_FAILURE.timedOut,
+};
 
 export function createCallHttp(deps: HttpCallDeps) {
   return async function callHttp(input: HttpCallInput): Promise<HttpCallResult> {
@@ -44,9 +57,13 @@ export function createCallHttp(deps: HttpCallDeps) {
       return { ok: true, value };
     } catch (error) {
       if (!(error instanceof HttpRefusal)) throw error;
-      const refusal = error.rule === "timeout" ? "timedOut" : NETWORK_RULES.has(error.rule) ? "toolFailed" : "refused";
-      code = refusal;
-      return { ok: false, error: { code: refusal, message: `fetch: ${error.message}`, details: { rule: error.rule } } };
+      const interruption = INTERRUPTIONS[error.rule];
+      if (interruption) {
+        code = interruption;
+        throw ApplicationFailure.create({ type: interruption, message: `fetch: ${error.message}`, details: [{ attempt: Context.current().info.attempt, rule: error.rule }] });
+      }
+      code = "refused";
+      return { ok: false, error: { code: "refused", message: `fetch: ${error.message}`, details: { rule: error.rule } } };
     } finally {
       span?.end(code ? { ok: false, code } : { ok: true });
     }

@@ -68,12 +68,13 @@ export function createGuardedFetcher(options: GuardedFetcherOptions = {}): Guard
       const host = hop.url.hostname;
       const verdict = checkAllowList(hop.url, allowedHosts);
       if (!verdict.allowed) throw new HttpRefusal(verdict.rule, host);
-      let phase: "connect" | "network" = "connect";
+      let phase: "connect" | "noResponse" | "network" = "connect";
       let outcome: HopOutcome;
       try {
         const address = await resolveChecked(host, { resolve, allowLoopback, signal: combined });
         const connectTimeoutMs = Math.max(1, timeoutMs - (Date.now() - startedAt));
-        outcome = await withPinnedRequest({ ...hop, address, signal: combined, connectTimeoutMs }, async (response): Promise<HopOutcome> => {
+        const onConnected = () => { phase = "noResponse"; };
+        outcome = await withPinnedRequest({ ...hop, address, signal: combined, connectTimeoutMs, onConnected }, async (response): Promise<HopOutcome> => {
           const redirect = nextHop(hop, response.status, response.headers.location);
           if (redirect) {
             response.body.destroy();
@@ -94,7 +95,7 @@ export function createGuardedFetcher(options: GuardedFetcherOptions = {}): Guard
   };
 }
 
-function refusalFor(error: unknown, host: string, phase: "connect" | "network", signal: AbortSignal | undefined, deadline: AbortSignal): HttpRefusal {
+function refusalFor(error: unknown, host: string, phase: "connect" | "noResponse" | "network", signal: AbortSignal | undefined, deadline: AbortSignal): HttpRefusal {
   // The caller's abort and the deadline win over whatever error the abort caused downstream.
   if (signal?.aborted) return new HttpRefusal("aborted", host);
   if (deadline.aborted) return new HttpRefusal("timeout", host, "the deadline passed");

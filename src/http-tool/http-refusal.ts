@@ -13,7 +13,8 @@ export type HttpRefusalRule =
   | "port" // host listed, but not with this port
   | `address:${string}` // an address the host resolved to, e.g. "address:private"
   | "dns" // the name did not resolve
-  | "connect" // no connection or no response headers
+  | "connect" // no connection (nothing was sent)
+  | "noResponse" // connected, so the request may have reached the server, but no response headers came
   | "network" // the connection failed while reading the body
   | "redirects" // more redirects than allowed
   | "tooLarge" // decoded body over the limit

@@ -25,6 +25,8 @@ export interface PinnedHop {
   /** Aborts connect, headers and body: the fetcher's one deadline. */
   signal: AbortSignal;
   connectTimeoutMs: number;
+  /** Told once the connection is up (TLS included): from then on the request may have reached the server. */
+  onConnected?: () => void;
 }
 
 export interface PinnedResponse {
@@ -40,7 +42,7 @@ export interface PinnedResponse {
  */
 export async function withPinnedRequest<T>(hop: PinnedHop, consume: (response: PinnedResponse) => Promise<T>): Promise<T> {
   const agent = new Agent({
-    connect: pinnedConnector(hop.url, [hop.address], hop.connectTimeoutMs),
+    connect: pinnedConnector(hop.url, [hop.address], hop.connectTimeoutMs, hop.onConnected),
     allowH2: false,
     connections: 1,
     // The fetcher's deadline covers headers and body; undici's own timers would only race it.
@@ -100,7 +102,7 @@ export function createPinnedFetch(options: PinnedFetchOptions): PinnedFetch {
   };
 }
 
-function pinnedConnector(url: URL, addresses: ResolvedAddress[], connectTimeoutMs: number): buildConnector.connector {
+function pinnedConnector(url: URL, addresses: ResolvedAddress[], connectTimeoutMs: number, onConnected?: () => void): buildConnector.connector {
   const connectors = addresses.map((address) => {
     // Belt and braces: with an IP as host Node does no lookup, but if anything asked, it would get
     // the checked address and nothing else.
@@ -126,7 +128,10 @@ function pinnedConnector(url: URL, addresses: ResolvedAddress[], connectTimeoutM
         servername: connectOptions.protocol === "https:" ? servername : undefined,
       }, (...result) => {
         if (result[0] !== null && index + 1 < connectors.length) attempt(index + 1);
-        else callback(...result);
+        else {
+          if (result[0] === null) onConnected?.();
+          callback(...result);
+        }
       });
     };
     attempt(0);

@@ -25,6 +25,9 @@ const hits: { method: string; path: string; key: string | undefined }[] = [];
 /** Requests in flight per lane (`/lane/<name>`), and the most seen at once. */
 const lanes = new Map<string, { active: number; most: number }>();
 const timers = new Set<NodeJS.Timeout>();
+const dropped = new Set<string>();
+/** A port nothing listens on, for a host that refuses connections. */
+let closedPort = 0;
 
 const request = (method: string, route: string, body?: unknown) => stack.request(method, route, body, auth);
 
@@ -43,6 +46,14 @@ beforeAll(async () => {
     const path = req.url ?? "";
     hits.push({ method: req.method ?? "", path, key: req.headers["idempotency-key"] as string | undefined });
     if (path === "/slow") return answerLater(8_000, res);
+    // The connection drops after the request arrived, the first time each key is seen.
+    if (path.startsWith("/drop-once")) {
+      const key = String(req.headers["idempotency-key"]);
+      if (!dropped.has(key)) {
+        dropped.add(key);
+        return void req.socket.destroy();
+      }
+    }
     const lane = /^\/lane\/(\w+)/.exec(path)?.[1];
     if (lane) {
       const counts = lanes.get(lane) ?? { active: 0, most: 0 };
@@ -54,9 +65,12 @@ beforeAll(async () => {
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ method: req.method, path }));
   });
   host = `api.test:${site.port}`;
+  const closed = await startLoopbackServer((_req, res) => void res.end());
+  closedPort = closed.port;
+  await closed.close();
   stack = await startRewindStack({
     env: { REWIND_API_KEYS: `${key}:http-policy-${randomUUID().slice(0, 8)}` },
-    httpTool: { allowLoopbackForTests: true, resolve: tableResolver({ "api.test": ["127.0.0.1"] }).resolve },
+    httpTool: { allowLoopbackForTests: true, resolve: tableResolver({ "api.test": ["127.0.0.1"], "down.test": ["127.0.0.1"] }).resolve },
   });
   receiver = await startEventReceiver();
   receiver.setSecret(String((await request("PUT", "/v1/events/endpoint", { url: receiver.url })).body["secret"]));
@@ -150,18 +164,23 @@ describe("policies[\"http.fetch\"]", () => {
     expect(hits.filter((h) => h.path === "/rejected")).toEqual([]);
   }, 60_000);
 
-  it("timeout is the request's deadline: a slow server ends the call with ToolError(timedOut), sent once", async () => {
+  it("timeout is each attempt's deadline: a slow GET is tried 5 times and ends timedOut, a slow POST is sent once and ends outcomeUnknown", async () => {
     const toolset = await toolsetWith({ timeout: "1s" });
-    const before = hits.filter((h) => h.path === "/slow").length;
+    const slowHits = () => hits.filter((h) => h.path === "/slow").length;
+    const before = slowHits();
     const startedAt = Date.now();
     const id = await start(toolset, CATCHING(`fetch("http://${host}/slow")`));
     const done = await finish(id);
-    // The server answers after 8 s; the default deadline is 30 s.
-    expect(Date.now() - startedAt).toBeLessThan(6_000);
-    expect(done.result).toEqual(["timedOut", expect.stringMatching(/timeout/), { rule: "timeout" }]);
-    expect(hits.filter((h) => h.path === "/slow").length - before).toBe(1);
+    // The server answers after 8 s; 5 attempts of 1 s and their backoff take far less than one answer each.
+    expect(Date.now() - startedAt).toBeLessThan(25_000);
+    expect(done.result).toEqual(["timedOut", expect.stringMatching(/timeout/), null]);
+    expect(slowHits() - before).toBe(5);
     expect((await scheduled(id)).get(1)).toEqual({ startToCloseSeconds: 16, maximumAttempts: 5 });
-  }, 60_000);
+
+    const posted = await finish(await start(toolset, CATCHING(`fetch("http://${host}/slow", { method: "POST", body: "x" })`)));
+    expect(posted.result).toEqual(["outcomeUnknown", expect.stringMatching(/may or may not have taken effect/), null]);
+    expect(slowHits() - before).toBe(6);
+  }, 90_000);
 
   it("concurrency 1 keeps a run's fetches from overlapping; without it they overlap", async () => {
     const script = (lane: string) => `export default async function main() {
@@ -204,4 +223,33 @@ describe("policies[\"http.fetch\"]", () => {
     expect([...(retried?.values() ?? [])].map((o) => o.maximumAttempts)).toEqual([5, 5]);
     expect([...(atMostOnce?.values() ?? [])].map((o) => o.maximumAttempts)).toEqual([1, 1]);
   }, 60_000);
+});
+
+describe("network failures of fetch are interruptions, for the policy to decide", () => {
+  const toolsetFor = async (policy: Record<string, unknown> | undefined) => {
+    const { status, body } = await request("POST", "/v1/toolsets", { http: { allowedHosts: [host, `down.test:${closedPort}`] }, ...(policy ? { policies: { "http.fetch": policy } } : {}) });
+    expect([200, 201], JSON.stringify(body)).toContain(status);
+    return String(body.id);
+  };
+
+  it("a connection dropped after a POST was sent is outcomeUnknown by default, and sent again with the same key under retry", async () => {
+    const seen = (id: string) => hits.filter((h) => h.path === "/drop-once" && h.key?.startsWith(`${id}/`));
+    const unknown = await start(await toolsetFor(undefined), CATCHING(`fetch("http://${host}/drop-once", { method: "POST", body: "x" })`));
+    const first = await finish(unknown);
+    expect(first.result).toEqual(["outcomeUnknown", expect.stringMatching(/connection broke after the call was sent/), null]);
+    expect(seen(unknown)).toHaveLength(1);
+
+    const retried = await start(await toolsetFor({ onInterruption: "retry" }), CATCHING(`fetch("http://${host}/drop-once", { method: "POST", body: "x" })`));
+    const second = await finish(retried);
+    expect(second.result).toEqual(["ok", 200, { method: "POST", path: "/drop-once" }]);
+    expect(seen(retried).map((h) => h.key)).toEqual([`${retried}/1`, `${retried}/1`]);
+  }, 60_000);
+
+  it("a host that refuses connections is retried for a GET, then toolFailed saying nothing was sent", async () => {
+    const id = await start(await toolsetFor(undefined), CATCHING(`fetch("http://down.test:${closedPort}/")`));
+    const done = await finish(id, 60_000);
+    expect(done.result).toEqual(["toolFailed", expect.stringMatching(/could not be reached; the call was not sent/), { reason: "unreachable" }]);
+    const journal = await request("GET", `/v1/runs/${id}/journal`);
+    expect((journal.body["entries"] as { attempts: number }[])[0]?.attempts).toBe(5);
+  }, 90_000);
 });
