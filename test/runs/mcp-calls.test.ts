@@ -92,6 +92,16 @@ describe("MCP calls from scripts", () => {
     expect((journal.body["entries"] as { attempts: number }[])[1]?.attempts).toBe(3);
   });
 
+  it("schedules a tool without a policy with the defaults: 5-minute attempts, retried up to 5 times", async () => {
+    const done = await run("export default async () => svc.echo({ message: \"defaults\" });");
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    const history = await stack.client.workflow.getHandle(String(done.id)).fetchHistory();
+    const scheduled = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes).find((a) => a?.activityType?.name === "callMcpTool");
+    // The MCP request gets the 5 minutes; the activity's own timeout is a backstop 5 s behind it.
+    expect(Number(scheduled?.startToCloseTimeout?.seconds)).toBe(5 * 60 + 5);
+    expect(scheduled?.retryPolicy?.maximumAttempts).toBe(5);
+  });
+
   it("gives an at_most_once call that times out outcomeUnknown, after exactly one attempt", async () => {
     const before = hang.state.started;
     const done = await run("export default async () => { try { await svc.hang({}); return \"answered\"; } catch (e) { return e instanceof ToolError ? [e.code, e.seq, e.tool] : String(e); } };");

@@ -66,6 +66,15 @@ describe("host tools", () => {
     expect(seen.filter((s) => s.key.startsWith(`${id}/`)).map((s) => s.key)).toEqual([`${id}/1`, `${id}/2`]);
   });
 
+  it("schedules a host tool without a policy with a 60-second heartbeat timeout", async () => {
+    const id = await startRun(stack, { toolset, script: script("  return harness.ask_user({ question: \"defaults?\" });") });
+    expect((await waitForRun(stack, id)).status).toBe("completed");
+    const history = await stack.client.workflow.getHandle(id).fetchHistory();
+    const scheduled = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes).find((a) => a?.taskQueue?.name === taskQueue);
+    expect(scheduled, "the host tool's activity was scheduled").toBeDefined();
+    expect(Number(scheduled?.heartbeatTimeout?.seconds)).toBe(60);
+  });
+
   it("gives the script a host tool's ToolError, with its code, without retrying", async () => {
     const id = await startRun(stack, { toolset, script: script("  try { await harness.refuse({}); } catch (e) { return e instanceof ToolError ? [e.code, e.message, e.details] : String(e); }") });
     const done = await waitForRun(stack, id);
