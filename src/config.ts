@@ -6,6 +6,8 @@
 import { isIP } from "node:net";
 import path from "node:path";
 import type { TrustedTargets } from "./http-tool/trusted-targets.ts";
+import type { TemporalTls } from "./temporal/connection.ts";
+import { readTemporalProfile, TemporalProfileError } from "./temporal/envconfig.ts";
 
 export interface SandboxLimits {
   /** Heap limit of one script's isolate, in MB. Default 128. */
@@ -22,8 +24,13 @@ export interface Config {
     port: number;
     /** API key → Rewind namespace. Empty: loopback callers are served without a key, as `default`. */
     keys: Map<string, string>;
-    /** Base URL harnesses reach the API at (webhook URLs). Default `http://{host}:{port}`. */
+    /**
+     * REWIND_PUBLIC_URL: base URL harnesses reach the API at. Workers put it in the URLs
+     * `webhook(name)` gives scripts, so a worker on another machine needs it. Default `http://{host}:{port}`.
+     */
     publicUrl: string;
+    /** Whether REWIND_PUBLIC_URL was set (false: publicUrl is the default, right only beside the API). */
+    publicUrlSet: boolean;
     /**
      * REWIND_CODEC_CORS_ORIGINS: origins (comma-separated) whose pages may call the codec endpoint
      * (`/v1/codec`), i.e. where the Temporal Web UI is served. Unset: the origin of the UI the API
@@ -32,9 +39,18 @@ export interface Config {
     codecCorsOrigins: string[] | undefined;
   };
   temporal: {
-    /** Set: use that cluster and start no dev server. */
+    /**
+     * TEMPORAL_ADDRESS (or the address of the Temporal config file's profile): set, use that
+     * cluster and start no dev server. See temporalSettings for how the connection is read.
+     */
     address: string | undefined;
     namespace: string;
+    /** TEMPORAL_API_KEY (or the profile's `api_key`); implies TLS. */
+    apiKey: string | undefined;
+    /** TEMPORAL_TLS, TEMPORAL_TLS_* (or the profile's `tls`): certificates already read; unset: plaintext unless an API key is set. */
+    tls: TemporalTls | boolean | undefined;
+    /** TEMPORAL_GRPC_META_* (or the profile's `grpc_meta`): extra gRPC headers. */
+    grpcMetadata: Record<string, string> | undefined;
     taskQueue: string;
     /** Base URL of the Temporal Web UI, for run links. */
     uiUrl: string | undefined;
@@ -252,6 +268,43 @@ function payloadStore(raw: string | undefined, stateDir: string, cwd: string): P
   throw new ConfigError(`REWIND_PAYLOAD_STORE must be file:<directory> or s3://<bucket>[/<prefix>], got "${raw}"`);
 }
 
+/** The cluster and how to reach it: Config["temporal"]'s connection fields, without Rewind's own. */
+export type TemporalSettings = Pick<Config["temporal"], "address" | "namespace" | "apiKey" | "tls" | "grpcMetadata">;
+
+/**
+ * Temporal's standard environment configuration (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE,
+ * TEMPORAL_API_KEY, TEMPORAL_TLS_*, TEMPORAL_GRPC_META_*, and a profile of Temporal's TOML file
+ * named by TEMPORAL_CONFIG_FILE / TEMPORAL_PROFILE), as every Temporal client reads it. Exported
+ * for the SDK's host-tool worker, which is given the env explicitly. Throws ConfigError.
+ */
+export function temporalSettings(env: Env = process.env, cwd: string = process.cwd()): TemporalSettings {
+  let profile: ReturnType<typeof readTemporalProfile>;
+  try {
+    profile = readTemporalProfile(env, cwd);
+  } catch (error) {
+    if (error instanceof TemporalProfileError) throw new ConfigError(error.message);
+    throw error;
+  }
+  if (!profile.address && (profile.apiKey !== undefined || (profile.tls !== undefined && profile.tls !== false))) {
+    throw new ConfigError("TEMPORAL_API_KEY and TEMPORAL_TLS_* are settings of a cluster: set TEMPORAL_ADDRESS too (without it Rewind starts its own dev server, which has no TLS)");
+  }
+  return { address: profile.address, namespace: profile.namespace ?? "default", apiKey: profile.apiKey, tls: profile.tls, grpcMetadata: profile.grpcMetadata };
+}
+
+function publicUrl(raw: string | undefined, fallback: string): string {
+  if (raw === undefined || raw === "") return fallback;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !/^https?:$/.test(url.protocol) || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
+    throw new ConfigError(`REWIND_PUBLIC_URL must be the http(s) URL harnesses reach the API at, without query or credentials (e.g. https://rewind.example.com), got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
 /** Reads and validates the environment. Throws ConfigError naming the variable at fault. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const host = env["REWIND_HOST"] ?? "127.0.0.1";
@@ -264,12 +317,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       host,
       port,
       keys,
-      publicUrl: env["REWIND_PUBLIC_URL"] ?? `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+      publicUrl: publicUrl(env["REWIND_PUBLIC_URL"], `http://${host.includes(":") ? `[${host}]` : host}:${port}`),
+      publicUrlSet: Boolean(env["REWIND_PUBLIC_URL"]),
       codecCorsOrigins: codecCorsOrigins(env["REWIND_CODEC_CORS_ORIGINS"]),
     },
     temporal: {
-      address: env["TEMPORAL_ADDRESS"] || undefined,
-      namespace: env["TEMPORAL_NAMESPACE"] ?? "default",
+      ...temporalSettings(env, cwd),
       taskQueue: env["REWIND_TASK_QUEUE"] ?? "rewind",
       uiUrl: env["TEMPORAL_UI_URL"] || undefined,
       cliPath: env["TEMPORAL_CLI_PATH"] || undefined,

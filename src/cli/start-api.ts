@@ -4,7 +4,7 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Client, Connection } from "@temporalio/client";
+import { Client } from "@temporalio/client";
 import { createApp, createRunService } from "../api/index.ts";
 import { createExternalStorage, rewindDataConverter } from "../payloads/external-storage.ts";
 import type { Config } from "../config.ts";
@@ -20,6 +20,7 @@ import { createTemporalToolsetStore } from "../toolsets/toolset-store.ts";
 import { createTemporalWorkflowStore } from "../toolsets/workflow-store.ts";
 import { toolsetWorkflowId } from "../shared/toolset-record.ts";
 import { getObservedQuery } from "../workflows/toolset-record.ts";
+import { connectClient, connectionSettings } from "../temporal/connection.ts";
 
 /** How long registration waits for one MCP server to list all its tools. */
 const REGISTRATION_TIMEOUT_MS = 10_000;
@@ -52,7 +53,7 @@ export interface StartApiOptions {
 }
 
 export async function startApi(config: Config, temporalAddress: string, uiUrl: string | undefined, logger: Logger, options: StartApiOptions = {}): Promise<RunningApi> {
-  const connection = await Connection.connect({ address: temporalAddress });
+  const connection = await connectClient(connectionSettings(config.temporal, temporalAddress));
   const storage = createExternalStorage(config.payloads);
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(storage) });
   const secretKey = await resolveSecretKey(config);

@@ -8,6 +8,7 @@ import { resolveSecretKey } from "../credentials/secret-key.ts";
 import { createTargetPolicy } from "../http-tool/index.ts";
 import type { Logger } from "../shared/logger.ts";
 import { createTracing } from "../tracing/tracing.ts";
+import { connectionSettings } from "../temporal/connection.ts";
 import { createRewindWorker, type RewindWorker } from "../worker/create-worker.ts";
 import { installTemporalRuntime } from "../worker/temporal-runtime.ts";
 
@@ -16,7 +17,7 @@ const SDK_LEVEL = { debug: "DEBUG", info: "INFO", warn: "WARN", error: "ERROR" }
 export async function startWorker(config: Config, temporalAddress: string, logger: Logger): Promise<RewindWorker> {
   installTemporalRuntime(logger, SDK_LEVEL[config.logLevel]);
   return createRewindWorker({
-    address: temporalAddress,
+    ...connectionSettings(config.temporal, temporalAddress),
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     sandbox: config.sandbox,

@@ -4,8 +4,9 @@
  * real client connection until it answers, and stop early if the server process dies.
  */
 
-import { Connection } from "@temporalio/client";
+import type { Connection } from "@temporalio/client";
 import { setTimeout as sleep } from "node:timers/promises";
+import { connectClient } from "../temporal/connection.ts";
 
 export interface WaitForTemporalOptions {
   address: string;
@@ -44,7 +45,7 @@ export async function waitForTemporal(options: WaitForTemporalOptions): Promise<
 async function describeOnce(address: string, namespace: string): Promise<true | string> {
   let connection: Connection | undefined;
   try {
-    connection = await Connection.connect({ address, connectTimeout: 2_000 });
+    connection = await connectClient({ address }, 2_000);
     const ready = connection;
     await ready.withDeadline(Date.now() + 2_000, () => ready.workflowService.describeNamespace({ namespace }));
     return true;

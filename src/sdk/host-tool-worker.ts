@@ -1,16 +1,19 @@
 /**
  * The harness side of host tools: a Temporal worker on the harness's own task queue, whose
  * activities are the harness's functions, one per qualified tool name. The harness needs no
- * Temporal knowledge beyond an address: it hands plain async functions over and gets `ctx` with
- * the call's idempotency key, heartbeat, cancellation signal and attempt number.
+ * Temporal knowledge beyond where the cluster is (an address, or Temporal's standard settings read
+ * by `temporalSettings(process.env)`, or a NativeConnection it already has): it hands plain async
+ * functions over and gets `ctx` with the call's idempotency key, heartbeat, cancellation signal
+ * and attempt number.
  */
 import type { PayloadsConfig } from "../config.ts";
 import { createExternalStorage, rewindDataConverter } from "../payloads/external-storage.ts";
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure } from "@temporalio/common";
-import { NativeConnection, Worker } from "@temporalio/worker";
+import { Worker, type NativeConnection } from "@temporalio/worker";
 import type { HostCallInput } from "../shared/host-call.ts";
 import type { Logger } from "../shared/logger.ts";
+import { connectNative, type TemporalTls } from "../temporal/connection.ts";
 import { installTemporalRuntime } from "../worker/temporal-runtime.ts";
 import { HOST_TOOL_ERROR_TYPE, ToolError } from "./tool-error.ts";
 
@@ -30,10 +33,21 @@ export interface HostToolContext {
 export type HostTool = (args: Record<string, unknown>, ctx: HostToolContext) => Promise<unknown>;
 
 export interface HostToolWorkerOptions {
+  /**
+   * A connection the harness already has (its own Temporal worker's, say): used as it is, and left
+   * open at shutdown. When given, `address`, `apiKey`, `tls` and `grpcMetadata` are not used.
+   */
+  connection?: NativeConnection | undefined;
   /** Temporal frontend. Default `127.0.0.1:7233`. */
-  address?: string;
-  /** Temporal namespace. Default `default`. */
-  namespace?: string;
+  address?: string | undefined;
+  /** Temporal namespace: the one the Rewind worker and API use. Default `default`. */
+  namespace?: string | undefined;
+  /** Temporal Cloud API key (sent as a bearer token; turns TLS on). Default: none. */
+  apiKey?: string | undefined;
+  /** `true`: TLS with the system's roots; an object: server CA, client certificate (mTLS), server name. Default: plaintext, or TLS with an API key. */
+  tls?: TemporalTls | boolean | undefined;
+  /** Extra gRPC headers sent with every request. Default: none. */
+  grpcMetadata?: Record<string, string> | undefined;
   /** The task queue the toolset names for these tools' group. */
   taskQueue: string;
   /** Tools by qualified name, e.g. `harness.ask_user`. */
@@ -96,6 +110,7 @@ function wrap(name: string, tool: HostTool) {
  *
  * @example
  * const worker = await createHostToolWorker({
+ *   ...temporalSettings(process.env), // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TEMPORAL_TLS_*…
  *   taskQueue: "my-harness",
  *   tools: { "harness.ask_user": async ({ question }, ctx) => ({ yes: await ask(String(question)) }) },
  * });
@@ -106,7 +121,8 @@ export async function createHostToolWorker(options: HostToolWorkerOptions): Prom
   const bad = names.find((name) => !/^[A-Za-z_$][\w$]*\..+$/.test(name));
   if (bad) throw new TypeError(`host tool "${bad}" must be named group.tool, as in the toolset`);
   installTemporalRuntime(options.logger ?? stderrLogger, "ERROR");
-  const connection = await NativeConnection.connect({ address: options.address ?? "127.0.0.1:7233" });
+  const connection = options.connection ?? await connectNative({ address: options.address ?? "127.0.0.1:7233", apiKey: options.apiKey, tls: options.tls, grpcMetadata: options.grpcMetadata });
+  const ownConnection = options.connection === undefined;
   const activities = Object.fromEntries(names.map((name) => [name, wrap(name, options.tools[name] as HostTool)]));
   const worker = await Worker.create({
     connection,
@@ -119,7 +135,7 @@ export async function createHostToolWorker(options: HostToolWorkerOptions): Prom
   let running: Promise<void> | undefined;
   return {
     run() {
-      running ??= worker.run().finally(() => connection.close());
+      running ??= worker.run().finally(() => (ownConnection ? connection.close() : undefined));
       return running;
     },
     async shutdown() {

@@ -3,8 +3,8 @@
  * dispatchers, on the `rewind` task queue. Everything it needs comes in as options, so tests
  * and the embedded stack build it the same way.
  */
-import { Client, Connection } from "@temporalio/client";
-import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from "@temporalio/worker";
+import { Client } from "@temporalio/client";
+import { Worker, type InjectedSinks, type WorkerOptions } from "@temporalio/worker";
 import type { FinishedSpan, TracingSinks } from "../shared/trace-context.ts";
 import { createTracing, type Tracing } from "../tracing/tracing.ts";
 import { createActivities } from "../activities/index.ts";
@@ -21,11 +21,11 @@ import { createTemporalWorkflowStore } from "../toolsets/workflow-store.ts";
 import type { PayloadsConfig } from "../config.ts";
 import type { StorageDriver } from "@temporalio/common";
 import { createExternalStorage, createStorageDriver, rewindDataConverter } from "../payloads/external-storage.ts";
+import { connectClient, connectNative, type TemporalConnectionSettings } from "../temporal/connection.ts";
 import { loadWorkflowBundle } from "./workflow-bundle.ts";
 
-export interface RewindWorkerOptions {
-  /** Temporal frontend, e.g. `127.0.0.1:7233`. */
-  address: string;
+/** Temporal frontend (`address`, e.g. `127.0.0.1:7233`) and how to reach it: API key, TLS, gRPC headers. */
+export interface RewindWorkerOptions extends TemporalConnectionSettings {
   namespace: string;
   taskQueue: string;
   sandbox: SandboxLimits;
@@ -95,7 +95,12 @@ export interface RewindWorker {
 }
 
 export async function createRewindWorker(options: RewindWorkerOptions): Promise<RewindWorker> {
-  const connection = await NativeConnection.connect({ address: options.address });
+  const temporal: TemporalConnectionSettings = { address: options.address, apiKey: options.apiKey, tls: options.tls, grpcMetadata: options.grpcMetadata };
+  const connection = await connectNative(temporal);
+  const clientConnection = await connectClient(temporal).catch(async (error: unknown) => {
+    await connection.close();
+    throw error;
+  });
   const sandbox = options.sharedSandbox ?? createSandbox({
     memoryMb: options.sandbox.memoryMb,
     cpuMsPerStep: options.sandbox.cpuMsPerStep,
@@ -104,7 +109,6 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
   });
   const mcpPool = createMcpPool(options.targets ? { targets: options.targets } : {});
   const tracing = options.tracing ?? createTracing({ serviceName: "rewind-worker" });
-  const clientConnection = await Connection.connect({ address: options.address });
   const dataConverter = rewindDataConverter(createExternalStorage(options.payloads, options.storageDriver ?? createStorageDriver(options.payloads)));
   const client = new Client({ connection: clientConnection, namespace: options.namespace, dataConverter });
   const box = createSecretBox(options.secretKey);

@@ -2,15 +2,16 @@
  * `rewind payloads prune [--older-than 30d] [--dry-run] [--json]`: deletes stored payloads written
  * before the cut-off (default: the namespace's retention period) that no open run, nor one closed
  * since the cut-off, refers to; see src/payloads/prune.ts for what is kept and why. Talks to Temporal
- * (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE) and the payload store (REWIND_PAYLOAD_STORE) directly,
+ * (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TLS and API key as for the worker) and the payload store (REWIND_PAYLOAD_STORE) directly,
  * like `rewind worker`, not to the API. Answers the exit code: 0 done, 2 wrong arguments; other
  * errors are thrown for the entry point to print.
  */
-import { Client, Connection } from "@temporalio/client";
+import { Client } from "@temporalio/client";
 import { ConfigError, type Config } from "../../config.ts";
 import { createExternalStorage, rewindDataConverter } from "../../payloads/external-storage.ts";
 import { prunePayloads } from "../../payloads/prune.ts";
 import { storeListing } from "../../payloads/store-listing.ts";
+import { connectClient, connectionSettings } from "../../temporal/connection.ts";
 import { parseDuration } from "../../shared/durations.ts";
 import { parseCommand, UsageError } from "../args.ts";
 import { printJson, printLine } from "../output.ts";
@@ -43,7 +44,7 @@ async function prune(argv: string[], config: Config): Promise<number> {
   const address = config.temporal.address;
   if (!address) throw new ConfigError("rewind payloads prune needs TEMPORAL_ADDRESS (e.g. 127.0.0.1:7233)");
   const storage = storeListing(config.payloads.store);
-  const connection = await Connection.connect({ address });
+  const connection = await connectClient(connectionSettings(config.temporal, address));
   try {
     const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(createExternalStorage(config.payloads)) });
     const result = await prunePayloads({ client, storage, dryRun: cmd.flag("dry-run"), ...(olderThanMs !== undefined ? { olderThanMs } : {}) });
