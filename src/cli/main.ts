@@ -12,6 +12,9 @@ const USAGE = `usage: rewind <command>
 
 commands:
   dev       start the embedded stack: Temporal dev server (unless TEMPORAL_ADDRESS is set), worker and API
+  setup [--retention 30d]
+            create the namespace (TEMPORAL_NAMESPACE) on TEMPORAL_ADDRESS if missing and register
+            Rewind's search attributes, or print what to do where the cluster refuses (Temporal Cloud)
   worker    run a Rewind worker against TEMPORAL_ADDRESS
   api       run the HTTP API against TEMPORAL_ADDRESS
   payloads prune [--older-than 30d] [--dry-run]
@@ -43,8 +46,16 @@ async function main(argv: string[]): Promise<void> {
       const { runDev } = await import("./dev-command.ts");
       return runDev(config, logger);
     }
+    case "setup": {
+      const { runSetupCommand } = await import("./commands/setup.ts");
+      process.exitCode = await runSetupCommand(argv.slice(1), config);
+      return;
+    }
     case "worker": {
       const { startWorker } = await import("./start-worker.ts");
+      if (!config.api.publicUrlSet) {
+        logger.warn(`REWIND_PUBLIC_URL is not set: the URLs webhook(name) gives scripts on this worker start with ${config.api.publicUrl} (REWIND_HOST:REWIND_PORT), which works only if harnesses reach the API there; set it to the URL harnesses reach the API at`);
+      }
       const worker = await startWorker(config, requireAddress(config.temporal.address, "worker"), logger);
       process.once("SIGINT", () => void worker.shutdown());
       process.once("SIGTERM", () => void worker.shutdown());

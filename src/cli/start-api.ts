@@ -21,6 +21,7 @@ import { createTemporalWorkflowStore } from "../toolsets/workflow-store.ts";
 import { toolsetWorkflowId } from "../shared/toolset-record.ts";
 import { getObservedQuery } from "../workflows/toolset-record.ts";
 import { connectClient, connectionSettings } from "../temporal/connection.ts";
+import { requireNamespaceReady } from "../temporal/namespace-readiness.ts";
 
 /** How long registration waits for one MCP server to list all its tools. */
 const REGISTRATION_TIMEOUT_MS = 10_000;
@@ -53,10 +54,17 @@ export interface StartApiOptions {
 }
 
 export async function startApi(config: Config, temporalAddress: string, uiUrl: string | undefined, logger: Logger, options: StartApiOptions = {}): Promise<RunningApi> {
+  const secretKey = await resolveSecretKey(config);
   const connection = await connectClient(connectionSettings(config.temporal, temporalAddress));
+  try {
+    const warning = await requireNamespaceReady(connection, config.temporal.namespace, temporalAddress);
+    if (warning) logger.warn(warning);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
   const storage = createExternalStorage(config.payloads);
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(storage) });
-  const secretKey = await resolveSecretKey(config);
   const workflows = createTemporalWorkflowStore(client, config.temporal.taskQueue);
   const box = createSecretBox(secretKey);
   const targets = options.targets ?? createTargetPolicy(config.outbound);

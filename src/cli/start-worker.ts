@@ -8,22 +8,37 @@ import { resolveSecretKey } from "../credentials/secret-key.ts";
 import { createTargetPolicy } from "../http-tool/index.ts";
 import type { Logger } from "../shared/logger.ts";
 import { createTracing } from "../tracing/tracing.ts";
-import { connectionSettings } from "../temporal/connection.ts";
+import { connectClient, connectionSettings, type TemporalConnectionSettings } from "../temporal/connection.ts";
+import { requireNamespaceReady } from "../temporal/namespace-readiness.ts";
 import { createRewindWorker, type RewindWorker } from "../worker/create-worker.ts";
 import { installTemporalRuntime } from "../worker/temporal-runtime.ts";
 
 const SDK_LEVEL = { debug: "DEBUG", info: "INFO", warn: "WARN", error: "ERROR" } as const;
 
+/** Refuses to start against a namespace that is missing or lacks Rewind's search attributes. */
+async function checkNamespace(settings: TemporalConnectionSettings, namespace: string, logger: Logger): Promise<void> {
+  const connection = await connectClient(settings);
+  try {
+    const warning = await requireNamespaceReady(connection, namespace, settings.address);
+    if (warning) logger.warn(warning);
+  } finally {
+    await connection.close();
+  }
+}
+
 export async function startWorker(config: Config, temporalAddress: string, logger: Logger): Promise<RewindWorker> {
   installTemporalRuntime(logger, SDK_LEVEL[config.logLevel]);
+  const secretKey = await resolveSecretKey(config);
+  const settings = connectionSettings(config.temporal, temporalAddress);
+  await checkNamespace(settings, config.temporal.namespace, logger);
   return createRewindWorker({
-    ...connectionSettings(config.temporal, temporalAddress),
+    ...settings,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     sandbox: config.sandbox,
     warmIsolates: config.warmIsolates,
     cacheDir: path.join(config.stateDir, "cache"),
-    secretKey: await resolveSecretKey(config),
+    secretKey,
     events: config.events,
     publicUrl: config.api.publicUrl,
     deployment: config.temporal.deployment,
