@@ -68,7 +68,7 @@ export interface Config {
   /** REWIND_SECRET_KEY (32 bytes, base64): seals credentials and webhook secrets. Unset: see secretKeyFile. */
   secretKey: Buffer | undefined;
   /** OpenTelemetry traces, from the standard OTEL_* variables; unset: no spans are recorded. */
-  otel: { url: string; headers: Record<string, string>; serviceName: string } | undefined;
+  otel: OtelConfig | undefined;
   /** Events of the default namespace, unless it sets its own endpoint through the API. */
   events: { url: string; secret: string } | undefined;
   logLevel: "debug" | "info" | "warn" | "error";
@@ -79,6 +79,19 @@ export interface Config {
    * `trusted` (REWIND_TRUSTED_TARGETS) is what it lets through anyway. Default: none trusted.
    */
   outbound: { guarded: boolean; trusted: TrustedTargets };
+}
+
+/** How spans travel to the collector: OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL. */
+export type OtlpProtocol = "http/protobuf" | "http/json" | "grpc";
+
+export interface OtelConfig {
+  /** The traces endpoint: `<base>/v1/traces` over HTTP, the base itself (host:port) over gRPC. */
+  url: string;
+  /** Sent with every export (gRPC: as metadata). */
+  headers: Record<string, string>;
+  /** Default `http/protobuf`, as the OTLP exporter specification says. */
+  protocol: OtlpProtocol;
+  serviceName: string;
 }
 
 /** A Worker Deployment version: workers of one name and build id run the same code. */
@@ -240,11 +253,24 @@ function deployment(env: Env): WorkerDeployment | undefined {
   return { name, buildId, defaultBehavior };
 }
 
+const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ["http/protobuf", "http/json", "grpc"];
+
+function otlpProtocol(env: Env): OtlpProtocol {
+  const name = env["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" : "OTEL_EXPORTER_OTLP_PROTOCOL";
+  const raw = (env[name] ?? "").trim();
+  if (raw === "") return "http/protobuf";
+  const protocol = OTLP_PROTOCOLS.find((known) => known === raw);
+  if (!protocol) throw new ConfigError(`${name} must be http/protobuf (the default), http/json or grpc, got "${raw}"`);
+  return protocol;
+}
+
 function otel(env: Env): Config["otel"] {
   if (env["OTEL_SDK_DISABLED"] === "true" || env["OTEL_TRACES_EXPORTER"] === "none") return undefined;
+  const protocol = otlpProtocol(env);
   const traces = env["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"];
   const base = env["OTEL_EXPORTER_OTLP_ENDPOINT"];
-  const url = traces || (base ? `${base.replace(/\/+$/, "")}/v1/traces` : undefined);
+  // Over HTTP the base endpoint takes the signal's path; gRPC has no paths, only a host and port.
+  const url = traces || (base ? (protocol === "grpc" ? base : `${base.replace(/\/+$/, "")}/v1/traces`) : undefined);
   if (!url) return undefined;
   if (!/^https?:\/\//.test(url)) throw new ConfigError("OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT must be an http(s) URL");
   const headers: Record<string, string> = {};
@@ -253,7 +279,7 @@ function otel(env: Env): Config["otel"] {
     if (at <= 0) throw new ConfigError("OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs separated by commas");
     headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
   }
-  return { url, headers, serviceName: env["OTEL_SERVICE_NAME"] || "rewind" };
+  return { url, headers, protocol, serviceName: env["OTEL_SERVICE_NAME"] || "rewind" };
 }
 
 function payloadStore(raw: string | undefined, stateDir: string, cwd: string): PayloadStoreConfig {
