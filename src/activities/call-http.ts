@@ -11,6 +11,7 @@ import { ApplicationFailure, Context } from "@temporalio/activity";
 import { HttpRefusal, type GuardedFetch, type HttpToolResponse } from "../http-tool/index.ts";
 import { CALL_FAILURE, idempotencyKey } from "../shared/tool-call.ts";
 import type { Tracing } from "../tracing/tracing.ts";
+import { httpAttemptSpan } from "./attempt-spans.ts";
 
 export interface HttpCallDeps {
   guardedFetch: GuardedFetch;
@@ -47,25 +48,29 @@ export function createCallHttp(deps: HttpCallDeps) {
   return async function callHttp(input: HttpCallInput): Promise<HttpCallResult> {
     const headers = { ...input.request.headers };
     if (!Object.keys(headers).some((h) => h.toLowerCase() === "idempotency-key")) headers["Idempotency-Key"] = idempotencyKey(input.runId, input.seq);
-    const span = deps.tracing.startAttempt(input.traceparent, `http ${input.request.method}`, { "rewind.tool": "http.fetch", "rewind.seq": input.seq, "rewind.attempt": Context.current().info.attempt });
+    const spanned = httpAttemptSpan({ runId: input.runId, seq: input.seq, method: input.request.method, url: input.request.url, attempt: Context.current().info.attempt });
+    const span = deps.tracing.startAttempt(input.traceparent, spanned.name, spanned.attributes);
     const traceparent = span?.traceparent ?? input.traceparent;
     if (traceparent) headers["traceparent"] = traceparent;
-    let code: string | undefined = "interrupted";
+    /** The span's `error.type`: the failure's type, `refused`, or the status of a 4xx/5xx answer. */
+    let errorType: string | undefined = CALL_FAILURE.interrupted;
     try {
       const value = await deps.guardedFetch({ ...input.request, headers }, input.allowedHosts, Context.current().cancellationSignal, input.timeoutMs);
-      code = undefined;
+      span?.annotate({ "http.response.status_code": value.status });
+      errorType = value.status >= 400 ? String(value.status) : undefined;
       return { ok: true, value };
     } catch (error) {
       if (!(error instanceof HttpRefusal)) throw error;
       const interruption = INTERRUPTIONS[error.rule];
       if (interruption) {
-        code = interruption;
+        errorType = interruption;
         throw ApplicationFailure.create({ type: interruption, message: `fetch: ${error.message}`, details: [{ attempt: Context.current().info.attempt, rule: error.rule }] });
       }
-      code = "refused";
+      errorType = "refused";
+      span?.annotate({ "rewind.http.refusal": error.rule });
       return { ok: false, error: { code: "refused", message: `fetch: ${error.message}`, details: { rule: error.rule } } };
     } finally {
-      span?.end(code ? { ok: false, code } : { ok: true });
+      span?.end(errorType === undefined ? {} : { errorType });
     }
   };
 }

@@ -25,6 +25,7 @@ import type { Sandbox } from "../sandbox/index.ts";
 import type { Prestep } from "../shared/step.ts";
 import { CALL_FAILURE, IDEMPOTENCY_META_KEY, MAX_RESULT_BYTES, idempotencyKey, type McpCallInput, type ToolCallResult } from "../shared/tool-call.ts";
 import type { Tracing } from "../tracing/tracing.ts";
+import { exchangeAttributes, mcpAttemptSpan, thrownErrorType } from "./attempt-spans.ts";
 import { withRunEnd } from "./run-end.ts";
 import type { CallRef, CallReports } from "./call-reports.ts";
 import { createSchemaWatch, schemaChangeOf, type SchemaWatch } from "./schema-watch.ts";
@@ -143,8 +144,11 @@ export function createCallMcpTool(deps: McpCallDeps) {
     const beat = () => context.heartbeat(notes);
     const heartbeat = setInterval(beat, HEARTBEAT_EVERY_MS);
     const attemptEnded = new AbortController();
-    const span = deps.tracing.startAttempt(input.traceparent, `mcp ${input.server}.${input.tool}`, { "rewind.tool": `${input.server}.${input.tool}`, "rewind.seq": input.seq, "rewind.attempt": attempt });
-    let outcomeCode: string | undefined = "interrupted";
+    const spanned = mcpAttemptSpan({ runId: input.runId, seq: input.seq, server: input.server, tool: input.tool, url: input.url, attempt });
+    const span = deps.tracing.startAttempt(input.traceparent, spanned.name, spanned.attributes);
+    if (notes.task) span?.annotate({ "mcp.session.id": notes.task.sessionId });
+    /** The attempt span's `error.type`; set on every way out but success. */
+    let errorType: string | undefined = CALL_FAILURE.interrupted;
     try {
       const resumed = notes.task;
       const listed = resumed ? undefined : await schemas.current({ url: input.url, headers, poolKey, tool: input.tool, waits: input.waits ?? 0 });
@@ -161,13 +165,14 @@ export function createCallMcpTool(deps: McpCallDeps) {
         meta: { [IDEMPOTENCY_META_KEY]: idempotencyKey(input.runId, input.seq), ...(span ? { traceparent: span.traceparent } : input.traceparent ? { traceparent: input.traceparent } : {}) },
         timeoutMs: input.timeoutMs,
         signal: context.cancellationSignal,
-        hooks: hooksFor(deps, call, beat, attemptEnded.signal, clean),
+        hooks: { ...hooksFor(deps, call, beat, attemptEnded.signal, clean), onSent: (exchange) => span?.annotate(exchangeAttributes(exchange)) },
         ...(asTask ? { task: { ...(resumed ? { resume: resumed } : {}), onCreated: (task: McpTaskHandle) => { notes.task = task; beat(); } } } : {}),
       });
       attempt += outcome.resent ?? 0;
       // The last progress the server reported goes to the journal before the result does.
       await deps.callReports?.settle(call);
-      outcomeCode = outcome.isError ? "toolFailed" : undefined;
+      // A result with isError is the tool's own failure: `tool_error`, as the MCP conventions say.
+      errorType = outcome.isError ? "tool_error" : undefined;
       if (outcome.isError) {
         const content = JSON.parse(clean(JSON.stringify(outcome.content))) as unknown[];
         return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${textOf(outcome.content)}`), details: { content } }, attempt, ...usedScope };
@@ -177,14 +182,17 @@ export function createCallMcpTool(deps: McpCallDeps) {
       const bytes = Buffer.byteLength(JSON.stringify(value) ?? "null");
       if (bytes > MAX_RESULT_BYTES) {
         const message = `${input.server}.${input.tool}: the result is ${bytes} bytes of JSON, more than the ${MAX_RESULT_BYTES} a tool result may be`;
+        errorType = "resultTooLarge";
         return { ok: false, error: { code: "toolFailed", message, details: { reason: "resultTooLarge", bytes } }, attempt, ...usedScope };
       }
       return { ok: true, value, attempt, ...usedScope, ...(await prestep(deps, input, value)) };
     } catch (error) {
+      errorType = thrownErrorType(error);
       if (error instanceof McpConnectError) {
         // Listing the tools for the schema check failed: the call itself was not sent.
         if (error.reason === "cancelled") throw new CancelledFailure(clean(error.message));
         const type = LISTING_FAILURES[error.reason] ?? CALL_FAILURE.unreachable;
+        errorType = type;
         throw ApplicationFailure.create({
           type, message: clean(error.message), nonRetryable: type !== CALL_FAILURE.unreachable,
           details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope, scopeAsked: error.scopeAsked === undefined ? null : clean(error.scopeAsked) }],
@@ -193,12 +201,16 @@ export function createCallMcpTool(deps: McpCallDeps) {
       if (!(error instanceof McpCallError)) throw error;
       if (error.reason === "cancelled") throw new CancelledFailure(clean(error.message));
       if (error.reason === "toolError") {
+        // A JSON-RPC error (or an HTTP refusal): its code is the error's type.
+        errorType = error.code === undefined ? "tool_error" : String(error.code);
+        if (error.code !== undefined) span?.annotate({ "rpc.response.status_code": String(error.code) });
         return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${error.message}`), details: { reason: "toolError" } }, attempt, ...usedScope };
       }
       // A call that provably never left (e.g. a connect timeout) is "unreachable" whatever the
       // reason says: at-most-once tools may then be told it was not sent.
       const reason = (error.reason === "timedOut" || error.reason === "interrupted") && !error.outcomeUnknown ? "unreachable" : error.reason;
       const failure = FAILURE_OF_REASON[reason] ?? { type: CALL_FAILURE.interrupted, retryable: true };
+      errorType = failure.type;
       throw ApplicationFailure.create({
         type: failure.type, message: clean(error.message), nonRetryable: !failure.retryable,
         details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope, scopeAsked: error.scopeAsked === undefined ? null : clean(error.scopeAsked) }],
@@ -206,7 +218,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
     } finally {
       attemptEnded.abort(new Error("the attempt ended"));
       clearInterval(heartbeat);
-      span?.end(outcomeCode ? { ok: false, code: outcomeCode } : { ok: true });
+      span?.end(errorType === undefined ? {} : { errorType });
     }
   };
 }

@@ -44,6 +44,6 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     deployment: config.temporal.deployment,
     payloads: config.payloads,
     targets: createTargetPolicy(config.outbound),
-    tracing: createTracing({ serviceName: config.otel?.serviceName ?? "rewind", ...(config.otel ? { otlp: { url: config.otel.url, headers: config.otel.headers } } : {}) }),
+    tracing: createTracing({ serviceName: config.otel?.serviceName ?? "rewind", ...(config.otel ? { otlp: { url: config.otel.url, headers: config.otel.headers, protocol: config.otel.protocol } } : {}) }),
   });
 }

@@ -21,7 +21,7 @@ import { ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, ToolL
 import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { z } from "zod";
 import type { TargetPolicy } from "../http-tool/index.ts";
-import { CallSlots } from "./call-slots.ts";
+import { CallSlots, callScope } from "./call-slots.ts";
 import { createObservedFetch, type ConnectionObservations } from "./http-observer.ts";
 import { callError, connectError, type FailureContext } from "./mcp-failures.ts";
 import { McpCallError, McpConnectError, describeUrl, secretsOf } from "./mcp-errors.ts";
@@ -133,6 +133,20 @@ function asArguments(value: unknown): Record<string, unknown> | undefined {
   return parsed.data;
 }
 
+/**
+ * Tells the call that sends a `tools/call` request (`onSent`) which exchange it went out on: the
+ * SDK numbers requests itself, and the request is sent in the call's async context (call-slots).
+ */
+function tellSent(transport: StreamableHTTPClientTransport): void {
+  const send = transport.send.bind(transport);
+  transport.send = (message, sendOptions) => {
+    if ("method" in message && message.method === "tools/call" && "id" in message) {
+      callScope.getStore()?.hooks.onSent?.({ requestId: String(message.id), sessionId: transport.sessionId, protocolVersion: transport.protocolVersion });
+    }
+    return send(message, sendOptions);
+  };
+}
+
 async function open(options: OpenMcpConnectionOptions, deadline: Deadline, boundMs: number): Promise<InternalConnection> {
   const where = describeUrl(options.url);
   const endpoint = URL.canParse(options.url) ? new URL(options.url) : undefined;
@@ -145,6 +159,7 @@ async function open(options: OpenMcpConnectionOptions, deadline: Deadline, bound
     requestInit: { headers: options.headers ?? {} }, fetch: createObservedFetch(observations, dialer?.fetch),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });
+  tellSent(transport);
   const client = new Client(CLIENT_INFO, { capabilities: CLIENT_CAPABILITIES, jsonSchemaValidator: acceptAnyOutput });
   const slots = new CallSlots();
   let isOpen = true;

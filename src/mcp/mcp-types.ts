@@ -32,8 +32,19 @@ export interface McpElicitation {
 
 export type McpElicitationAnswer = { action: "accept"; content: Record<string, unknown> } | { action: "decline" } | { action: "cancel" };
 
+/** The exchange a `tools/call` request went out on, as its span names it. */
+export interface McpExchange {
+  /** The JSON-RPC id of the request on its session. */
+  requestId: string;
+  sessionId: string | undefined;
+  /** The protocol version the session negotiated. */
+  protocolVersion: string | undefined;
+}
+
 /** What a call wants to hear of the server while it runs. */
 export interface McpCallHooks {
+  /** Told when the `tools/call` request is sent (again for a call sent once more on a new session). */
+  onSent?(exchange: McpExchange): void;
   onProgress?(progress: McpProgress): void;
   /** Answers the server's question; rejecting answers the server with a JSON-RPC error. */
   onElicitation?(request: McpElicitation, signal: AbortSignal): Promise<McpElicitationAnswer>;

@@ -1,7 +1,8 @@
 /**
  * W3C trace context for runs: a run is one trace, each call one span under the run's root span.
  * Call span ids are derived from the trace id and the seq, so every attempt, replay and
- * continue-as-new of a call names the same span without storing it. Workflow-safe (no crypto).
+ * continue-as-new of a call names the same span without storing it; the run's end and a call's
+ * parkings are derived the same way. Workflow-safe (no crypto).
  */
 
 /** What a run carries: its trace, its root span, and the caller's span when the start had one. */
@@ -16,6 +17,16 @@ export interface RunTrace {
 
 export function callSpanId(trace: RunTrace, seq: number): string {
   return fnv64(`${trace.traceId}/${trace.rootSpanId}/call/${seq}`);
+}
+
+/** The span that marks the end of the run (a child of its root). */
+export function runEndSpanId(trace: RunTrace): string {
+  return fnv64(`${trace.traceId}/${trace.rootSpanId}/end`);
+}
+
+/** The span that marks a call parked at `at` (epoch ms; a call parks at most once a moment). */
+export function parkSpanId(trace: RunTrace, seq: number, at: number): string {
+  return fnv64(`${trace.traceId}/${trace.rootSpanId}/call/${seq}/park/${at}`);
 }
 
 export function formatTraceparent(traceId: string, spanId: string): string {

@@ -1,40 +1,56 @@
 /**
- * The one file that uses the OpenTelemetry SDK. Spans of calls and runs are reported by the
- * workflow (through a sink) once they end, with ids derived from the run's trace; an id
- * generator that hands out a chosen id for exactly the next span lets the SDK export them as
- * ordinary spans. Attempts are live spans of the activity that sends the call, and their
- * context is what a tool receives as `traceparent`. Without an exporter, nothing is recorded.
+ * The one file that uses the OpenTelemetry SDK. Spans of runs and calls are reported by the
+ * workflow (through a sink) with ids derived from the run's trace; an id generator that hands
+ * out a chosen id for exactly the next span lets the SDK export them as ordinary spans.
+ * Attempts are live CLIENT spans of the activity that sends the call (`tools/call {tool}` for
+ * MCP, `{method}` for http), and their context is what a tool receives as `traceparent`.
+ * Every span carries the process's resource: service name, version and instance id. Without an
+ * exporter, nothing is recorded.
  */
+import { randomUUID } from "node:crypto";
 import { context, SpanKind, SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, SimpleSpanProcessor, type IdGenerator, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import packageJson from "../../package.json" with { type: "json" };
 import { formatTraceparent, parseTraceparent, type FinishedSpan } from "../shared/trace-context.ts";
+import { createOtlpExporter, type OtlpOptions } from "./otlp-exporter.ts";
+
+/** `service.instance.id`: one per process, whatever number of tracers it makes (dev runs API and worker together). */
+const INSTANCE_ID = randomUUID();
 
 export interface TracingOptions {
   /** Exporter for tests (e.g. InMemorySpanExporter); exported span by span. */
   exporter?: SpanExporter;
-  /** OTLP/HTTP traces endpoint (from OTEL_EXPORTER_OTLP_*). */
-  otlp?: { url: string; headers: Record<string, string> };
+  /** OTLP endpoint, headers and protocol (from OTEL_EXPORTER_OTLP_*). */
+  otlp?: OtlpOptions;
   serviceName: string;
+  /** `service.version`. Default: this package's version. */
+  serviceVersion?: string;
 }
 
 export interface Attempt {
   /** The attempt span's context, to send to the tool. */
   traceparent: string;
-  end(outcome: { ok: boolean; code?: string }): void;
+  /** Adds what became known while the attempt ran (its MCP session, the response's status). */
+  annotate(attributes: Attributes): void;
+  /** Ends the span; with `errorType` (`error.type`: a low-cardinality class of failure) it is an error span. */
+  end(outcome?: { errorType?: string }): void;
 }
 
 export interface Tracing {
   readonly enabled: boolean;
-  /** Starts the span of one attempt of a call, under the call's span. */
+  /** Starts the CLIENT span of one attempt of a call, under the call's span. */
   startAttempt(callTraceparent: string | undefined, name: string, attributes: Attributes): Attempt | undefined;
   /** Exports a span the workflow finished (a call, or the run). */
   record(span: FinishedSpan): void;
   shutdown(): Promise<void>;
 }
 
-/** Random ids, except the next one when a span with a chosen id is being recorded. */
+/**
+ * Random ids, except while a span with chosen ids is being started (`next`, set just around the
+ * call). The SDK asks for the span id first and for a trace id only for a root span, so the
+ * choice stays until the caller clears it.
+ */
 class ChosenIds implements IdGenerator {
   next: { traceId: string; spanId: string } | undefined;
   private readonly random = new RandomIdGenerator();
@@ -42,21 +58,23 @@ class ChosenIds implements IdGenerator {
     return this.next?.traceId ?? this.random.generateTraceId();
   }
   generateSpanId(): string {
-    const chosen = this.next?.spanId;
-    this.next = undefined;
-    return chosen ?? this.random.generateSpanId();
+    return this.next?.spanId ?? this.random.generateSpanId();
   }
 }
 
 export function createTracing(options: TracingOptions): Tracing {
-  const exporter = options.exporter ?? (options.otlp ? new OTLPTraceExporter({ url: options.otlp.url, headers: options.otlp.headers }) : undefined);
+  const exporter = options.exporter ?? (options.otlp ? createOtlpExporter(options.otlp) : undefined);
   if (!exporter) {
     return { enabled: false, startAttempt: () => undefined, record: () => undefined, shutdown: async () => undefined };
   }
   const ids = new ChosenIds();
   const provider = new BasicTracerProvider({
     idGenerator: ids,
-    resource: resourceFromAttributes({ "service.name": options.serviceName }),
+    resource: resourceFromAttributes({
+      "service.name": options.serviceName,
+      "service.version": options.serviceVersion ?? packageJson.version,
+      "service.instance.id": INSTANCE_ID,
+    }),
     spanProcessors: [options.exporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter)],
   });
   const tracer = provider.getTracer("rewind");
@@ -73,9 +91,14 @@ export function createTracing(options: TracingOptions): Tracing {
       const { traceId, spanId } = span.spanContext();
       return {
         traceparent: formatTraceparent(traceId, spanId),
-        end(outcome) {
-          span.setAttribute("rewind.outcome", outcome.code ?? (outcome.ok ? "ok" : "error"));
-          if (!outcome.ok) span.setStatus({ code: SpanStatusCode.ERROR, ...(outcome.code ? { message: outcome.code } : {}) });
+        annotate(more) {
+          span.setAttributes(more);
+        },
+        end(outcome = {}) {
+          if (outcome.errorType !== undefined) {
+            span.setAttribute("error.type", outcome.errorType);
+            span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.errorType });
+          }
           span.end();
         },
       };
@@ -83,8 +106,12 @@ export function createTracing(options: TracingOptions): Tracing {
     record(finished) {
       const parent = finished.parentSpanId ? formatTraceparent(finished.traceId, finished.parentSpanId) : undefined;
       ids.next = { traceId: finished.traceId, spanId: finished.spanId };
-      const span = tracer.startSpan(finished.name, { startTime: finished.startMs, attributes: finished.attributes, root: !parent }, parentContext(parent));
-      ids.next = undefined;
+      let span;
+      try {
+        span = tracer.startSpan(finished.name, { startTime: finished.startMs, attributes: finished.attributes, root: !parent }, parentContext(parent));
+      } finally {
+        ids.next = undefined;
+      }
       if (finished.error) span.setStatus({ code: SpanStatusCode.ERROR, message: finished.error });
       span.end(finished.endMs);
     },

@@ -11,12 +11,16 @@ import {
   MAX_INPUT_RECORDS, type CallInputAnswer, type CallInputRecord, type CallInputRequest, type CallInputState, type CallInputWithdrawal, type CallProgressReport,
 } from "../shared/call-input.ts";
 import type { JournalEntry } from "../shared/journal.ts";
+import type { RunInput } from "../shared/run.ts";
+import { reportParked } from "./call-spans.ts";
 import type { JournalBook } from "./journal-book.ts";
 import { answerCallInputUpdate, callInputRequestedSignal, callInputWithdrawnSignal, callProgressSignal, getCallInputQuery } from "./messages.ts";
 import type { ParkingDesk } from "./parking-desk.ts";
 import type { RunStatus } from "./run-status.ts";
 
 export interface CallReportDeskDeps {
+  /** The run, whose trace gets a span for each call held for input. */
+  run: RunInput;
   /** The run's namespace: reports naming another are ignored. */
   namespace: string;
   journal: JournalBook;
@@ -69,6 +73,7 @@ export class CallReportDesk {
     const record: CallInputRecord = { requestId, attempt, message, requestedSchema, requestedAt: Date.now() };
     entry.inputs = [...(entry.inputs ?? []), record].slice(-MAX_INPUT_RECORDS);
     this.requests.set(requestId, { seq, requestId, attempt, state: { state: "waiting" }, record });
+    reportParked(this.deps.run, entry, "elicitationRequested");
     try {
       await this.deps.parking.hold(entry, "elicitationRequested", { requestId, attempt, message, requestedSchema });
     } catch (error) {

@@ -10,7 +10,7 @@ import type { JournalEntry } from "../shared/journal.ts";
 import type { RunInput } from "../shared/run.ts";
 import { RUN_CONCURRENCY } from "../shared/tool-call.ts";
 import { CallScheduler } from "./call-scheduler.ts";
-import { reportCallSpan } from "./call-spans.ts";
+import { reportCallSpan, reportParked } from "./call-spans.ts";
 import type { ChildRuns } from "./child-runs.ts";
 import { dispatchCall, isBuiltin, type DispatchContext } from "./dispatch.ts";
 import type { ForkReplay } from "./fork-seed.ts";
@@ -53,6 +53,7 @@ export class CallRunner {
     this.context = {
       runId: run.runId, trace: run.trace, toolset: run.toolset, inbox: deps.inbox, run, credentials: deps.credentials, children: deps.children,
       park: async (entry, reason, details) => {
+        reportParked(run, entry, reason);
         const decision = await deps.parking.park(entry, reason, details);
         this.waits += 1;
         return decision;
@@ -97,7 +98,9 @@ export class CallRunner {
   /** Parks a call that needs approval (outside the concurrency limits), then sends or rejects it. */
   private async approveThenDispatch(entry: JournalEntry): Promise<void> {
     // A call carried over by continue-as-new already announced itself.
-    const decision = await this.deps.parking.park(entry, "approval", {}, entry.status !== "parked");
+    const announce = entry.status !== "parked";
+    if (announce) reportParked(this.deps.run, entry, "approval");
+    const decision = await this.deps.parking.park(entry, "approval", {}, announce);
     this.waits += 1;
     if (decision.approved) {
       entry.approved = true;
@@ -106,6 +109,7 @@ export class CallRunner {
       return;
     }
     this.deps.journal.complete(entry.seq, { ok: false, error: { code: "rejected", message: `${entry.tool}: ${decision.reason}`, tool: entry.tool, seq: entry.seq } }, Date.now());
+    reportCallSpan(this.deps.run, entry, this.deps.run.toolset.policies[entry.tool]);
     this.deps.taken.feed(entry.seq);
   }
 
@@ -128,7 +132,7 @@ export class CallRunner {
     }
     journal.complete(entry.seq, outcome, Date.now());
     if (WAITING_BUILTINS.has(entry.tool)) this.waits += 1;
-    reportCallSpan(run.trace, entry, run.toolset.policies[entry.tool]);
+    reportCallSpan(run, entry, run.toolset.policies[entry.tool]);
     if (outcome.ok) observations.record(entry.tool, outcome.value);
     if (outcome.ok && outcome.step) taken.offer(entry.seq, outcome.step, this.draining);
     else taken.feed(entry.seq);

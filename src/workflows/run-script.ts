@@ -14,6 +14,7 @@ import type { RunInput } from "../shared/run.ts";
 import type { AdvanceInput, AdvanceResult } from "../shared/step.ts";
 import { CallReportDesk, registerCallReportHandlers } from "./call-report-desk.ts";
 import { CallRunner } from "./call-runner.ts";
+import { reportRunStarted } from "./call-spans.ts";
 import { ChildRuns } from "./child-runs.ts";
 import { ForkReplay } from "./fork-seed.ts";
 import { JournalBook } from "./journal-book.ts";
@@ -69,7 +70,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     ...(input.toolset.base ? { baseToolsetId: input.toolset.base } : {}),
     ...(input.endUser ? { endUser: input.endUser } : {}), ...(input.credentials ? { runSealed: input.credentials } : {}),
   };
-  const reports = new CallReportDesk({ namespace: input.namespace, journal, parking, status });
+  const reports = new CallReportDesk({ run: input, namespace: input.namespace, journal, parking, status });
   const calls = new CallRunner({ run: input, journal, taken, observations, parking, forkReplay, inbox, children, credentials, reports });
   const ending = new RunEnding({ run: input, startedAt: () => startedAt, status, observations, children, callCount: () => journal.callCount,
     unfinished: () => journal.unfinished().map(({ seq, tool, status }) => ({ seq, tool, status: status === "parked" || status === "running" ? status : "pending" })),
@@ -86,6 +87,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
     beforeSignal: () => { if (taken.heldCount > 0 && !holdsEarlySteps()) taken.release(); },
   });
   registerCallReportHandlers(reports);
+  // The run's root span goes out as it starts (a sink: no command), so its spans have their parent while it is open.
+  if (!input.carried) reportRunStarted(input);
 
   const coldStart = (consumedBatches: number): NonNullable<AdvanceInput["cold"]> => ({
     script: input.script, input: input.input, toolset: input.toolset, startedAt,

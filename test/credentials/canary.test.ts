@@ -252,8 +252,8 @@ describe("no canary is anywhere but the MCP connection", () => {
 
   it("in spans", async () => {
     const spans = exporter.getFinishedSpans();
-    expect(spans.filter((s) => s.name === "mcp svc.reflect").length).toBeGreaterThanOrEqual(runIds().length);
-    expect(spans.filter((s) => s.name === "mcp svc.whoami" && s.status.code === SpanStatusCode.ERROR).length).toBeGreaterThanOrEqual(runIds().length);
+    expect(spans.filter((s) => s.name === "tools/call reflect").length).toBeGreaterThanOrEqual(runIds().length);
+    expect(spans.filter((s) => s.name === "tools/call whoami" && s.status.code === SpanStatusCode.ERROR).length).toBeGreaterThanOrEqual(runIds().length);
     expect(leaksIn(await Promise.all(spans.map(async (s) => ({ where: `span ${s.name}`, text: await spanText(s) }))))).toEqual([]);
   });
 
