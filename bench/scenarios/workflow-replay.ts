@@ -10,6 +10,9 @@ import vm from "node:vm";
 import { Worker, bundleWorkflowCode, type InjectedSinks } from "@temporalio/worker";
 import type { TracingSinks } from "../../src/shared/trace-context.ts";
 import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
+import { runMetricsSinks } from "../../src/worker/run-metrics-sink.ts";
+import { NO_METRICS } from "../../src/metrics/index.ts";
+import type { RunMetricsSinks } from "../../src/shared/run-metrics.ts";
 import type { BenchContext } from "../context.ts";
 import { assertTotal, callsScript, plainRun, rewindRun } from "../drivers.ts";
 import { fetchHistories } from "../history.ts";
@@ -75,7 +78,7 @@ export async function measureWorkflowReplay(ctx: BenchContext): Promise<ReplayRe
     assertTotal("plain workflow", plain.result, n);
     for (const [system, id, bundle] of [["rewind", rewind.id, rewindBundle], ["plain", plain.id, plainBundle]] as const) {
       // The Rewind worker's sinks, as no-ops (sinks are not called on replay, but must exist).
-      const sinks: InjectedSinks<TracingSinks> | undefined = system === "rewind" ? { tracing: { span: { fn: () => undefined } } } : undefined;
+      const sinks: InjectedSinks<TracingSinks & RunMetricsSinks> | undefined = system === "rewind" ? { tracing: { span: { fn: () => undefined } }, ...runMetricsSinks(NO_METRICS) } : undefined;
       const histories = await fetchHistories(stack.client, id);
       const ms: number[] = [];
       let vmEntries = 0;

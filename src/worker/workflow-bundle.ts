@@ -14,6 +14,8 @@ const SRC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 export const WORKFLOWS_PATH = path.join(SRC_DIR, "workflows", "index.ts");
 /** The entry for workers of a Worker Deployment version (record workflows auto-upgrade). */
 export const VERSIONED_WORKFLOWS_PATH = path.join(SRC_DIR, "workflows", "versioned.ts");
+/** Bundled with either entry: reports each run's start, end and parkings to the worker's metrics (a sink). */
+export const WORKFLOW_INTERCEPTOR_MODULES = [path.join(SRC_DIR, "workflows", "run-metrics-interceptor.ts")];
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
@@ -43,7 +45,7 @@ export async function loadWorkflowBundle(cacheDir: string, options: { versioned?
   try {
     return { code: await readFile(file, "utf8") };
   } catch {
-    const { code } = await bundleWorkflowCode({ workflowsPath: entry, logger: quietLogger });
+    const { code } = await bundleWorkflowCode({ workflowsPath: entry, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quietLogger });
     await mkdir(cacheDir, { recursive: true });
     const temp = `${file}.${process.pid}.tmp`;
     await writeFile(temp, code);
