@@ -1,4 +1,6 @@
 /** Every activity of the Rewind worker, built from its dependencies. */
+import type { CallMetrics } from "../metrics/metrics.ts";
+import { measuredAttempts } from "./attempt-metrics.ts";
 import { createAdvanceScript, type AdvanceDeps } from "./advance-script.ts";
 import { createCallHttp, type HttpCallDeps } from "./call-http.ts";
 import { createCallMcpTool, type McpCallDeps } from "./call-mcp-tool.ts";
@@ -6,13 +8,16 @@ import { createDeliverEvent, type DeliverEventDeps } from "./deliver-event.ts";
 import { createMintWebhookUrl, type MintWebhookDeps } from "./mint-webhook-url.ts";
 import { createRunLookups, type RunLookupDeps } from "./run-lookups.ts";
 
-export type ActivityDeps = AdvanceDeps & McpCallDeps & HttpCallDeps & DeliverEventDeps & MintWebhookDeps & RunLookupDeps;
+export type ActivityDeps = AdvanceDeps & McpCallDeps & HttpCallDeps & DeliverEventDeps & MintWebhookDeps & RunLookupDeps & {
+  /** Where each attempt of an MCP or http call is counted and timed; default: nowhere. */
+  metrics?: CallMetrics;
+};
 
 export function createActivities(deps: ActivityDeps) {
   return {
     advanceScript: createAdvanceScript(deps),
-    callMcpTool: createCallMcpTool(deps),
-    callHttp: createCallHttp(deps),
+    callMcpTool: measuredAttempts(deps.metrics, "mcp", (input) => input.server, createCallMcpTool(deps)),
+    callHttp: measuredAttempts(deps.metrics, "http", () => "http", createCallHttp(deps)),
     deliverEvent: createDeliverEvent(deps),
     mintWebhookUrl: createMintWebhookUrl(deps),
     ...createRunLookups(deps),

@@ -28,6 +28,8 @@ export interface ScriptIsolate {
   feed(eventJson: string, at: number, timeoutMs: number): Promise<IsolateFault | undefined>;
   /** CPU time the isolate has used so far, in ms. */
   cpuTimeMs(): number;
+  /** Heap the isolate uses now, in bytes (V8's heap and what counts against its limit outside it); 0 once disposed. Call it between entries: it waits for the isolate. */
+  heapUsedBytes(): number;
   readonly disposed: boolean;
   dispose(): void;
 }
@@ -93,6 +95,11 @@ export async function createScriptIsolate(options: IsolateOptions): Promise<Scri
       },
       feed: (eventJson, at, timeoutMs) => enter(feedRef, [eventJson, at], timeoutMs),
       cpuTimeMs: () => (isolate.isDisposed ? 0 : Number(isolate.cpuTime) / 1e6),
+      heapUsedBytes() {
+        if (isolate.isDisposed) return 0;
+        const heap = isolate.getHeapStatisticsSync();
+        return heap.used_heap_size + heap.externally_allocated_size;
+      },
       get disposed() {
         return isolate.isDisposed;
       },

@@ -12,6 +12,7 @@ import type { SchemaValidator } from "./call-gate.ts";
 import { ScriptLoadError } from "./isolate.ts";
 import { ScriptSession } from "./script-session.ts";
 import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/runtime-version.ts";
+import type { StepMetrics } from "../metrics/metrics.ts";
 
 /** Thrown (and retried by Temporal, on another worker) for a run whose runtime this worker lacks. */
 export class RuntimeVersionError extends Error {
@@ -32,6 +33,8 @@ export interface SandboxOptions {
    */
   prestepWaitMs?: number;
   validate: SchemaValidator;
+  /** Where each step's duration goes; default: nowhere. */
+  metrics?: StepMetrics;
 }
 
 export interface Sandbox {
@@ -43,6 +46,8 @@ export interface Sandbox {
   prestep(runId: string, event: CallEvent): Promise<Prestep | undefined>;
   /** Warm sessions currently held. */
   readonly warmCount: number;
+  /** Heap used by the warm sessions' isolates, in bytes (they are idle: a session is out of the warm set while it steps). */
+  heapUsedBytes(): number;
   dispose(): void;
 }
 
@@ -175,8 +180,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     async advance(input) {
       const release = await acquire(input.runId, Number.POSITIVE_INFINITY);
       try {
+        const began = performance.now();
         const result = await advanceNow(input);
         if (result.kind === "needsColdStart") return result;
+        options.metrics?.step(input.cold ? "cold" : "warm", (performance.now() - began) / 1000);
         const fedAt = input.batches.at(-1)?.at;
         return { ...result, ...(fedAt === undefined ? {} : { fedAt }), ...(input.cold && input.consumedBatches === 0 ? { startedAt: input.cold.startedAt } : {}) };
       } finally {
@@ -189,13 +196,21 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       const release = await acquire(runId, options.prestepWaitMs ?? PRESTEP_WAIT_MS);
       if (!release) return undefined;
       try {
-        return await prestepNow(runId, event);
+        const began = performance.now();
+        const step = await prestepNow(runId, event);
+        if (step) options.metrics?.step("warm", (performance.now() - began) / 1000);
+        return step;
       } finally {
         release();
       }
     },
     get warmCount() {
       return warm.size;
+    },
+    heapUsedBytes() {
+      let bytes = 0;
+      for (const session of warm.values()) bytes += session.heapUsedBytes();
+      return bytes;
     },
     dispose() {
       for (const runId of [...warm.keys()]) drop(runId);

@@ -159,6 +159,11 @@ export class ScriptSession {
     return undefined;
   }
 
+  /** Heap the script's isolate uses, in bytes: read between steps, when the isolate is idle. */
+  heapUsedBytes(): number {
+    return this.isolate?.heapUsedBytes() ?? 0;
+  }
+
   dispose(): void {
     this.isolate?.dispose();
   }

@@ -23,6 +23,9 @@ import type { StorageDriver } from "@temporalio/common";
 import { createExternalStorage, createStorageDriver, rewindDataConverter } from "../payloads/external-storage.ts";
 import { connectClient, connectNative, type TemporalConnectionSettings } from "../temporal/connection.ts";
 import { loadWorkflowBundle } from "./workflow-bundle.ts";
+import { NO_METRICS, type RewindMetrics } from "../metrics/metrics.ts";
+import { measuredDriver } from "../payloads/measured-driver.ts";
+import { runMetricsSinks } from "./run-metrics-sink.ts";
 
 /** Temporal frontend (`address`, e.g. `127.0.0.1:7233`) and how to reach it: API key, TLS, gRPC headers. */
 export interface RewindWorkerOptions extends TemporalConnectionSettings {
@@ -70,6 +73,8 @@ export interface RewindWorkerOptions extends TemporalConnectionSettings {
    * version that started them); unset, it is an unversioned worker, as before.
    */
   deployment?: WorkerDeployment | undefined;
+  /** Where runs, calls, steps, the sandbox and the payload store are measured; default: nowhere. */
+  metrics?: RewindMetrics;
 }
 
 const VERSIONING_BEHAVIOR = { "pinned": "PINNED", "auto-upgrade": "AUTO_UPGRADE" } as const;
@@ -95,6 +100,7 @@ export interface RewindWorker {
 }
 
 export async function createRewindWorker(options: RewindWorkerOptions): Promise<RewindWorker> {
+  const metrics = options.metrics ?? NO_METRICS;
   const temporal: TemporalConnectionSettings = { address: options.address, apiKey: options.apiKey, tls: options.tls, grpcMetadata: options.grpcMetadata };
   const connection = await connectNative(temporal);
   const clientConnection = await connectClient(temporal).catch(async (error: unknown) => {
@@ -106,10 +112,13 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     cpuMsPerStep: options.sandbox.cpuMsPerStep,
     warmSessions: options.warmIsolates,
     validate: validateAgainstSchema,
+    metrics,
   });
+  // A shared sandbox is reported by the worker that owns it.
+  const unwatchSandbox = options.sharedSandbox ? () => undefined : metrics.watchSandbox(sandbox);
   const mcpPool = createMcpPool(options.targets ? { targets: options.targets } : {});
   const tracing = options.tracing ?? createTracing({ serviceName: "rewind-worker" });
-  const dataConverter = rewindDataConverter(createExternalStorage(options.payloads, options.storageDriver ?? createStorageDriver(options.payloads)));
+  const dataConverter = rewindDataConverter(createExternalStorage(options.payloads, measuredDriver(options.storageDriver ?? createStorageDriver(options.payloads), metrics)));
   const client = new Client({ connection: clientConnection, namespace: options.namespace, dataConverter });
   const box = createSecretBox(options.secretKey);
   const endpoints = createEndpointResolver({ client, box, fallback: options.events });
@@ -130,11 +139,15 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       tracing,
       validate: validateAgainstSchema,
       callReports: createCallReports(client),
+      metrics,
     }),
     maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
     ...(options.identity ? { identity: options.identity } : {}),
     ...workerDeploymentOptions(options.deployment),
-    sinks: { tracing: { span: { fn: (_info, span: FinishedSpan) => tracing.record(span) } } } satisfies InjectedSinks<TracingSinks>,
+    sinks: {
+      ...({ tracing: { span: { fn: (_info, span: FinishedSpan) => tracing.record(span) } } } satisfies InjectedSinks<TracingSinks>),
+      ...runMetricsSinks(metrics),
+    },
   });
   let running: Promise<void> | undefined;
   return {
@@ -142,6 +155,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     sandbox,
     run() {
       running ??= worker.run().finally(async () => {
+        unwatchSandbox();
         if (!options.sharedSandbox) sandbox.dispose();
         await mcpPool.close();
         await tracing.shutdown();
