@@ -11,6 +11,7 @@ import { createCodecCors, createCodecRouter, type CodecRouteDeps } from "./route
 import { createCredentialWriter, createCredentialsRouter, type CredentialsRouteDeps } from "./routes/credentials.ts";
 import { createEventsRouter, type EventsRouteDeps } from "./routes/events.ts";
 import { createHooksRouter, type HooksRouteDeps } from "./routes/hooks.ts";
+import { createMetricsRoute, type MetricsRouteDeps } from "./routes/metrics.ts";
 import { createRunsRouter, type RunsRouteDeps } from "./routes/runs.ts";
 import { createToolsetsRouter } from "./routes/toolsets.ts";
 import { createWorkflowsRouter, type WorkflowsRouteDeps } from "./routes/workflows.ts";
@@ -22,6 +23,8 @@ export interface ApiDeps extends RunsRouteDeps, WorkflowsRouteDeps {
   codec: CodecRouteDeps;
   apiKeys: Map<string, string>;
   logger: Logger;
+  /** Served as `GET /metrics` to loopback callers; unset: no such route. */
+  metrics?: MetricsRouteDeps;
 }
 
 /** A run's input may be 16 MiB of JSON; the body around it (script, credentials) gets 1 MiB more. */
@@ -35,6 +38,8 @@ export function createApp(deps: ApiDeps): Express {
     res.json({ ok: true });
   });
   app.get("/openapi.json", serveOpenApi);
+  // Before the API keys: a tenant's key does not open the operator's metrics (loopback only).
+  if (deps.metrics) app.get("/metrics", createMetricsRoute(deps.metrics, deps.logger));
   const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false });
   // The Temporal Web UI calls the codec routes from the browser: its preflight carries no key,
   // and a 401 must still be readable by the page.
