@@ -79,6 +79,19 @@ export interface Config {
    * `trusted` (REWIND_TRUSTED_TARGETS) is what it lets through anyway. Default: none trusted.
    */
   outbound: { guarded: boolean; trusted: TrustedTargets };
+  metrics: MetricsConfig;
+}
+
+/**
+ * Prometheus metrics. Every API answers `GET /metrics` on its own port to loopback callers;
+ * REWIND_METRICS_PORT opens a listener of its own (worker and API) that answers anyone who can
+ * reach REWIND_METRICS_ADDRESS. Unset: no listener.
+ */
+export interface MetricsConfig {
+  /** REWIND_METRICS_PORT: where `GET /metrics` is served; 0 picks a free port. */
+  port: number | undefined;
+  /** REWIND_METRICS_ADDRESS: the listener's address. Default `127.0.0.1`; `0.0.0.0` to be scraped from elsewhere. */
+  address: string;
 }
 
 /** How spans travel to the collector: OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL. */
@@ -282,6 +295,17 @@ function otel(env: Env): Config["otel"] {
   return { url, headers, protocol, serviceName: env["OTEL_SERVICE_NAME"] || "rewind" };
 }
 
+function metrics(env: Env): MetricsConfig {
+  const raw = env["REWIND_METRICS_ADDRESS"] || undefined;
+  const port = env["REWIND_METRICS_PORT"] ? integer(env, "REWIND_METRICS_PORT", 0, 0, 65535) : undefined;
+  if (raw !== undefined && port === undefined) throw new ConfigError("REWIND_METRICS_ADDRESS needs REWIND_METRICS_PORT (the address of the metrics listener)");
+  const address = (raw ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
+  if (isIP(address) === 0 && !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(address)) {
+    throw new ConfigError(`REWIND_METRICS_ADDRESS must be an IP address or a host name (e.g. 0.0.0.0), got "${raw}"`);
+  }
+  return { port, address };
+}
+
 function payloadStore(raw: string | undefined, stateDir: string, cwd: string): PayloadStoreConfig {
   if (raw === undefined || raw === "") return { kind: "file", dir: path.join(stateDir, "payloads") };
   if (raw.startsWith("file:")) {
@@ -370,6 +394,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       thresholdBytes: integer(env, "REWIND_PAYLOAD_THRESHOLD", 256 * 1024, 1024, 2 * 1024 * 1024),
     },
     outbound: { guarded: keys.size > 0, trusted: trustedTargets(env["REWIND_TRUSTED_TARGETS"]) },
+    metrics: metrics(env),
   };
 }
 

@@ -6,7 +6,11 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@temporalio/client";
 import { createApp, createRunService } from "../api/index.ts";
-import { createExternalStorage, rewindDataConverter } from "../payloads/external-storage.ts";
+import { createExternalStorage, createStorageDriver, rewindDataConverter } from "../payloads/external-storage.ts";
+import { measuredDriver } from "../payloads/measured-driver.ts";
+import { createOpenRunCounter } from "../api/open-runs.ts";
+import type { PrometheusMetrics } from "../metrics/index.ts";
+import { processMetrics } from "./process-metrics.ts";
 import type { Config } from "../config.ts";
 import { createSecretBox } from "../credentials/secret-box.ts";
 import { resolveSecretKey } from "../credentials/secret-key.ts";
@@ -51,6 +55,8 @@ export interface RunningApi {
 export interface StartApiOptions {
   /** The outbound target policy registration and events endpoints go through; default: from `config.outbound`. Tests inject a resolver. */
   targets?: TargetPolicy;
+  /** Where the API measures (payload store, open runs) and what `GET /metrics` serves; default: the process's. */
+  metrics?: PrometheusMetrics;
 }
 
 export async function startApi(config: Config, temporalAddress: string, uiUrl: string | undefined, logger: Logger, options: StartApiOptions = {}): Promise<RunningApi> {
@@ -63,7 +69,8 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
     await connection.close();
     throw error;
   }
-  const storage = createExternalStorage(config.payloads);
+  const metrics = options.metrics ?? await processMetrics(config, logger);
+  const storage = createExternalStorage(config.payloads, measuredDriver(createStorageDriver(config.payloads), metrics));
   const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(storage) });
   const workflows = createTemporalWorkflowStore(client, config.temporal.taskQueue);
   const box = createSecretBox(secretKey);
@@ -86,8 +93,10 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
     codec: { storage, temporalNamespace: config.temporal.namespace, corsOrigins: config.api.codecCorsOrigins ?? originOf(uiUrl) },
     box,
     apiKeys: config.api.keys,
+    metrics,
     logger,
   });
+  const unwatchRuns = metrics.watchOpenRuns(createOpenRunCounter(client, config.temporal.taskQueue));
   if (config.api.keys.size === 0) logger.warn("REWIND_API_KEYS is not set: serving loopback callers without a key, as namespace default");
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.api.port, config.api.host, () => resolve(listening));
@@ -98,6 +107,7 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
   return {
     url: `http://${host}:${port}`,
     async stop() {
+      unwatchRuns();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await connection.close();

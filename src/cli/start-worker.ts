@@ -11,7 +11,8 @@ import { createTracing } from "../tracing/tracing.ts";
 import { connectClient, connectionSettings, type TemporalConnectionSettings } from "../temporal/connection.ts";
 import { requireNamespaceReady } from "../temporal/namespace-readiness.ts";
 import { createRewindWorker, type RewindWorker } from "../worker/create-worker.ts";
-import { installTemporalRuntime } from "../worker/temporal-runtime.ts";
+import { installTemporalRuntimeWithMetrics } from "../worker/temporal-runtime.ts";
+import { processMetrics } from "./process-metrics.ts";
 
 const SDK_LEVEL = { debug: "DEBUG", info: "INFO", warn: "WARN", error: "ERROR" } as const;
 
@@ -27,7 +28,9 @@ async function checkNamespace(settings: TemporalConnectionSettings, namespace: s
 }
 
 export async function startWorker(config: Config, temporalAddress: string, logger: Logger): Promise<RewindWorker> {
-  installTemporalRuntime(logger, SDK_LEVEL[config.logLevel]);
+  // The SDK's runtime metrics are appended to Rewind's wherever this process serves them.
+  await installTemporalRuntimeWithMetrics(logger, SDK_LEVEL[config.logLevel]);
+  const metrics = await processMetrics(config, logger);
   const secretKey = await resolveSecretKey(config);
   const settings = connectionSettings(config.temporal, temporalAddress);
   await checkNamespace(settings, config.temporal.namespace, logger);
@@ -44,6 +47,7 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     deployment: config.temporal.deployment,
     payloads: config.payloads,
     targets: createTargetPolicy(config.outbound),
+    metrics,
     tracing: createTracing({ serviceName: config.otel?.serviceName ?? "rewind", ...(config.otel ? { otlp: { url: config.otel.url, headers: config.otel.headers, protocol: config.otel.protocol } } : {}) }),
   });
 }
