@@ -12,7 +12,8 @@ import { createConsoleLogger } from "../../src/cli/console-logger.ts";
 import { startApi, type RunningApi } from "../../src/cli/start-api.ts";
 import { silentLogger, type Logger } from "../../src/shared/logger.ts";
 import { createRewindWorker, type RewindWorker } from "../../src/worker/create-worker.ts";
-import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
+import { installTemporalRuntime, installTemporalRuntimeWithMetrics, temporalSdkMetricsUrl } from "../../src/worker/temporal-runtime.ts";
+import { createPrometheusMetrics, type PrometheusMetrics } from "../../src/metrics/index.ts";
 import { createTargetPolicy, type GuardedFetcherOptions, type Resolver } from "../../src/http-tool/index.ts";
 import { createTracing } from "../../src/tracing/tracing.ts";
 import { createExternalStorage, rewindDataConverter } from "../../src/payloads/external-storage.ts";
@@ -49,6 +50,11 @@ export interface StackOptions {
    * logger: capture that with installTemporalRuntime before the stack starts.
    */
   logger?: Logger;
+  /**
+   * Install the Temporal SDK's runtime with its metrics exporter, so the stack's metrics carry
+   * the SDK's too. The runtime is process-wide: only the first stack of a test file decides.
+   */
+  sdkMetrics?: boolean;
 }
 
 export interface RewindStack {
@@ -57,6 +63,8 @@ export interface RewindStack {
   api: RunningApi;
   client: Client;
   worker: RewindWorker | undefined;
+  /** The stack's own metrics (API and in-process worker), served by the API's `GET /metrics`. */
+  metrics: PrometheusMetrics;
   /** Calls the API with JSON in and out. */
   request(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: ApiBody }>;
   stop(): Promise<void>;
@@ -86,11 +94,13 @@ export function testConfig(env: Record<string, string> = {}): Config {
 
 export async function startRewindStack(options: StackOptions = {}): Promise<RewindStack> {
   // Tests fail runs on purpose; the SDK's warnings about them would drown the report.
+  if (options.sdkMetrics) await installTemporalRuntimeWithMetrics(createConsoleLogger("error", "temporal-sdk"), "ERROR");
   installTemporalRuntime(createConsoleLogger("error", "temporal-sdk"), "ERROR");
+  const metrics = createPrometheusMetrics({ sdkMetricsUrl: temporalSdkMetricsUrl });
   const config = testConfig(options.env);
   const address = config.temporal.address ?? "";
   const targets = createTargetPolicy({ ...config.outbound, ...(options.outbound?.resolve ? { resolve: options.outbound.resolve } : {}) });
-  const api = await startApi(config, address, undefined, options.logger ?? silentLogger, { targets });
+  const api = await startApi(config, address, undefined, options.logger ?? silentLogger, { targets, metrics });
   const worker = options.noWorker ? undefined : await createRewindWorker({
     address,
     namespace: config.temporal.namespace,
@@ -103,6 +113,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     publicUrl: api.url,
     payloads: config.payloads,
     targets,
+    metrics,
     ...(options.httpTool ? { httpTool: options.httpTool } : {}),
     ...(options.spanExporter ? { tracing: createTracing({ exporter: options.spanExporter, serviceName: "rewind-test" }) } : {}),
   });
@@ -115,6 +126,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     api,
     client,
     worker,
+    metrics,
     async request(method, route, body, headers = {}) {
       const response = await fetch(api.url + route, {
         method,
