@@ -100,9 +100,8 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       }
     },
   });
-  const sdkUp = options.sdkMetricsUrl
-    ? new Gauge({ name: "rewind_temporal_sdk_metrics_up", help: "1 when the Temporal SDK's runtime metrics follow in this scrape; 0 when its exporter is off or did not answer.", registers })
-    : undefined;
+  /** Made once the SDK's exporter exists: a process without the SDK's runtime (the API) has no such series. */
+  let sdkUp: Gauge | undefined;
 
   const groupsSeen = new Set<string>();
   const maxGroups = options.maxGroups ?? 64;
@@ -142,7 +141,10 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     async scrape() {
       const url = options.sdkMetricsUrl?.();
       const sdk = url ? await sdkText(url, timeoutMs) : undefined;
-      sdkUp?.set(sdk === undefined ? 0 : 1);
+      if (url) {
+        sdkUp ??= new Gauge({ name: "rewind_temporal_sdk_metrics_up", help: "1 when the Temporal SDK's runtime metrics follow in this scrape, 0 when its exporter did not answer.", registers });
+        sdkUp.set(sdk === undefined ? 0 : 1);
+      }
       const own = await registry.metrics();
       return sdk ? `${own.endsWith("\n") ? own : `${own}\n`}${sdk}` : own;
     },
