@@ -31,6 +31,8 @@ export interface JournalEntry {
   attempts: number;
   /** Set once the harness approved the call (tools with `approval: true`). */
   approved?: boolean;
+  /** Who last decided the call while it was parked (approved, rejected or resumed it), as the API saw them. */
+  decidedBy?: Decider;
   /** Set when a fork reused its parent's outcome for this call instead of sending it. */
   fromParent?: string;
   /** Workflow time (ms since epoch) the call was issued, started and completed. */
@@ -43,6 +45,18 @@ export interface JournalEntry {
   progress?: CallProgress;
   /** Input its server asked the harness for while in flight (elicitations), latest last. */
   inputs?: CallInputRecord[];
+}
+
+/**
+ * Who decided a parked call: the API key's principal (its namespace and a short fingerprint of
+ * the key, never the key) and, when the caller said, on whose behalf (`by`).
+ */
+export interface Decider {
+  principal: string;
+  by?: string;
+  /** Workflow time (ms since epoch) of the decision. */
+  at: number;
+  decision: "approved" | "rejected" | "resumed";
 }
 
 /** A completion fed into the script, in completion order. */

@@ -94,14 +94,26 @@ export interface JournalView {
 }
 
 const keyword = (name: string): { name: string; type: typeof SearchAttributeType.KEYWORD } => ({ name, type: "KEYWORD" });
+const datetime = (name: string): { name: string; type: typeof SearchAttributeType.DATETIME } => ({ name, type: "DATETIME" });
 
-/** Search attributes every run carries, registered as Keyword by the dev server's config. */
+/** Search attributes every run carries, registered by the dev server's config (temporal-dev.yml). */
 export const SEARCH_ATTRIBUTES = {
   toolset: keyword("RewindToolset"),
   endUser: keyword("RewindEndUser"),
   namespace: keyword("RewindNamespace"),
   status: keyword("RewindStatus"),
+  /**
+   * When the run started, set at start and kept by continue-as-new (Temporal's StartTime is the
+   * current execution's). Absent on runs started before it existed.
+   */
+  startedAt: datetime("RewindStartedAt"),
 } as const;
+
+/** What a run's memo holds (set at start, kept by continue-as-new): for the Temporal UI and lists. */
+export interface RunMemo {
+  toolset: string;
+  endUser?: string;
+}
 
 /** Failure types a run can end with (ApplicationFailure.type). */
 export const RUN_FAILURE_TYPES = {

@@ -2,7 +2,8 @@
  * Sends a run's calls and journals their outcomes: a fork reuses its parent's finished calls,
  * calls that need approval are parked first, tool calls take their place in the run's and the
  * tool's concurrency limits, built-ins are served at once. Every finished call is offered to
- * TakenSteps, which either uses the step its worker took or queues the call to be fed.
+ * TakenSteps, which either uses the step its worker took or queues the call to be fed. It keeps
+ * the calls not finished, and tells RunStatus when one starts or ends (the run's current details).
  */
 import { isCancellation } from "@temporalio/workflow";
 import type { CredentialRef } from "../shared/credentials.ts";
@@ -32,6 +33,8 @@ export interface CallRunnerDeps {
   credentials: CredentialRef;
   /** Told when a call's dispatch is over, so nothing it reported while in flight stays open. */
   reports: { callEnded(seq: number): void };
+  /** Told whenever a call starts or ends, for the run's current details. */
+  status: { touch(): void };
 }
 
 /** Built-ins whose call is a wait: after one, a server's tools may have changed. */
@@ -44,6 +47,8 @@ export class CallRunner {
   private waits = 0;
   private readonly scheduler: CallScheduler;
   private builtinsInFlight = 0;
+  /** Calls dispatched and not yet journaled as finished, by seq (parked ones included). */
+  private readonly unfinished = new Map<number, JournalEntry>();
   private readonly deps: CallRunnerDeps;
   private readonly context: DispatchContext;
 
@@ -68,6 +73,11 @@ export class CallRunner {
     return this.scheduler.inFlight + this.scheduler.queued + this.builtinsInFlight + this.deps.parking.lot.size;
   }
 
+  /** Calls dispatched and not finished, in the order they were dispatched: what the run's details name. */
+  get active(): Iterable<JournalEntry> {
+    return this.unfinished.values();
+  }
+
   /** Tool calls being sent right now (not queued, not parked). */
   get sending(): number {
     return this.scheduler.inFlight;
@@ -86,6 +96,8 @@ export class CallRunner {
       taken.feed(entry.seq);
       return;
     }
+    this.unfinished.set(entry.seq, entry);
+    this.deps.status.touch();
     if (run.toolset.policies[entry.tool]?.approval && !entry.approved) {
       void this.approveThenDispatch(entry).catch((error: unknown) => { if (!isCancellation(error)) throw error; });
       return;
@@ -110,7 +122,13 @@ export class CallRunner {
     }
     this.deps.journal.complete(entry.seq, { ok: false, error: { code: "rejected", message: `${entry.tool}: ${decision.reason}`, tool: entry.tool, seq: entry.seq } }, Date.now());
     reportCallSpan(this.deps.run, entry, this.deps.run.toolset.policies[entry.tool]);
+    this.finished(entry.seq);
     this.deps.taken.feed(entry.seq);
+  }
+
+  private finished(seq: number): void {
+    this.unfinished.delete(seq);
+    this.deps.status.touch();
   }
 
   /** Sends one call and journals its outcome; `release` frees its place in the limits. */
@@ -119,6 +137,7 @@ export class CallRunner {
     entry.status = "running";
     entry.startedAt ??= Date.now();
     entry.attempts = Math.max(entry.attempts, 1);
+    this.deps.status.touch();
     let outcome;
     try {
       outcome = await dispatchCall(entry, this.context);
@@ -131,6 +150,7 @@ export class CallRunner {
       this.deps.reports.callEnded(entry.seq);
     }
     journal.complete(entry.seq, outcome, Date.now());
+    this.finished(entry.seq);
     if (WAITING_BUILTINS.has(entry.tool)) this.waits += 1;
     reportCallSpan(run, entry, run.toolset.policies[entry.tool]);
     if (outcome.ok) observations.record(entry.tool, outcome.value);

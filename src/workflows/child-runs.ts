@@ -13,6 +13,7 @@ import {
 import type { Activities } from "../activities/index.ts";
 import type { JournalEntry } from "../shared/journal.ts";
 import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunInput } from "../shared/run.ts";
+import { describeRunStart } from "../shared/run-summary.ts";
 import { SANDBOX_RUNTIME_VERSION } from "../shared/runtime-version.ts";
 import { callSpanId } from "../shared/trace-context.ts";
 import { failure, type CallOutcome } from "./call-outcome.ts";
@@ -80,6 +81,9 @@ export async function dispatchWorkflowCall(entry: JournalEntry, context: ChildRu
         // The child's run is a span under the call that started it, in the parent's trace.
         ...(run.trace ? { trace: { traceId: run.trace.traceId, rootSpanId: callSpanId(run.trace, -entry.seq), parentSpanId: callSpanId(run.trace, entry.seq) } } : {}),
       };
+      // Summary, details, memo and start time are part of the command: children started before keep theirs without.
+      const described = patched(PATCHES.childRunsDescribed);
+      const { staticSummary, staticDetails, memo } = describeRunStart(child);
       const handle = await startChild(RUN_WORKFLOW_TYPE, {
         workflowId: runId,
         taskQueue: workflowInfo().taskQueue,
@@ -90,7 +94,9 @@ export async function dispatchWorkflowCall(entry: JournalEntry, context: ChildRu
           { key: SEARCH_ATTRIBUTES.toolset, value: stored.toolsetId },
           { key: SEARCH_ATTRIBUTES.status, value: "running" },
           ...(run.endUser ? [{ key: SEARCH_ATTRIBUTES.endUser, value: run.endUser }] : []),
+          ...(described ? [{ key: SEARCH_ATTRIBUTES.startedAt, value: new Date(Date.now()) }] : []),
         ],
+        ...(described ? { staticSummary, staticDetails, memo: { ...memo } } : {}),
       });
       // A child that ends without telling (terminated, timed out) still ends the wait for it;
       // one that told first (its signal precedes its close in history) is not told twice.

@@ -5,6 +5,7 @@
 import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
 import type { CallInputAnswer, CallInputRequest, CallInputState, CallInputWithdrawal, CallProgressReport } from "../shared/call-input.ts";
 import type { CredentialsRenewed, RunCredentialsRenewed } from "../shared/credentials.ts";
+import type { Decider } from "../shared/journal.ts";
 import type { JournalView, RunStatus } from "../shared/run.ts";
 
 export const getStatusQuery = defineQuery<RunStatus>("getStatus");
@@ -13,12 +14,26 @@ export const getJournalQuery = defineQuery<JournalView, [{ afterSeq?: number; li
 /** Delivers a named signal to the script's `waitForSignal(name)`; buffered until awaited. */
 export const deliverSignal = defineSignal<[{ name: string; payload: unknown }]>("deliverSignal");
 
+/**
+ * Who decides, as the API passes it: the API key's principal and, optionally, on whose behalf.
+ * Absent in updates sent before it existed (and from clients that do not say).
+ */
+export interface DeciderArgs {
+  decidedBy?: { principal: string; by?: string };
+}
+
+/** What a decision answers: the call, and who decided it as the journal records it. */
+export interface CallDecided {
+  seq: number;
+  decidedBy?: Decider;
+}
+
 /** Decides a parked call. Rejected by its validator (→ HTTP 409) when the seq is not waiting. */
-export const approveCallUpdate = defineUpdate<{ seq: number }, [{ seq: number }]>("approveCall");
-export const rejectCallUpdate = defineUpdate<{ seq: number }, [{ seq: number; reason?: string }]>("rejectCall");
+export const approveCallUpdate = defineUpdate<CallDecided, [{ seq: number } & DeciderArgs]>("approveCall");
+export const rejectCallUpdate = defineUpdate<CallDecided, [{ seq: number; reason?: string } & DeciderArgs]>("rejectCall");
 
 /** Sends a call parked on expired credentials again, with the same key. */
-export const resumeCallUpdate = defineUpdate<{ seq: number }, [{ seq: number }]>("resumeCall");
+export const resumeCallUpdate = defineUpdate<CallDecided, [{ seq: number } & DeciderArgs]>("resumeCall");
 
 /** The API tells parked runs that a scope's credentials were written. */
 export const credentialsRenewedSignal = defineSignal<[CredentialsRenewed]>("credentialsRenewed");

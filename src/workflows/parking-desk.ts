@@ -3,6 +3,7 @@
  * waits, and each parking is announced with its event (approval requested, schema changed,
  * credentials expired or short of scope) before the call waits for its decision. A call in
  * flight that waits for input is held the same way (announced as input requested) until released.
+ * Every change is told to RunStatus, whose current details name the calls waiting and for what.
  */
 import type { EventSchema } from "../shared/events.ts";
 import type { JournalEntry } from "../shared/journal.ts";
@@ -32,6 +33,7 @@ export class ParkingDesk {
     if (announce) await this.announce(entry, reason, details, this.parkings);
     const decision = await decided;
     if (this.lot.size === 0 && this.lot.held === 0) this.status.set("running");
+    else this.status.touch();
     return decision;
   }
 
@@ -39,6 +41,7 @@ export class ParkingDesk {
   async hold(entry: JournalEntry, reason: ParkReason, details: ParkDetails): Promise<void> {
     this.lot.hold(entry, reason, details);
     if (this.status.state === "running") this.status.set("parked");
+    else this.status.touch();
     await this.announce(entry, reason, details, 0);
   }
 
@@ -46,6 +49,7 @@ export class ParkingDesk {
   release(seq: number): void {
     if (!this.lot.release(seq)) return;
     if (this.lot.size === 0 && this.lot.held === 0 && this.status.state === "parked") this.status.set("running");
+    else this.status.touch();
   }
 
   private async announce(entry: JournalEntry, reason: ParkReason, details: ParkDetails, nth: number): Promise<void> {

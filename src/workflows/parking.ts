@@ -8,7 +8,7 @@
  */
 import { condition } from "@temporalio/workflow";
 import type { CredentialScope } from "../shared/credentials.ts";
-import type { JournalEntry } from "../shared/journal.ts";
+import type { Decider, JournalEntry } from "../shared/journal.ts";
 
 export type ParkReason = "approval" | "credentialsExpired" | "insufficientScope" | "schemaChanged" | "elicitationRequested";
 export type Decision = { approved: true } | { approved: false; reason: string };
@@ -81,10 +81,13 @@ export class ParkingLot {
     if (reasons && !reasons.includes(call.reason)) throw new Error(`call ${seq} is parked for ${call.reason}, not ${reasons.join(" or ")}`);
   }
 
-  decide(seq: number, decision: Decision): void {
+  /** Decides `seq`; the harness's decisions name who decided, and the call's journal entry keeps it. */
+  decide(seq: number, decision: Decision, decidedBy?: Decider): void {
     this.assertWaiting(seq);
     const call = this.parked.get(seq);
-    if (call) call.decision = decision;
+    if (!call) return;
+    call.decision = decision;
+    if (decidedBy) call.entry.decidedBy = decidedBy;
   }
 
   /**
@@ -103,6 +106,7 @@ export class ParkingLot {
     return resumed;
   }
 
+  /** Calls parked or held, undecided. */
   list(): { seq: number; tool: string; args: unknown; reason: ParkReason; details: ParkDetails }[] {
     return [...this.parked.values()].filter((c) => !c.decision).map(({ entry, reason, details }) => ({ seq: entry.seq, tool: entry.tool, args: entry.args, reason, details }));
   }

@@ -49,4 +49,20 @@ export const PATCHES = {
    * Before, it resumed only on a write of the scope it used — none — so only `resume` woke it.
    */
   unscopedParksWakeOnWrites: "rewind-unscoped-parks-wake-on-writes",
+  /**
+   * 2026-11-30 (after aab30ae): `RewindStatus` is right after every end. An ended run stays ended:
+   * a call parked or released after the end was set (it was still in flight when the script
+   * returned) no longer upserts parked or running over it. A run that fails on an error of its own
+   * (the sandbox refuses a cold start, a step's local activity fails past its retries) is announced
+   * like a script failure (status failed, span, run.failed, its parent told); before, it failed
+   * with its status left at running or parked.
+   */
+  statusAfterEveryEnd: "rewind-status-after-every-end",
+  /**
+   * 2026-11-30 (after aab30ae): a child run (`workflows.<name>.start`) is started with the static
+   * summary, details and memo the API gives runs it starts, and the `RewindStartedAt` search
+   * attribute. They are part of the StartChildWorkflowExecution command; runs that started a child
+   * before replay it as they started it.
+   */
+  childRunsDescribed: "rewind-child-runs-described",
 } as const;

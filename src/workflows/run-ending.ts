@@ -8,9 +8,11 @@
  * they had in 3477167; what a stuck or cancelled run does beyond it is behind
  * `PATCHES.oneWayToEnd`, so runs that ended that way before replay as they ran. Since
  * `PATCHES.observationsSentBeforeEnd` the flush also waits for every shape's signal still on its
- * way, and a run continuing as new flushes once its calls are no longer being sent.
+ * way, and a run continuing as new flushes once its calls are no longer being sent. Since
+ * `PATCHES.statusAfterEveryEnd` a run that fails on an error of its own ends the same way
+ * (`broken`), so no end leaves `RewindStatus` at running or parked.
  */
-import { ApplicationFailure, CancellationScope, condition, continueAsNew, patched } from "@temporalio/workflow";
+import { ApplicationFailure, CancellationScope, condition, continueAsNew, patched, type TemporalFailure } from "@temporalio/workflow";
 import type { EventData, EventType } from "../shared/events.ts";
 import { RUN_FAILURE_TYPES, type CarriedJournal, type RunInput } from "../shared/run.ts";
 import type { ScriptError } from "../shared/step.ts";
@@ -25,7 +27,9 @@ export type RunEnd =
   | { kind: "completed"; result: unknown; eventsEndpoint?: boolean | undefined }
   | { kind: "failed"; error: ScriptError; eventsEndpoint?: boolean | undefined }
   | { kind: "stuck" }
-  | { kind: "cancelled"; cause: unknown };
+  | { kind: "cancelled"; cause: unknown }
+  /** The workflow itself failed (the sandbox refused a cold start, a step's activity failed past its retries). */
+  | { kind: "broken"; failure: TemporalFailure };
 
 export interface RunEndingDeps {
   run: RunInput;
@@ -48,6 +52,8 @@ function scriptFailure(error: ScriptError): ApplicationFailure {
 }
 
 export class RunEnding {
+  /** Set once an end began: what it throws is the run's end, not a new failure to announce. */
+  begun = false;
   private readonly deps: RunEndingDeps;
 
   constructor(deps: RunEndingDeps) {
@@ -56,6 +62,7 @@ export class RunEnding {
 
   /** Ends the run: answers its result, or throws what Temporal records as its failure or cancellation. */
   async end(end: RunEnd): Promise<unknown> {
+    this.begun = true;
     switch (end.kind) {
       case "completed":
         await this.deps.observations.flush();
@@ -67,6 +74,12 @@ export class RunEnding {
         const error = { type: failure.type ?? RUN_FAILURE_TYPES.scriptFailed, message: failure.message };
         await this.announce("failed", "run.failed", { error }, { ok: false, status: "failed", message: failure.message, error }, end.eventsEndpoint);
         throw failure;
+      }
+      case "broken": {
+        // Only since PATCHES.statusAfterEveryEnd: the caller asks it first.
+        const error = { type: end.failure instanceof ApplicationFailure ? end.failure.type ?? end.failure.name : end.failure.name, message: end.failure.message };
+        await this.announce("failed", "run.failed", { error }, { ok: false, status: "failed", message: end.failure.message, error });
+        throw end.failure;
       }
       case "stuck": {
         const error = { type: RUN_FAILURE_TYPES.stuck, message: STUCK_MESSAGE };
@@ -110,9 +123,11 @@ export class RunEnding {
 
   private async announce<T extends EventType>(state: "completed" | "failed" | "cancelled", type: T, data: EventData[T], ending: ChildEnding, eventsEndpoint?: boolean): Promise<void> {
     const { run, startedAt, status } = this.deps;
-    status.set(state);
+    status.set(state, "error" in data && isError(data.error) ? data.error.message : undefined);
     reportRunSpan(run.trace, run.runId, startedAt(), state, this.deps.callCount());
     if (eventsEndpoint !== false) await emitEvent(run, type, data);
     await tellParent(run, ending);
   }
 }
+
+const isError = (value: unknown): value is { message: string } => typeof value === "object" && value !== null && typeof (value as { message?: unknown }).message === "string";

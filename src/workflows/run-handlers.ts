@@ -5,14 +5,15 @@
  */
 import { patched, setHandler } from "@temporalio/workflow";
 import type { CredentialRef } from "../shared/credentials.ts";
+import type { Decider } from "../shared/journal.ts";
 import {
   approveCallUpdate, credentialsRenewedSignal, deliverSignal, getJournalQuery, getRunCredentialsQuery, getStatusQuery, rejectCallUpdate,
-  resumeCallUpdate, runCredentialsRenewedSignal,
+  resumeCallUpdate, runCredentialsRenewedSignal, type CallDecided, type DeciderArgs,
 } from "./messages.ts";
 import type { ForkReplay } from "./fork-seed.ts";
 import { PATCHES } from "./patches.ts";
 import type { JournalBook } from "./journal-book.ts";
-import type { ParkingLot } from "./parking.ts";
+import type { Decision, ParkingLot } from "./parking.ts";
 import type { RunStatus } from "./run-status.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
 
@@ -35,18 +36,21 @@ export interface RunHandlerDeps {
 export function registerRunHandlers(deps: RunHandlerDeps): void {
   const { journal, parking, inbox, credentials, forkReplay, status, startedAt } = deps;
   setHandler(getStatusQuery, () => ({ state: status.state, calls: { total: journal.callCount, inFlight: deps.callsInFlight() }, parked: parking.list() }));
-  setHandler(approveCallUpdate, ({ seq }) => {
-    parking.decide(seq, { approved: true });
-    return { seq };
-  }, { validator: ({ seq }) => parking.assertWaiting(seq) });
-  setHandler(rejectCallUpdate, ({ seq, reason }) => {
-    parking.decide(seq, { approved: false, reason: reason ?? "rejected by the harness" });
-    return { seq };
-  }, { validator: ({ seq }) => parking.assertWaiting(seq) });
-  setHandler(resumeCallUpdate, ({ seq }) => {
-    parking.decide(seq, { approved: true });
-    return { seq };
-  }, { validator: ({ seq }) => parking.assertWaiting(seq, ["credentialsExpired", "insufficientScope"]) });
+  // Who decided travels in the update's args (recorded in history with it), so a replay records the same.
+  const decide = (seq: number, decision: Decision, args: DeciderArgs, kind: Decider["decision"]): CallDecided => {
+    const decidedBy = args.decidedBy ? { ...args.decidedBy, at: Date.now(), decision: kind } : undefined;
+    parking.decide(seq, decision, decidedBy);
+    return { seq, ...(decidedBy ? { decidedBy } : {}) };
+  };
+  setHandler(approveCallUpdate, (args) => decide(args.seq, { approved: true }, args, "approved"), {
+    validator: (args) => { assertDecider(args); parking.assertWaiting(args.seq); },
+  });
+  setHandler(rejectCallUpdate, (args) => decide(args.seq, { approved: false, reason: args.reason ?? "rejected by the harness" }, args, "rejected"), {
+    validator: (args) => { assertDecider(args); parking.assertWaiting(args.seq); },
+  });
+  setHandler(resumeCallUpdate, (args) => decide(args.seq, { approved: true }, args, "resumed"), {
+    validator: (args) => { assertDecider(args); parking.assertWaiting(args.seq, ["credentialsExpired", "insufficientScope"]); },
+  });
   setHandler(credentialsRenewedSignal, ({ scope, revision, toolsetId }) => {
     // Calls sent from now on must not use credentials older than the write that woke them.
     if (toolsetId !== undefined && toolsetId !== credentials.toolsetId) {
@@ -73,4 +77,15 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
     deps.beforeSignal();
     inbox.deliver(name, payload);
   });
+}
+
+/** The most characters a principal or `by` may have (the API allows 200 for `by`). */
+const MAX_DECIDER = 200;
+
+/** Refuses (as the validator) a decider that is not strings of sane length. */
+function assertDecider({ decidedBy }: DeciderArgs): void {
+  if (decidedBy === undefined) return;
+  const { principal, by } = decidedBy;
+  if (typeof principal !== "string" || principal.length === 0 || principal.length > MAX_DECIDER) throw new Error("decidedBy.principal must be a string of 1 to 200 characters");
+  if (by !== undefined && (typeof by !== "string" || by.length === 0 || by.length > MAX_DECIDER)) throw new Error("decidedBy.by must be a string of 1 to 200 characters");
 }

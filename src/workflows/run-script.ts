@@ -7,10 +7,11 @@
  * ParkingDesk's, answering the harness RunHandlers', what calls report while in flight
  * CallReportDesk's, and every end of a run RunEnding's.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyLocalActivities, workflowInfo } from "@temporalio/workflow";
+import { ActivityFailure, ApplicationFailure, TemporalFailure, isCancellation, patched, proxyLocalActivities, workflowInfo } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.ts";
 import type { CredentialRef } from "../shared/credentials.ts";
 import type { RunInput } from "../shared/run.ts";
+import { describeRunStart } from "../shared/run-summary.ts";
 import type { AdvanceInput, AdvanceResult } from "../shared/step.ts";
 import { CallReportDesk, registerCallReportHandlers } from "./call-report-desk.ts";
 import { CallRunner } from "./call-runner.ts";
@@ -71,7 +72,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
     ...(input.endUser ? { endUser: input.endUser } : {}), ...(input.credentials ? { runSealed: input.credentials } : {}),
   };
   const reports = new CallReportDesk({ run: input, namespace: input.namespace, journal, parking, status });
-  const calls = new CallRunner({ run: input, journal, taken, observations, parking, forkReplay, inbox, children, credentials, reports });
+  const calls = new CallRunner({ run: input, journal, taken, observations, parking, forkReplay, inbox, children, credentials, reports, status });
+  status.describeFrom(() => ({ parked: parking.lot.list(), inFlight: calls.active }), input.carried ? describeRunStart(input).staticSummary : undefined);
   const ending = new RunEnding({ run: input, startedAt: () => startedAt, status, observations, children, callCount: () => journal.callCount,
     unfinished: () => journal.unfinished().map(({ seq, tool, status }) => ({ seq, tool, status: status === "parked" || status === "running" ? status : "pending" })),
   });
@@ -161,6 +163,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
     return await runLoop();
   } catch (error) {
     if (isCancellation(error)) return ending.end({ kind: "cancelled", cause: error });
+    // A failure that fails the workflow (not its task), raised before any end began: announced as one.
+    if (error instanceof TemporalFailure && !ending.begun && patched(PATCHES.statusAfterEveryEnd)) return ending.end({ kind: "broken", failure: error });
     throw error;
   }
 }
