@@ -1,9 +1,12 @@
 /**
- * Maps each request to a Rewind namespace (tenant). With API keys configured, a request needs
- * `Authorization: Bearer <key>`; without any, only loopback callers are served, as `default`,
- * so an API bound to a wider address by mistake still refuses the network.
+ * Maps each request to a Rewind namespace (tenant) and a principal. With API keys configured, a
+ * request needs `Authorization: Bearer <key>`; without any, only loopback callers are served, as
+ * `default`, so an API bound to a wider address by mistake still refuses the network. The
+ * principal names who called where decisions are recorded: the namespace and a fingerprint of the
+ * key (`acme/key-1a2b3c4d`, the first 8 hex digits of its SHA-256), or `default/loopback`; never
+ * the key itself.
  */
-import { timingSafeEqual } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { Request, RequestHandler } from "express";
 import { HttpError } from "./http-error.ts";
 
@@ -13,7 +16,14 @@ declare module "express-serve-static-core" {
   interface Request {
     /** The caller's Rewind namespace, set by the auth middleware. */
     namespace?: string;
+    /** Who the caller is (namespace and key fingerprint), set by the auth middleware. */
+    principal?: string;
   }
+}
+
+/** A key's fingerprint: enough to tell keys apart in a record, too little to matter if read. */
+export function keyFingerprint(key: string): string {
+  return `key-${createHash("sha256").update(key).digest("hex").slice(0, 8)}`;
 }
 
 function isLoopback(address: string | undefined): boolean {
@@ -21,17 +31,22 @@ function isLoopback(address: string | undefined): boolean {
   return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
 }
 
-function findNamespace(keys: Map<string, string>, presented: string): string | undefined {
+interface KeyHolder {
+  namespace: string;
+  principal: string;
+}
+
+function findHolder(keys: Map<Buffer, KeyHolder>, presented: string): KeyHolder | undefined {
   const given = Buffer.from(presented);
-  let match: string | undefined;
-  for (const [key, namespace] of keys) {
-    const expected = Buffer.from(key);
-    if (expected.length === given.length && timingSafeEqual(expected, given)) match = namespace;
+  let match: KeyHolder | undefined;
+  for (const [expected, holder] of keys) {
+    if (expected.length === given.length && timingSafeEqual(expected, given)) match = holder;
   }
   return match;
 }
 
-export function createAuth(keys: Map<string, string>): RequestHandler {
+export function createAuth(apiKeys: Map<string, string>): RequestHandler {
+  const keys = new Map([...apiKeys].map(([key, namespace]) => [Buffer.from(key), { namespace, principal: `${namespace}/${keyFingerprint(key)}` }]));
   return function authenticate(req, _res, next) {
     if (keys.size === 0) {
       if (!isLoopback(req.socket.remoteAddress)) {
@@ -39,17 +54,19 @@ export function createAuth(keys: Map<string, string>): RequestHandler {
         return;
       }
       req.namespace = DEFAULT_NAMESPACE;
+      req.principal = `${DEFAULT_NAMESPACE}/loopback`;
       next();
       return;
     }
     const header = req.headers.authorization ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const namespace = match?.[1] ? findNamespace(keys, match[1]) : undefined;
-    if (!namespace) {
+    const holder = match?.[1] ? findHolder(keys, match[1]) : undefined;
+    if (!holder) {
       next(new HttpError(401, "unauthorized", "a valid API key is required: Authorization: Bearer <key>"));
       return;
     }
-    req.namespace = namespace;
+    req.namespace = holder.namespace;
+    req.principal = holder.principal;
     next();
   };
 }
@@ -57,4 +74,9 @@ export function createAuth(keys: Map<string, string>): RequestHandler {
 export function namespaceOf(req: Request): string {
   if (!req.namespace) throw new Error("auth middleware did not run");
   return req.namespace;
+}
+
+export function principalOf(req: Request): string {
+  if (!req.principal) throw new Error("auth middleware did not run");
+  return req.principal;
 }

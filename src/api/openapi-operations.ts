@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { registerToolsetBody } from "../toolsets/registration-request.ts";
 import { declarationsQuery } from "./routes/toolsets.ts";
 import { storeWorkflowBody } from "./routes/workflows.ts";
-import { codecBody, credentialsBody, elicitationAnswerBody, eventsEndpointBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "./schemas.ts";
+import { codecBody, credentialsBody, decideCallBody, elicitationAnswerBody, eventsEndpointBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "./schemas.ts";
 import * as responses from "./response-schemas.ts";
 
 /** Request schemas, validated with `io: "input"` (defaults make fields optional). */
@@ -16,6 +16,7 @@ export const REQUEST_SCHEMAS = {
   RegisterToolsetRequest: registerToolsetBody,
   StartRunRequest: startRunBody,
   RejectCallRequest: rejectCallBody,
+  DecideCallRequest: decideCallBody,
   ElicitationAnswerRequest: elicitationAnswerBody,
   EventsEndpointRequest: eventsEndpointBody,
   StoreWorkflowRequest: storeWorkflowBody,
@@ -93,23 +94,27 @@ export const OPERATIONS: Operation[] = [
     summary: "Type-check a script and start a run of it (200 when an Idempotency-Key repeats)",
     responses: { 201: "Run", 200: "Run", 400: "Error", 404: "Error", 413: "Error", 422: "TypeCheckError" },
   },
-  { method: "get", path: "/v1/runs", operationId: "listRuns", summary: "Runs of the caller's namespace, newest first", tag: "runs", query: listRunsQuery, responses: { 200: "RunList", 400: "Error" } },
+  {
+    method: "get", path: "/v1/runs", operationId: "listRuns", tag: "runs", query: listRunsQuery,
+    summary: "Runs of the caller's namespace, newest first; filtered by status (parked included), toolset, end user and start time",
+    responses: { 200: "RunList", 400: "Error" },
+  },
   { method: "get", path: "/v1/runs/{id}", operationId: "getRun", summary: "Status, result or error, parked calls, Temporal UI link", tag: "runs", responses: { 200: "Run", 404: "Error" } },
   {
     method: "get", path: "/v1/runs/{id}/journal", operationId: "getJournal", tag: "runs", query: journalQuery,
     summary: "Every call with its seq, tool, arguments, status, result or error, attempts and times", responses: { 200: "Journal", 400: "Error", 404: "Error" },
   },
   {
-    method: "post", path: "/v1/runs/{id}/calls/{seq}/approve", operationId: "approveCall", tag: "runs",
-    summary: "Send a call parked for approval", responses: { 200: "CallDecision", 404: "Error", 409: "Error" },
+    method: "post", path: "/v1/runs/{id}/calls/{seq}/approve", operationId: "approveCall", tag: "runs", body: "DecideCallRequest", bodyOptional: true,
+    summary: "Send a call parked for approval; the journal records who approved (the API key's principal, and `by`)", responses: { 200: "CallDecision", 400: "Error", 404: "Error", 409: "Error" },
   },
   {
     method: "post", path: "/v1/runs/{id}/calls/{seq}/reject", operationId: "rejectCall", tag: "runs", body: "RejectCallRequest", bodyOptional: true,
-    summary: "Reject a parked call: the script gets ToolError(rejected)", responses: { 200: "CallDecision", 400: "Error", 404: "Error", 409: "Error" },
+    summary: "Reject a parked call: the script gets ToolError(rejected); the journal records who rejected it", responses: { 200: "CallDecision", 400: "Error", 404: "Error", 409: "Error" },
   },
   {
-    method: "post", path: "/v1/runs/{id}/calls/{seq}/resume", operationId: "resumeCall", tag: "runs",
-    summary: "Send again a call parked on expired credentials, missing scope or a changed schema", responses: { 200: "CallDecision", 404: "Error", 409: "Error" },
+    method: "post", path: "/v1/runs/{id}/calls/{seq}/resume", operationId: "resumeCall", tag: "runs", body: "DecideCallRequest", bodyOptional: true,
+    summary: "Send again a call parked on expired credentials, missing scope or a changed schema", responses: { 200: "CallDecision", 400: "Error", 404: "Error", 409: "Error" },
   },
   {
     method: "post", path: "/v1/runs/{id}/calls/{seq}/elicitation", operationId: "answerElicitation", tag: "runs", body: "ElicitationAnswerRequest",

@@ -9,6 +9,8 @@ import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import { OMIT_REASONS, type OmittedTool } from "../toolsets/omitted-tool.ts";
 import type { ApiErrorCode } from "./http-error.ts";
+import type { CallDecided } from "../workflows/messages.ts";
+import type { RunListItem } from "./run-list.ts";
 import type { RunView } from "./run-service.ts";
 
 const API_ERROR_CODES = [
@@ -98,7 +100,7 @@ export const runView = z.object({
   status: runState,
   toolset: z.string().optional(),
   endUser: z.string().optional(),
-  startedAt: timestamp.optional(),
+  startedAt: timestamp.optional().describe("When the run started (its first execution, whatever continue-as-new did since)"),
   closedAt: timestamp.optional(),
   result: z.unknown().optional().describe("The script's return value, once completed"),
   error: z.object({ type: z.string(), message: z.string(), details: z.unknown().optional() }).optional(),
@@ -108,8 +110,18 @@ export const runView = z.object({
 
 export const forkedRunView = runView.extend({ forkedFrom: z.string().describe("The parent run") });
 
+export const runListItem = z.object({
+  id: z.string(),
+  status: runState.describe("`parked` while a call waits for the harness (from the run's RewindStatus search attribute); `failed` includes terminated and timed-out runs"),
+  toolset: z.string().optional(),
+  endUser: z.string().optional(),
+  startedAt: timestamp.optional().describe("When the run started (its first execution, whatever continue-as-new did since)"),
+  closedAt: timestamp.optional(),
+  temporalUrl: z.string().optional(),
+});
+
 export const runList = z.object({
-  runs: z.array(z.object({ id: z.string(), status: runState, startedAt: timestamp.optional(), temporalUrl: z.string().optional() })),
+  runs: z.array(runListItem),
   nextPageToken: z.string().optional(),
 });
 
@@ -122,6 +134,13 @@ const toolErrorData = z.object({
 });
 
 const workflowTime = z.number().describe("Workflow time, ms since the epoch");
+
+export const decider = z.object({
+  principal: z.string().describe("The API key that decided: its namespace and a fingerprint of the key (`acme/key-1a2b3c4d`), or `default/loopback` without keys"),
+  by: z.string().optional().describe("On whose behalf, as the caller said (`by` in the request)"),
+  at: workflowTime,
+  decision: z.enum(["approved", "rejected", "resumed"]),
+});
 
 const callProgress = z.object({
   progress: z.number(),
@@ -151,6 +170,7 @@ export const journalEntry = z.object({
   error: toolErrorData.optional(),
   attempts: z.number().int().min(0),
   approved: z.boolean().optional(),
+  decidedBy: decider.optional().describe("Who last decided the call while it was parked (approve, reject, resume through the API)"),
   fromParent: z.string().optional().describe("Set when a fork reused its parent's outcome instead of sending the call"),
   credentials: z.enum(["run", "endUser", "toolset"]).optional().describe("Whose credentials an MCP call was last sent with; absent when it was sent with none"),
   issuedAt: workflowTime,
@@ -181,7 +201,7 @@ export const cassette = z.object({
   runtimeVersion: z.number().int().optional().describe("The sandbox runtime the run started on (absent: 1); a replay uses the same"),
 });
 
-export const callDecision = z.object({ seq: z.number().int() });
+export const callDecision = z.object({ seq: z.number().int(), decidedBy: decider.optional().describe("As the call's journal entry records it") });
 export const eventsEndpointView = z.object({ url: z.string(), secret: z.string().optional().describe("Only when generated, and only once") });
 export const storedWorkflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string() });
 export const workflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string(), scriptHash: z.string() });
@@ -204,6 +224,7 @@ export type ToolsetView = z.infer<typeof toolsetView>;
 export type RegisteredToolsetView = z.infer<typeof registeredToolsetView>;
 export type RunViewBody = z.infer<typeof runView>;
 export type RunListBody = z.infer<typeof runList>;
+export type CallDecisionBody = z.infer<typeof callDecision>;
 export type JournalEntryBody = z.infer<typeof journalEntry>;
 export type JournalBody = z.infer<typeof journalView>;
 export type EventsEndpointBody = z.infer<typeof eventsEndpointView>;
@@ -214,6 +235,8 @@ export type WorkflowViewBody = z.infer<typeof workflowView>;
 type Fits<Actual extends Documented, Documented> = [Actual, Documented];
 export type _Checks = [
   Fits<RunView, RunViewBody>,
+  Fits<RunListItem, RunListBody["runs"][number]>,
+  Fits<CallDecided, CallDecisionBody>,
   Fits<JournalEntry, JournalEntryBody>,
   Fits<PinnedToolset, ToolsetView["document"]>,
   Fits<OmittedTool, RegisteredToolsetView["omittedTools"][number]>,

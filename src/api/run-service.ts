@@ -1,23 +1,28 @@
 /**
  * Runs as the API sees them, on top of the Temporal client: start a run workflow, read its
- * status and result, list runs through visibility, cancel. A run belongs to the namespace that
- * started it; asking for another namespace's run looks exactly like asking for a missing one.
+ * status and result, list runs through visibility (run-list.ts), cancel. A run belongs to the
+ * namespace that started it; asking for another namespace's run looks exactly like asking for a
+ * missing one. Each run starts with what the Temporal UI shows of it: a static summary and
+ * details, a memo (toolset, end user) and its start time as a search attribute.
  */
 import { createHash } from "node:crypto";
-import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, isGrpcServiceError, type Client } from "@temporalio/client";
+import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from "@temporalio/client";
 import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
 import { fromHistoryPayload } from "../payloads/external-storage.ts";
 import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/runtime-version.ts";
 import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type Cassette, type ForkSeed, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
 import type { ElicitationAnswer } from "../shared/call-input.ts";
+import { describeRunStart } from "../shared/run-summary.ts";
 import type { JsonSchema } from "../shared/toolset.ts";
 import { validateAgainstSchema } from "../sandbox/index.ts";
 import {
   answerCallInputUpdate, approveCallUpdate, getJournalQuery, getRunCredentialsQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate, runCredentialsRenewedSignal,
+  type CallDecided,
 } from "../workflows/messages.ts";
 import { sendCallUpdate } from "./call-updates.ts";
 import { HttpError, notFound } from "./http-error.ts";
+import { listRuns, type RunListFilters } from "./run-list.ts";
 
 export interface RunServiceOptions {
   client: Client;
@@ -43,6 +48,14 @@ export interface RunView {
 }
 
 export type StartRunInput = Omit<RunInput, "runId"> & { idempotencyKey?: string };
+
+/** A decision on a parked call, with who decided: the API key's principal and, if given, on whose behalf. */
+export type CallDecisionInput = ({ approve: true } | { approve: false; reason?: string } | { resume: true }) & { principal: string; by?: string | undefined };
+
+/** When a run started: its first execution's start (`RewindStartedAt`), else, for runs older than it, this execution's. */
+function startedAtOf(d: WorkflowExecutionDescription): Date {
+  return d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.startedAt) ?? d.startTime;
+}
 
 const TEMPORAL_STATUS: Record<string, RunState> = {
   COMPLETED: "completed", FAILED: "failed", TERMINATED: "failed", TIMED_OUT: "failed", CANCELLED: "cancelled",
@@ -80,19 +93,24 @@ export function createRunService(options: RunServiceOptions) {
     async start(input: StartRunInput): Promise<{ id: string; created: boolean; view?: RunView }> {
       const runId = runIdFor(input.namespace, input.idempotencyKey);
       const { idempotencyKey: _key, ...rest } = input;
-      const attributes = [
+      const requestedAt = new Date();
+      const attributes = new TypedSearchAttributes([
         { key: SEARCH_ATTRIBUTES.namespace, value: input.namespace },
         { key: SEARCH_ATTRIBUTES.toolset, value: input.toolsetId },
         { key: SEARCH_ATTRIBUTES.status, value: "running" },
         ...(input.endUser ? [{ key: SEARCH_ATTRIBUTES.endUser, value: input.endUser }] : []),
-      ];
-      const requestedAt = new Date();
+      ]).updateCopy([{ key: SEARCH_ATTRIBUTES.startedAt, value: requestedAt }]);
+      // Start options, not commands of the workflow: what the UI shows needs no patch.
+      const { staticSummary, staticDetails, memo } = describeRunStart(rest);
       try {
         await client.workflow.start(RUN_WORKFLOW_TYPE, {
           taskQueue: options.taskQueue,
           workflowId: runId,
           args: [{ ...rest, runId, runtimeVersion: SANDBOX_RUNTIME_VERSION, ...(options.continueAsNewAfterEvents ? { continueAsNewAfterEvents: options.continueAsNewAfterEvents } : {}) } satisfies RunInput],
-          typedSearchAttributes: new TypedSearchAttributes(attributes),
+          typedSearchAttributes: attributes,
+          memo: { ...memo },
+          staticSummary,
+          staticDetails,
           workflowIdReusePolicy: "REJECT_DUPLICATE",
         });
         const view: RunView = {
@@ -116,7 +134,7 @@ export function createRunService(options: RunServiceOptions) {
         status: closed ?? (d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.status) === "parked" ? "parked" : "running"),
         toolset: d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset),
         endUser: d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.endUser),
-        startedAt: d.startTime.toISOString(),
+        startedAt: startedAtOf(d).toISOString(),
         closedAt: d.closeTime?.toISOString(),
         temporalUrl: uiLink(runId),
       };
@@ -126,16 +144,20 @@ export function createRunService(options: RunServiceOptions) {
       return view;
     },
 
-    /** Approves or rejects a parked call; 409 when the call is not waiting for a decision. */
-    async decide(runId: string, namespace: string, seq: number, decision: { approve: true } | { approve: false; reason?: string } | { resume: true }): Promise<{ seq: number }> {
+    /**
+     * Approves, rejects or resumes a parked call, recording who decided in its journal entry;
+     * 409 when the call is not waiting for a decision.
+     */
+    async decide(runId: string, namespace: string, seq: number, decision: CallDecisionInput): Promise<CallDecided> {
       const d = await describeOwned(runId, namespace);
       if (d.status.name !== "RUNNING") throw new HttpError(409, "conflict", `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its calls can no longer be decided`);
       const handle = client.workflow.getHandle(runId);
+      const decidedBy = { principal: decision.principal, ...(decision.by ? { by: decision.by } : {}) };
       const send = () => {
-        if ("resume" in decision) return handle.executeUpdate(resumeCallUpdate, { args: [{ seq }] });
+        if ("resume" in decision) return handle.executeUpdate(resumeCallUpdate, { args: [{ seq, decidedBy }] });
         return decision.approve
-          ? handle.executeUpdate(approveCallUpdate, { args: [{ seq }] })
-          : handle.executeUpdate(rejectCallUpdate, { args: [{ seq, ...(decision.reason ? { reason: decision.reason } : {}) }] });
+          ? handle.executeUpdate(approveCallUpdate, { args: [{ seq, decidedBy }] })
+          : handle.executeUpdate(rejectCallUpdate, { args: [{ seq, decidedBy, ...(decision.reason ? { reason: decision.reason } : {}) }] });
       };
       return sendCallUpdate(client, runId, send, `call ${seq} of run ${runId} is not waiting for a decision`);
     },
@@ -231,38 +253,16 @@ export function createRunService(options: RunServiceOptions) {
       return { entries, completionOrder: view.completionOrder, ...(view.fork ? { fork: view.fork } : {}), ...(more && last ? { nextAfterSeq: last.seq } : {}) };
     },
 
-    async list(namespace: string, pageSize: number, pageToken: string | undefined) {
-      const query = `WorkflowType = '${RUN_WORKFLOW_TYPE}' AND ${SEARCH_ATTRIBUTES.namespace.name} = '${namespace.replace(/'/g, "")}'`;
-      const request = { namespace: client.options.namespace, pageSize, nextPageToken: pageToken ? Buffer.from(pageToken, "base64url") : undefined, query };
-      // Temporal answers a token it cannot read with UNKNOWN, which the client retries for ~20 s:
-      // with a token, the call gets a deadline, and its failure is the caller's bad token.
-      const response = !pageToken
-        ? await client.workflowService.listWorkflowExecutions(request)
-        : await client.connection.withDeadline(Date.now() + PAGE_TOKEN_DEADLINE_MS, () => client.workflowService.listWorkflowExecutions(request)).catch((error: unknown) => {
-          if (isGrpcServiceError(error)) throw new HttpError(400, "badRequest", "pageToken is not a nextPageToken this API answered");
-          throw error;
-        });
-      const runs = (response.executions ?? []).map((e) => ({
-        id: e.execution?.workflowId ?? "",
-        status: TEMPORAL_STATUS[statusName(e.status)] ?? "running",
-        startedAt: e.startTime?.seconds ? new Date(Number(e.startTime.seconds) * 1000).toISOString() : undefined,
-        temporalUrl: uiLink(e.execution?.workflowId ?? ""),
-      }));
-      const next = response.nextPageToken && response.nextPageToken.length > 0 ? Buffer.from(response.nextPageToken).toString("base64url") : undefined;
-      return { runs, nextPageToken: next };
+    /** A page of the namespace's runs, newest first, filtered (run-list.ts). */
+    async list(namespace: string, page: { pageSize: number; pageToken?: string | undefined }, filters: RunListFilters = {}) {
+      return listRuns(client, uiLink, namespace, page, filters);
     },
   };
 }
 
 export type RunService = ReturnType<typeof createRunService>;
 
-const STATUS_NAMES = ["UNSPECIFIED", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "TERMINATED", "CONTINUED_AS_NEW", "TIMED_OUT"];
-function statusName(status: number | null | undefined): string {
-  return STATUS_NAMES[status ?? 0] ?? "UNSPECIFIED";
-}
-
 const QUERY_TIMEOUT_MS = 3_000;
-const PAGE_TOKEN_DEADLINE_MS = 2_000;
 
 /** A query's answer, or undefined when it fails or no worker answers within QUERY_TIMEOUT_MS. */
 function withinQueryTimeout<T>(query: Promise<T>): Promise<T | undefined> {

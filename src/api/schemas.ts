@@ -17,10 +17,27 @@ export const startRunBody = z.strictObject({
   credentials: credentialsBody.optional(),
 });
 
+/** What `by` may be: who the decision is on behalf of, as the caller names them (a person, a bot). */
+const decidedBy = z.string().min(1).max(200).regex(/^[^\p{Cc}]*$/u, "by may not hold control characters")
+  .describe("On whose behalf the caller decides (a user, a reviewer bot); recorded with the API key's principal in the journal");
+
+/** The run states a list can filter by (`failed` takes in terminated and timed-out runs). */
+export const RUN_STATES = ["running", "parked", "completed", "failed", "cancelled"] as const;
+
+const instant = (name: string) => z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 date-time, e.g. 2026-11-30T09:00:00Z` })
+  .transform((value) => new Date(value));
+
 export const listRunsQuery = z.strictObject({
   pageSize: z.coerce.number().int().min(1).max(1000).default(50),
   pageToken: z.string().max(4096).optional(),
+  status: z.enum(RUN_STATES).optional().describe("Only runs in this state (`failed` includes terminated and timed-out runs)"),
+  toolset: z.string().regex(TOOLSET_ID_PATTERN, "toolset must be a toolset id (ts_ followed by 64 hex digits)").optional().describe("Only runs of this toolset"),
+  endUser: z.string().min(1).max(200).optional().describe("Only runs started for this end user"),
+  startedAfter: instant("startedAfter").optional().describe("Only runs started at or after this time (ISO 8601)"),
+  startedBefore: instant("startedBefore").optional().describe("Only runs started before this time (ISO 8601)"),
 });
+
+export type ListRunsQuery = z.infer<typeof listRunsQuery>;
 
 export const journalQuery = z.strictObject({
   afterSeq: z.coerce.number().int().min(0).default(0),
@@ -31,6 +48,12 @@ export const journalQuery = z.strictObject({
 
 export const rejectCallBody = z.strictObject({
   reason: z.string().min(1).max(2000).optional(),
+  by: decidedBy.optional(),
+});
+
+/** `POST …/approve` and `…/resume`: optionally, on whose behalf. */
+export const decideCallBody = z.strictObject({
+  by: decidedBy.optional(),
 });
 
 /** `POST /v1/runs/{id}/calls/{seq}/elicitation`: the answer to the input a call's server asked for. */

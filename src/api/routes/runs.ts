@@ -2,17 +2,17 @@
  * The runs routes: start (type-check, transpile, start the workflow), read, list, cancel, and
  * the harness's part in a run's calls: decide parked calls, answer the input a call asks for.
  */
-import { Router } from "express";
+import { Router, type Request } from "express";
 import type { TypeChecker } from "../../declarations/type-check.ts";
 import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
 import type { SecretBox } from "../../credentials/secret-box.ts";
-import { namespaceOf } from "../auth.ts";
+import { namespaceOf, principalOf } from "../auth.ts";
 import { compileForToolset } from "../script-compiler.ts";
 import { newRunTrace } from "../run-trace.ts";
 import { checkServers } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
-import { credentialsBody, elicitationAnswerBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "../schemas.ts";
+import { credentialsBody, decideCallBody, elicitationAnswerBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
 
 export interface RunsRouteDeps {
@@ -55,8 +55,8 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
   });
 
   router.get("/v1/runs", async function listRuns(req, res) {
-    const query = parseOrThrow(listRunsQuery, req.query, "query");
-    res.json(await deps.runs.list(namespaceOf(req), query.pageSize, query.pageToken));
+    const { pageSize, pageToken, ...filters } = parseOrThrow(listRunsQuery, req.query, "query");
+    res.json(await deps.runs.list(namespaceOf(req), { pageSize, pageToken }, filters));
   });
 
   router.get("/v1/runs/:id", async function getRun(req, res) {
@@ -74,17 +74,22 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     return seq;
   };
 
+  /** Who decides: the key's principal, and on whose behalf when the body says (`by`). */
+  const decider = (req: Request, by: string | undefined) => ({ principal: principalOf(req), ...(by ? { by } : {}) });
+
   router.post("/v1/runs/:id/calls/:seq/approve", async function approveCall(req, res) {
-    res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { approve: true }));
+    const body = req.body === undefined ? {} : parseOrThrow(decideCallBody, req.body, "body");
+    res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { approve: true, ...decider(req, body.by) }));
   });
 
   router.post("/v1/runs/:id/calls/:seq/reject", async function rejectCall(req, res) {
     const body = req.body === undefined ? {} : parseOrThrow(rejectCallBody, req.body, "body");
-    res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { approve: false, ...(body.reason ? { reason: body.reason } : {}) }));
+    res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { approve: false, ...(body.reason ? { reason: body.reason } : {}), ...decider(req, body.by) }));
   });
 
   router.post("/v1/runs/:id/calls/:seq/resume", async function resumeCall(req, res) {
-    res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { resume: true }));
+    const body = req.body === undefined ? {} : parseOrThrow(decideCallBody, req.body, "body");
+    res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { resume: true, ...decider(req, body.by) }));
   });
 
   router.post("/v1/runs/:id/calls/:seq/elicitation", async function answerElicitation(req, res) {
