@@ -19,11 +19,13 @@ export const CLIENT_USAGE = `  toolsets register <file.json|yaml>               
   toolsets show <id> [--dts|--prompt]                 the pinned toolset, or the declarations a model sees
   run <script.ts> [--toolset id] [--input json|@file] [--watch]
                                                       type-check and start a run; --watch follows it to the end
-  runs list                                           runs of this namespace, newest first
+  runs list [--status s] [--toolset id] [--end-user name] [--started-after iso] [--started-before iso]
+                                                      runs of this namespace, newest first (status: running,
+                                                      parked, completed, failed or cancelled)
   runs show|journal|watch|cancel <id>                 a run, its calls, follow it, cancel it
-  runs approve <id> <seq>                             send a call parked for approval
-  runs reject <id> <seq> [--reason text]              the script gets ToolError(rejected)
-  runs resume <id> <seq>                              send again a call parked on expired credentials
+  runs approve <id> <seq> [--by name]                 send a call parked for approval (--by: on whose behalf)
+  runs reject <id> <seq> [--reason text] [--by name]  the script gets ToolError(rejected)
+  runs resume <id> <seq> [--by name]                  send again a call parked on expired credentials
   runs answer <id> <seq> --accept json|--decline|--cancel
                                                       answer the input a call's MCP server asked for
   runs fork <id> <script.ts> [--cancel-parent]        a new run reusing the parent's calls until the script differs

@@ -13,10 +13,10 @@ import type { ElicitationAnswer } from "../shared/call-input.ts";
 import type { Cassette } from "../shared/run.ts";
 import type { RegisterToolsetBody } from "../toolsets/registration-request.ts";
 import type {
-  ApiErrorBody, EventsEndpointBody, JournalBody, RegisteredToolsetView, RunListBody, RunViewBody, StoredWorkflowBody, ToolsetView, WorkflowViewBody,
+  ApiErrorBody, CallDecisionBody, EventsEndpointBody, JournalBody, RegisteredToolsetView, RunListBody, RunViewBody, StoredWorkflowBody, ToolsetView, WorkflowViewBody,
 } from "../api/response-schemas.ts";
 
-export type { ApiErrorBody, Diagnostic, JournalBody, JournalEntryBody, RegisteredToolsetView, RunListBody, RunViewBody, ToolsetView } from "../api/response-schemas.ts";
+export type { ApiErrorBody, CallDecisionBody, Diagnostic, JournalBody, JournalEntryBody, RegisteredToolsetView, RunListBody, RunViewBody, ToolsetView } from "../api/response-schemas.ts";
 
 export interface ApiClientOptions {
   /** Base URL of the API, e.g. `http://127.0.0.1:8787`. */
@@ -53,6 +53,19 @@ export interface StartRunRequest {
   endUser?: string;
   /** Retries with the same key start one run. */
   idempotencyKey?: string;
+}
+
+/** Which runs `listRuns` answers: a page, and filters (each optional). */
+export interface ListRunsRequest {
+  pageSize?: number;
+  pageToken?: string;
+  status?: RunListBody["runs"][number]["status"];
+  toolset?: string;
+  endUser?: string;
+  /** Runs started at or after this time (a Date or an ISO 8601 string). */
+  startedAfter?: Date | string;
+  /** Runs started before this time. */
+  startedBefore?: Date | string;
 }
 
 function parseJson(text: string): unknown {
@@ -108,18 +121,23 @@ export function createApiClient(options: ApiClientOptions) {
     },
     startRun: ({ idempotencyKey, ...body }: StartRunRequest) =>
       json<RunViewBody>("POST", "/v1/runs", body, idempotencyKey ? { "idempotency-key": idempotencyKey } : {}),
-    listRuns: (page: { pageSize?: number; pageToken?: string } = {}) => {
+    /** A page of runs, newest first; `nextPageToken` fetches the next with the same filters. */
+    listRuns: (request: ListRunsRequest = {}) => {
       const query = new URLSearchParams();
-      if (page.pageSize !== undefined) query.set("pageSize", String(page.pageSize));
-      if (page.pageToken) query.set("pageToken", page.pageToken);
+      for (const [name, value] of Object.entries(request)) {
+        if (value === undefined || value === "") continue;
+        query.set(name, value instanceof Date ? value.toISOString() : String(value));
+      }
       return json<RunListBody>("GET", `/v1/runs${query.size > 0 ? `?${query}` : ""}`);
     },
     getRun: (id: string) => json<RunViewBody>("GET", run(id)),
     getJournal: (id: string, page: { afterSeq?: number; limit?: number } = {}) =>
       json<JournalBody>("GET", `${run(id)}/journal?afterSeq=${page.afterSeq ?? 0}&limit=${page.limit ?? 200}`),
-    approveCall: (id: string, seq: number) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/approve`),
-    rejectCall: (id: string, seq: number, reason?: string) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/reject`, reason ? { reason } : {}),
-    resumeCall: (id: string, seq: number) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/resume`),
+    /** `by`: on whose behalf (recorded in the journal with the API key's principal). */
+    approveCall: (id: string, seq: number, by?: string) => json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/approve`, by ? { by } : {}),
+    rejectCall: (id: string, seq: number, reason?: string, by?: string) =>
+      json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/reject`, { ...(reason ? { reason } : {}), ...(by ? { by } : {}) }),
+    resumeCall: (id: string, seq: number, by?: string) => json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/resume`, by ? { by } : {}),
     /** Answers the input call `seq`'s server asked for (event `call.input_requested`). */
     answerElicitation: (id: string, seq: number, answer: ElicitationAnswer) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/elicitation`, answer),
     /** Without `credentials`, the fork inherits its parent's own (as last renewed). */

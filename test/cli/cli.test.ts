@@ -105,8 +105,8 @@ describe("rewind run", () => {
     expect(output).toContain('⏸ 1 billing.send_invoice({"label":"march"}) waits for approval');
     expect(invoices.state.total).toBe(0);
 
-    const approved = await cli("runs", "approve", runId, "1");
-    expect(approved).toMatchObject({ code: 0, stdout: `approved call 1 of ${runId}\n`, stderr: "" });
+    const approved = await cli("runs", "approve", runId, "1", "--by", "ada");
+    expect(approved).toMatchObject({ code: 0, stdout: `approved call 1 of ${runId} as default/loopback for ada\n`, stderr: "" });
     const done = await watch.done;
     expect(done.code).toBe(0);
     expect(done.stdout).toContain("→ 1 billing.send_invoice approved, sending");
@@ -170,6 +170,13 @@ describe("--json and errors", () => {
     expect(run).toMatchObject({ status: "completed", result: { doubled: 2 } });
     const list = JSON.parse((await cli("runs", "list", "--json")).stdout) as { runs: { id: string }[] };
     expect(list.runs.map((r) => r.id)).toContain(run.id);
+    const listIds = async (...filters: string[]) => (JSON.parse((await cli("runs", "list", ...filters, "--json")).stdout) as { runs: { id: string }[] }).runs.map((r) => r.id);
+    // Visibility catches up with the run's close on its own time.
+    let completed: string[] = [];
+    for (let i = 0; i < 20 && !completed.includes(run.id); i++) completed = await listIds("--status", "completed", "--toolset", toolset);
+    expect(completed).toContain(run.id);
+    expect(await listIds("--status", "parked")).not.toContain(run.id);
+    expect(await listIds("--started-after", new Date(Date.now() + 60_000).toISOString())).toEqual([]);
     const journal = JSON.parse((await cli("runs", "journal", run.id, "--json")).stdout) as { entries: { seq: number; tool: string }[] };
     expect(journal.entries.map((e) => [e.seq, e.tool])).toEqual([[1, "billing.echo"], [2, "billing.echo"]]);
   });
@@ -182,7 +189,11 @@ describe("--json and errors", () => {
   });
 
   it("answers usage mistakes with exit code 2", async () => {
-    const [missing, unknown, later] = await Promise.all([cli("runs", "approve", "run_x"), cli("runs", "frobnicate"), cli("runs", "fork", "run_x")]);
+    const [missing, unknown, later, status, since] = await Promise.all([
+      cli("runs", "approve", "run_x"), cli("runs", "frobnicate"), cli("runs", "fork", "run_x"), cli("runs", "list", "--status", "asleep"), cli("runs", "list", "--started-after", "monday"),
+    ]);
+    expect(status).toMatchObject({ code: 2, stderr: expect.stringMatching(/^rewind: --status must be one of running, parked, completed, failed, cancelled, got "asleep"/) });
+    expect(since).toMatchObject({ code: 1, stderr: expect.stringContaining("startedAfter: startedAfter must be an ISO 8601 date-time") });
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/^rewind: missing <seq>\nusage: rewind runs approve/) });
     expect(unknown).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "runs frobnicate"') });
     expect(later).toMatchObject({ code: 2, stderr: expect.stringMatching(/^rewind: missing <script>\nusage: rewind runs fork/) });

@@ -3,7 +3,7 @@
  * that already exist. Each is one or two API calls; the human output is short and names the next
  * command to type (approve a parked call, answer a call's question, watch a running one).
  */
-import type { JournalBody, JournalEntryBody, RunViewBody } from "../../api/response-schemas.ts";
+import type { CallDecisionBody, JournalBody, JournalEntryBody, RunViewBody } from "../../api/response-schemas.ts";
 import { arg, parseCommand, seqArg, UsageError } from "../args.ts";
 import { compact, formatDuration, full, printJson, printLine, progressText, table } from "../output.ts";
 import { watchRun } from "../watch.ts";
@@ -47,19 +47,35 @@ const oneRun = (name: string, usage: string): Command => async (argv, { api }) =
   return 0;
 };
 
+const LIST_USAGE = "rewind runs list [--status running|parked|completed|failed|cancelled] [--toolset id] [--end-user name] "
+  + "[--started-after iso] [--started-before iso] [--page-size n] [--page-token token] [--json]";
+const LIST_FILTERS = { status: "status", toolset: "toolset", "end-user": "endUser", "started-after": "startedAfter", "started-before": "startedBefore" } as const;
+const STATES = new Set(["running", "parked", "completed", "failed", "cancelled"]);
+
 const list: Command = async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage: "rewind runs list [--page-size n] [--page-token token] [--json]", strings: ["page-size", "page-token"] });
+  const cmd = parseCommand(argv, { usage: LIST_USAGE, strings: ["page-size", "page-token", ...Object.keys(LIST_FILTERS)] });
   const size = cmd.string("page-size");
   const pageToken = cmd.string("page-token");
   if (size !== undefined && !/^\d+$/.test(size)) throw new UsageError(`--page-size must be a number, got "${size}"`);
-  const page = await api.listRuns({ ...(size ? { pageSize: Number(size) } : {}), ...(pageToken ? { pageToken } : {}) });
+  const status = cmd.string("status");
+  if (status !== undefined && !STATES.has(status)) throw new UsageError(`--status must be one of ${[...STATES].join(", ")}, got "${status}"`);
+  // Everything else is the API's to validate (a 400 names the field).
+  const filters: Record<string, string> = {};
+  const again: string[] = [];
+  for (const [flag, field] of Object.entries(LIST_FILTERS)) {
+    const value = cmd.string(flag);
+    if (value === undefined) continue;
+    filters[field] = value;
+    again.push(`--${flag} ${JSON.stringify(value)}`);
+  }
+  const page = await api.listRuns({ ...filters, ...(size ? { pageSize: Number(size) } : {}), ...(pageToken ? { pageToken } : {}) });
   if (cmd.json) {
     printJson(page);
     return 0;
   }
   if (page.runs.length === 0) printLine("no runs");
-  else printLine(table([["RUN", "STATUS", "STARTED"], ...page.runs.map((r) => [r.id, r.status, r.startedAt ?? ""])]));
-  if (page.nextPageToken) printLine(`more: rewind runs list --page-token ${page.nextPageToken}`);
+  else printLine(table([["RUN", "STATUS", "STARTED", "END USER"], ...page.runs.map((r) => [r.id, r.status, r.startedAt ?? "", r.endUser ?? ""])]));
+  if (page.nextPageToken) printLine(`more: rewind runs list ${[...again, `--page-token ${page.nextPageToken}`].join(" ")}`);
   return 0;
 };
 
@@ -86,22 +102,27 @@ const watch: Command = async (argv, { api }) => {
   return watchRun(api, run.id, { json: cmd.json, initial: run });
 };
 
+/** `as acme/key-1a2b3c4d for alice`: who the journal says decided. */
+const decidedByText = (answer: CallDecisionBody): string =>
+  answer.decidedBy ? ` as ${answer.decidedBy.principal}${answer.decidedBy.by ? ` for ${answer.decidedBy.by}` : ""}` : "";
+
 const decide = (approve: boolean): Command => async (argv, { api }) => {
-  const usage = approve ? "rewind runs approve <id> <seq> [--json]" : "rewind runs reject <id> <seq> [--reason text] [--json]";
-  const cmd = parseCommand(argv, { usage, positionals: ["id", "seq"], strings: approve ? [] : ["reason"] });
+  const usage = approve ? "rewind runs approve <id> <seq> [--by name] [--json]" : "rewind runs reject <id> <seq> [--reason text] [--by name] [--json]";
+  const cmd = parseCommand(argv, { usage, positionals: ["id", "seq"], strings: approve ? ["by"] : ["reason", "by"] });
   const id = arg(cmd, 0);
   const seq = seqArg(arg(cmd, 1));
-  const answer = approve ? await api.approveCall(id, seq) : await api.rejectCall(id, seq, cmd.string("reason"));
+  const by = cmd.string("by");
+  const answer = approve ? await api.approveCall(id, seq, by) : await api.rejectCall(id, seq, cmd.string("reason"), by);
   if (cmd.json) printJson(answer);
-  else printLine(`${approve ? "approved" : "rejected"} call ${seq} of ${id}`);
+  else printLine(`${approve ? "approved" : "rejected"} call ${seq} of ${id}${decidedByText(answer)}`);
   return 0;
 };
 
 const resume: Command = async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage: "rewind runs resume <id> <seq> [--json]", positionals: ["id", "seq"] });
+  const cmd = parseCommand(argv, { usage: "rewind runs resume <id> <seq> [--by name] [--json]", positionals: ["id", "seq"], strings: ["by"] });
   const id = arg(cmd, 0);
   const seq = seqArg(arg(cmd, 1));
-  const answer = await api.resumeCall(id, seq);
+  const answer = await api.resumeCall(id, seq, cmd.string("by"));
   if (cmd.json) printJson(answer);
   else printLine(`call ${seq} of ${id} is sent again, with the same idempotency key`);
   return 0;
