@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadDevServerConfig, parseDevServerConfig, startDevArgs } from "../../src/dev/index.ts";
 import type { DevServerConfig } from "../../src/dev/index.ts";
+import { SEARCH_ATTRIBUTES } from "../../src/shared/run.ts";
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..");
 const parse = (text: string): DevServerConfig => parseDevServerConfig(text, { source: "t.yml", baseDir: "/base" });
@@ -21,7 +22,11 @@ describe("temporal-dev.yml", () => {
       RewindEndUser: "Keyword",
       RewindNamespace: "Keyword",
       RewindStatus: "Keyword",
+      RewindStartedAt: "Datetime",
     });
+    // Every attribute a run is started with, with the type it is written as.
+    const label = { KEYWORD: "Keyword", DATETIME: "Datetime" } as const;
+    expect(config.searchAttributes).toEqual(Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((a) => [a.name, label[a.type]])));
     // Stock limits: nothing raised, so the embedded stack behaves as Temporal Cloud does.
     expect(config.dynamicConfig).toEqual({});
   });
