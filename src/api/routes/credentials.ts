@@ -15,6 +15,7 @@ import { credentialsRenewedSignal } from "../../workflows/messages.ts";
 import { setCredentialsUpdate } from "../../workflows/toolset-credentials.ts";
 import { namespaceOf } from "../auth.ts";
 import { HttpError, notFound } from "../http-error.ts";
+import { quoteVisibility } from "../run-list.ts";
 import { credentialsBody, type CredentialsBody } from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
 
@@ -31,7 +32,6 @@ export function checkServers(body: CredentialsBody, toolset: ResolvedToolset): v
   if (unknown) throw new HttpError(400, "badRequest", `credentials: "${unknown}" is not an MCP server of toolset ${toolset.id}`);
 }
 
-const quote = (value: string) => `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 
 export interface CredentialWriter {
   /** Validates, seals and stores one scope's credentials, then wakes the runs parked on it. */
@@ -66,9 +66,9 @@ export function createCredentialWriter(deps: CredentialsRouteDeps): CredentialWr
   async function wakeParkedRuns(namespace: string, toolsetId: string, endUser: string | undefined, revision: number): Promise<number> {
     const scope: CredentialScope = endUser === undefined ? "toolset" : "endUser";
     const clauses = [
-      `WorkflowType = ${quote(RUN_WORKFLOW_TYPE)}`, `ExecutionStatus = 'Running'`,
-      `${SEARCH_ATTRIBUTES.namespace.name} = ${quote(namespace)}`, `${SEARCH_ATTRIBUTES.status.name} = 'parked'`,
-      ...(endUser === undefined ? [] : [`${SEARCH_ATTRIBUTES.endUser.name} = ${quote(endUser)}`]),
+      `WorkflowType = ${quoteVisibility(RUN_WORKFLOW_TYPE)}`, `ExecutionStatus = 'Running'`,
+      `${SEARCH_ATTRIBUTES.namespace.name} = ${quoteVisibility(namespace)}`, `${SEARCH_ATTRIBUTES.status.name} = 'parked'`,
+      ...(endUser === undefined ? [] : [`${SEARCH_ATTRIBUTES.endUser.name} = ${quoteVisibility(endUser)}`]),
     ];
     const derivesFrom = new Map<string, boolean>();
     const isDerived = async (id: string): Promise<boolean> => {
