@@ -12,6 +12,7 @@ import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/pa
 import type { google, temporal } from "@temporalio/proto";
 import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunState } from "../shared/run.ts";
 import { HttpError } from "./http-error.ts";
+import type { RunView } from "./run-service.ts";
 
 export interface RunListFilters {
   status?: RunState | undefined;
@@ -21,15 +22,8 @@ export interface RunListFilters {
   startedBefore?: Date | undefined;
 }
 
-export interface RunListItem {
-  id: string;
-  status: RunState;
-  toolset: string | undefined;
-  endUser: string | undefined;
-  startedAt: string | undefined;
-  closedAt: string | undefined;
-  temporalUrl: string | undefined;
-}
+/** A run as the list shows it: its view without what only the run itself can answer. */
+export type RunListItem = Pick<RunView, "id" | "status" | "toolset" | "endUser" | "startedAt" | "closedAt" | "temporalUrl">;
 
 /** A string literal of Temporal's visibility query language: quotes and backslashes escaped. */
 export function quoteVisibility(value: string): string {
