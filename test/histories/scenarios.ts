@@ -45,6 +45,11 @@ export interface Expected {
 
 export interface Scenario {
   name: string;
+  /**
+   * The first commit whose API the scenario needs (a route or field that came later than the
+   * first release): the upgrade test runs it only against releases that have that commit.
+   */
+  since?: string;
   /** Starts the run this scenario is about; answers its id. */
   start(world: ScenarioWorld, toolsets: Toolsets, options: ScenarioOptions): Promise<string>;
   /** Resolves once the run waits the way the scenario is about; absent: the run just runs. */
@@ -310,6 +315,20 @@ export default async function main() {
       await ok(w.api("PUT", `/v1/toolsets/${t.guarded}/credentials`, { mcpServers: { guarded: { headers: { authorization: `Bearer ${FRESH_TOKEN}` } } } }), "renewing credentials");
     },
     expected: { status: "completed", result: "done" },
+  },
+  {
+    name: "run-credentials-renewed",
+    since: "bec290f",
+    start: (w, t) => startRun(w, {
+      toolset: t.guarded,
+      credentials: { mcpServers: { guarded: { headers: { authorization: "Bearer stale-run-token" } } } },
+      script: "import { guarded } from \"rewind:tools\";\nexport default async () => { await guarded.whoami({}); return \"renewed\"; };",
+    }),
+    waiting: parkedOn(1, "credentialsExpired"),
+    resolve: async (w, id) => {
+      await ok(w.api("PUT", `/v1/runs/${id}/credentials`, { mcpServers: { guarded: { headers: { authorization: `Bearer ${FRESH_TOKEN}` } } } }), "renewing the run's credentials");
+    },
+    expected: { status: "completed", result: "renewed" },
   },
   {
     name: "schema-changed-approved",

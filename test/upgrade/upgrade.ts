@@ -260,8 +260,19 @@ try {
   const toolsets = await shared.prepare();
   say(`release ${release.commit} is up in ${lanes.length} lane(s); starting ${chosen.length} scenarios`);
 
+  const releaseCommit = release.commit;
+  const releaseHas = (commit: string): boolean => {
+    try {
+      git("merge-base", "--is-ancestor", commit, releaseCommit);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const runnable = chosen.filter((s) => s.since === undefined || releaseHas(s.since));
+  for (const s of chosen.filter((c) => !runnable.includes(c))) notes.push(`${s.name} skipped: it needs ${s.since ?? ""}, which ${releaseCommit} predates`);
   for (const lane of lanes) {
-    const mine = lane.name === "term" ? chosen : chosen.filter((s) => KILL_LANE.includes(s.name));
+    const mine = lane.name === "term" ? runnable : runnable.filter((s) => KILL_LANE.includes(s.name));
     cases.push(...mine.map((s) => scenarioCase(lane, s, toolsets)));
     if (lane.name === "term" && values.only === undefined) cases.push(forkCase(lane, toolsets));
   }
