@@ -8,7 +8,7 @@ import { resolveSecretKey } from "../credentials/secret-key.ts";
 import { createTargetPolicy } from "../http-tool/index.ts";
 import type { Logger } from "../shared/logger.ts";
 import { createTracing } from "../tracing/tracing.ts";
-import { connectClient, connectionSettings, type TemporalConnectionSettings } from "../temporal/connection.ts";
+import { connectionSettings, connectNative, type TemporalConnectionSettings } from "../temporal/connection.ts";
 import { requireNamespaceReady } from "../temporal/namespace-readiness.ts";
 import { createRewindWorker, type RewindWorker } from "../worker/create-worker.ts";
 import { installTemporalRuntimeWithMetrics } from "../worker/temporal-runtime.ts";
@@ -16,9 +16,12 @@ import { processMetrics } from "./process-metrics.ts";
 
 const SDK_LEVEL = { debug: "DEBUG", info: "INFO", warn: "WARN", error: "ERROR" } as const;
 
-/** Refuses to start against a namespace that is missing or lacks Rewind's search attributes. */
+/**
+ * Refuses to start against a namespace that is missing or lacks Rewind's search attributes. Over
+ * the worker's own kind of connection, whose failures name their cause (a refused certificate…).
+ */
 async function checkNamespace(settings: TemporalConnectionSettings, namespace: string, logger: Logger): Promise<void> {
-  const connection = await connectClient(settings);
+  const connection = await connectNative(settings);
   try {
     const warning = await requireNamespaceReady(connection, namespace, settings.address);
     if (warning) logger.warn(warning);

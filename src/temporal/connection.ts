@@ -6,13 +6,16 @@
  * fails says where it tried to go and how, never just "UNAVAILABLE".
  */
 import { Connection, type ConnectionOptions } from "@temporalio/client";
-import { NativeConnection, type NativeConnectionOptions } from "@temporalio/worker";
+import type { NativeConnection, NativeConnectionOptions } from "@temporalio/worker";
 import type { TemporalSettings } from "../config.ts";
 
-/** TLS towards the cluster; certificates and keys as PEM bytes, already read from their files. */
+/**
+ * TLS towards the cluster, shaped as the Temporal SDK's own TLSConfig (it is handed over as it
+ * is); certificates and keys as PEM bytes, already read from their files.
+ */
 export interface TemporalTls {
   /** TEMPORAL_TLS_SERVER_NAME: the name the server's certificate is checked against (and SNI). */
-  serverName?: string | undefined;
+  serverNameOverride?: string | undefined;
   /** TEMPORAL_TLS_SERVER_CA_CERT_*: the CA the server's certificate must chain to; unset: the system's roots. */
   serverRootCACertificate?: Buffer | undefined;
   /** TEMPORAL_TLS_CLIENT_CERT_* and TEMPORAL_TLS_CLIENT_KEY_*: the client certificate for mTLS. */
@@ -74,31 +77,72 @@ export function describeTransport(settings: TemporalConnectionSettings): string 
   if (typeof tls === "object") {
     parts.push(tls.clientCertPair ? "client certificate" : "no client certificate");
     if (tls.serverRootCACertificate) parts.push("own CA");
-    if (tls.serverName) parts.push(`server name ${tls.serverName}`);
+    if (tls.serverNameOverride) parts.push(`server name ${tls.serverNameOverride}`);
   }
   if (settings.apiKey !== undefined) parts.push("API key");
   return parts.join(", ");
 }
 
-function unreachable(settings: TemporalConnectionSettings, error: unknown): TemporalUnreachableError {
-  const reason = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+/**
+ * The transport's own words, out of the Rust core's error text: `received fatal alert:
+ * CertificateRequired`, `InvalidCertificate(NotValidForNameContext { … })`, `Connection refused`.
+ */
+function transportReason(message: string): string {
+  const patterns = [
+    /error: "([^"]+)"/, // Custom { kind: InvalidData, error: "received fatal alert: CertificateRequired" }
+    /Custom \{ kind: \w+, error: (.+?) \}\)+\s*$/, // error: InvalidCertificate(NotValidForNameContext { … })
+    /hyper::Error\(\w+, "([^"]+)"\)/, // hyper::Error(Canceled, "connection closed")
+  ];
+  for (const pattern of patterns) {
+    const found = pattern.exec(message)?.[1];
+    if (found) return found;
+  }
+  return message.split("\n")[0] ?? message;
+}
+
+/** What to check, by how the connection was attempted. */
+function advice(settings: TemporalConnectionSettings): string {
+  const tls = settings.tls;
+  const tlsWithoutIdentity = (tls === true || (typeof tls === "object" && !tls.clientCertPair)) && settings.apiKey === undefined;
+  if (tlsWithoutIdentity) return "check TEMPORAL_ADDRESS and TEMPORAL_TLS_*: a server that requires a client certificate needs TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH";
+  return "check TEMPORAL_ADDRESS and the TEMPORAL_TLS_* / TEMPORAL_API_KEY settings";
+}
+
+function unreachable(settings: TemporalConnectionSettings, error: unknown, detail?: string): TemporalUnreachableError {
+  const reason = transportReason(error instanceof Error ? error.message : String(error));
   return new TemporalUnreachableError(
-    `cannot connect to Temporal at ${settings.address} (${describeTransport(settings)}): ${reason}; check TEMPORAL_ADDRESS and the TEMPORAL_TLS_* / TEMPORAL_API_KEY settings`,
+    `cannot connect to Temporal at ${settings.address} (${describeTransport(settings)}): ${reason}${detail ? ` (${detail})` : ""}; ${advice(settings)}`,
     { cause: error },
   );
 }
 
-/** Opens a client connection; `connectTimeoutMs` bounds the first contact (default the SDK's 10 s). */
+/** The native client's answer to the same settings, within `ms`: undefined when it connects or is silent. */
+async function nativeDiagnosis(settings: TemporalConnectionSettings, ms: number): Promise<string | undefined> {
+  const { NativeConnection } = await import("@temporalio/worker");
+  const attempt = NativeConnection.connect(nativeConnectionOptions(settings)).then(
+    async (connection) => { await connection.close(); return undefined; },
+    (error: unknown) => transportReason(error instanceof Error ? error.message : String(error)),
+  );
+  const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref());
+  return Promise.race([attempt, timeout]);
+}
+
+/**
+ * Opens a client connection; `connectTimeoutMs` bounds the first contact (default the SDK's 10 s).
+ * The client only says it failed before the deadline, so a failure is retried once with the
+ * native client, whose error names the cause (a TLS alert, a certificate for another name…).
+ */
 export async function connectClient(settings: TemporalConnectionSettings, connectTimeoutMs?: number): Promise<Connection> {
   try {
     return await Connection.connect({ ...clientConnectionOptions(settings), ...(connectTimeoutMs !== undefined ? { connectTimeout: connectTimeoutMs } : {}) });
   } catch (error) {
-    throw unreachable(settings, error);
+    throw unreachable(settings, error, await nativeDiagnosis(settings, 5_000).catch(() => undefined));
   }
 }
 
 /** Opens the native connection a Worker polls over. */
 export async function connectNative(settings: TemporalConnectionSettings): Promise<NativeConnection> {
+  const { NativeConnection } = await import("@temporalio/worker");
   try {
     return await NativeConnection.connect(nativeConnectionOptions(settings));
   } catch (error) {

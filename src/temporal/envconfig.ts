@@ -84,7 +84,7 @@ export function readTemporalProfile(env: Env, cwd: string): TemporalProfile {
     }
     const ca = pem(tls.serverCACert, PEM_SETTINGS.serverCACert, cwd);
     resolvedTls = {
-      ...(tls.serverName ? { serverName: tls.serverName } : {}),
+      ...(tls.serverName ? { serverNameOverride: tls.serverName } : {}),
       ...(ca ? { serverRootCACertificate: ca } : {}),
       ...(crt && key ? { clientCertPair: { crt, key } } : {}),
     };

@@ -5,11 +5,13 @@
  * without it, a missing namespace made the worker poll forever and a missing search attribute
  * made every POST /v1/runs answer 500. `rewind setup` asks the same question after its work.
  */
-import type { Connection } from "@temporalio/client";
-import { isGrpcServiceError } from "@temporalio/client";
+import { isGrpcServiceError, type Connection } from "@temporalio/client";
 import type { SearchAttributeType } from "@temporalio/common";
 import proto, { type temporal } from "@temporalio/proto";
 import { SEARCH_ATTRIBUTES } from "../shared/run.ts";
+
+/** What the checks call: a client Connection's services, or a worker's NativeConnection's (the same). */
+export type TemporalServices = Pick<Connection, "workflowService" | "operatorService">;
 
 /** A search attribute Rewind writes on every run. */
 export interface RequiredAttribute {
@@ -84,7 +86,7 @@ function probeQuery(attribute: RequiredAttribute): string {
  * Without the operator service's listing (Temporal Cloud may refuse it to a namespace's API key),
  * a count query that names each attribute tells whether the namespace knows it (not its type).
  */
-async function probeAttributes(connection: Connection, namespace: string, required: readonly RequiredAttribute[]): Promise<RequiredAttribute[] | undefined> {
+async function probeAttributes(connection: TemporalServices, namespace: string, required: readonly RequiredAttribute[]): Promise<RequiredAttribute[] | undefined> {
   const missing: RequiredAttribute[] = [];
   for (const attribute of required) {
     try {
@@ -98,13 +100,13 @@ async function probeAttributes(connection: Connection, namespace: string, requir
 }
 
 /** The custom search attributes of a namespace, name → the server's type enum. */
-export async function listCustomAttributes(connection: Connection, namespace: string): Promise<Record<string, number>> {
+export async function listCustomAttributes(connection: TemporalServices, namespace: string): Promise<Record<string, number>> {
   const listed = await connection.operatorService.listSearchAttributes({ namespace });
   return (listed.customAttributes ?? {}) as Record<string, number>;
 }
 
 /** Looks at the namespace and its search attributes; only a connection failure throws. */
-export async function inspectNamespace(connection: Connection, namespace: string, required: readonly RequiredAttribute[] = REWIND_SEARCH_ATTRIBUTES): Promise<NamespaceState> {
+export async function inspectNamespace(connection: TemporalServices, namespace: string, required: readonly RequiredAttribute[] = REWIND_SEARCH_ATTRIBUTES): Promise<NamespaceState> {
   try {
     await connection.workflowService.describeNamespace({ namespace });
   } catch (error) {
@@ -150,7 +152,7 @@ export function notReadySentence(state: NamespaceState, namespace: string, addre
  * Throws NamespaceNotReadyError unless the namespace exists with Rewind's search attributes.
  * Answers a warning when they could not be checked (the server would neither list nor probe them).
  */
-export async function requireNamespaceReady(connection: Connection, namespace: string, address: string): Promise<string | undefined> {
+export async function requireNamespaceReady(connection: TemporalServices, namespace: string, address: string): Promise<string | undefined> {
   const state = await inspectNamespace(connection, namespace);
   const sentence = notReadySentence(state, namespace, address);
   if (sentence) throw new NamespaceNotReadyError(sentence);

@@ -5,12 +5,11 @@
  * outside the gRPC API; a self-hosted cluster may reserve them for admins), it does not fail
  * vaguely: it answers the exact commands an operator must run instead, then checks again.
  */
-import type { Connection } from "@temporalio/client";
 import { msToTs } from "@temporalio/common/lib/time.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
   describeAttributes, grpcCode, grpcReason, indexedValueType, inspectNamespace, listCustomAttributes, notReadySentence,
-  REWIND_SEARCH_ATTRIBUTES, typeLabel, type NamespaceState, type RequiredAttribute,
+  REWIND_SEARCH_ATTRIBUTES, typeLabel, type NamespaceState, type RequiredAttribute, type TemporalServices,
 } from "./namespace-readiness.ts";
 
 export interface SetupOptions {
@@ -73,7 +72,7 @@ async function whileNamespaceSettles<T>(settleMs: number, attempt: () => Promise
   }
 }
 
-async function ensureNamespace(connection: Connection, options: SetupOptions, report: SetupReport): Promise<boolean> {
+async function ensureNamespace(connection: TemporalServices, options: SetupOptions, report: SetupReport): Promise<boolean> {
   const state = await inspectNamespace(connection, options.namespace, []);
   if (state.kind === "present") {
     report.steps.push(`namespace "${options.namespace}": exists`);
@@ -103,7 +102,7 @@ async function ensureNamespace(connection: Connection, options: SetupOptions, re
   return true;
 }
 
-async function ensureAttributes(connection: Connection, options: SetupOptions, report: SetupReport): Promise<void> {
+async function ensureAttributes(connection: TemporalServices, options: SetupOptions, report: SetupReport): Promise<void> {
   const required = options.attributes ?? REWIND_SEARCH_ATTRIBUTES;
   const settleMs = options.settleMs ?? 30_000;
   const state = await whileNamespaceSettles(settleMs, () => inspectNamespace(connection, options.namespace, required));
@@ -139,7 +138,7 @@ async function ensureAttributes(connection: Connection, options: SetupOptions, r
 }
 
 /** Creates what is missing; answers what was done and what the operator must still do. */
-export async function setupNamespace(connection: Connection, options: SetupOptions): Promise<SetupReport> {
+export async function setupNamespace(connection: TemporalServices, options: SetupOptions): Promise<SetupReport> {
   const report: SetupReport = { ready: false, steps: [], operatorActions: [] };
   if (!(await ensureNamespace(connection, options, report))) return report;
   await ensureAttributes(connection, options, report);

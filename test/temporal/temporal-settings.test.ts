@@ -42,7 +42,7 @@ describe("Temporal's environment configuration", () => {
       TEMPORAL_TLS_SERVER_NAME: "frontend.temporal.internal",
     }, dir);
     expect(settings.tls).toEqual({
-      serverName: "frontend.temporal.internal",
+      serverNameOverride: "frontend.temporal.internal",
       serverRootCACertificate: Buffer.from(pem("CERTIFICATE", "the CA")),
       clientCertPair: { crt: Buffer.from(pem("CERTIFICATE", "client cert")), key: Buffer.from(pem("PRIVATE KEY", "client key")) },
     });
@@ -66,7 +66,7 @@ describe("Temporal's environment configuration", () => {
       "[profile.prod.tls]", `client_cert_path = "${CERT}"`, `client_key_path = "${KEY}"`, 'server_name = "prod"',
     ].join("\n"));
     const prod = temporalSettings({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: "prod", TEMPORAL_API_KEY: "from-env" }, dir);
-    expect(prod).toMatchObject({ address: "prod.internal:7233", namespace: "rewind-prod", apiKey: "from-env", tls: { serverName: "prod" } });
+    expect(prod).toMatchObject({ address: "prod.internal:7233", namespace: "rewind-prod", apiKey: "from-env", tls: { serverNameOverride: "prod" } });
     expect(temporalSettings({ TEMPORAL_CONFIG_FILE: toml }, dir)).toMatchObject({ address: "localhost:7233", namespace: "default" });
     expect(() => temporalSettings({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: "staging" }, dir)).toThrow(/TEMPORAL_CONFIG_FILE=.*Profile 'staging' not found/);
   });
