@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 import type { Config } from "../config.ts";
 import { findOrInstallTemporalCli, loadDevServerConfig, startDevServer, type DevServer } from "../dev/index.ts";
 import type { Logger } from "../shared/logger.ts";
+import { connectClient } from "../temporal/connection.ts";
+import { setupNamespace } from "../temporal/namespace-setup.ts";
 import { startApi } from "./start-api.ts";
 import { startWorker } from "./start-worker.ts";
 
@@ -29,6 +31,21 @@ function codecEndpointOf(config: Config): string | undefined {
   return `${config.api.publicUrl.replace(/\/+$/, "")}/v1/codec`;
 }
 
+/**
+ * The embedded server sets itself up, as `rewind setup` does a cluster: the dev server registers
+ * temporal-dev.yml's search attributes when it creates its SQLite file, not those a later release
+ * added, and the worker and the API would refuse to start without them.
+ */
+async function setUpEmbedded(address: string, namespace: string, logger: Logger): Promise<void> {
+  const connection = await connectClient({ address });
+  try {
+    const report = await setupNamespace(connection, { namespace, address, retentionDays: 30 });
+    for (const step of report.steps) if (/: (created|registered)/.test(step)) logger.info(`dev server: ${step}`);
+  } finally {
+    await connection.close();
+  }
+}
+
 export async function runDev(config: Config, logger: Logger): Promise<void> {
   let server: DevServer | undefined;
   let address = config.temporal.address;
@@ -47,9 +64,22 @@ export async function runDev(config: Config, logger: Logger): Promise<void> {
     address = server.address;
     uiUrl ??= server.uiUrl;
   }
-  const worker = await startWorker(config, address, logger);
-  const workerDone = worker.run();
-  const api = await startApi(config, address, uiUrl, logger);
+  let worker: Awaited<ReturnType<typeof startWorker>> | undefined;
+  let workerDone: Promise<void> | undefined;
+  let api: Awaited<ReturnType<typeof startApi>>;
+  try {
+    if (server) await setUpEmbedded(address, config.temporal.namespace, logger);
+    worker = await startWorker(config, address, logger);
+    workerDone = worker.run();
+    api = await startApi(config, address, uiUrl, logger);
+  } catch (error) {
+    // Nothing may outlive a failed start: the server and the worker would keep this process alive.
+    await worker?.shutdown().catch(() => undefined);
+    await workerDone?.catch(() => undefined);
+    await server?.stop();
+    throw error;
+  }
+  const started = worker;
 
   process.stdout.write([
     "",
@@ -68,7 +98,7 @@ export async function runDev(config: Config, logger: Logger): Promise<void> {
     stopping = true;
     logger.info(`received ${signal}, stopping`);
     await api.stop().catch((error: unknown) => logger.error("API stop failed", { error: String(error) }));
-    await worker.shutdown().catch((error: unknown) => logger.error("worker stop failed", { error: String(error) }));
+    await started.shutdown().catch((error: unknown) => logger.error("worker stop failed", { error: String(error) }));
     await server?.stop();
     logger.info("stopped");
   };

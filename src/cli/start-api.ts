@@ -99,7 +99,8 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
   const unwatchRuns = metrics.watchOpenRuns(createOpenRunCounter(client, config.temporal.taskQueue));
   if (config.api.keys.size === 0) logger.warn("REWIND_API_KEYS is not set: serving loopback callers without a key, as namespace default");
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(config.api.port, config.api.host, () => resolve(listening));
+    // Express 5 calls back with the error when listening fails (a port in use).
+    const listening = app.listen(config.api.port, config.api.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
     listening.once("error", reject);
   });
   const { port } = server.address() as AddressInfo;
