@@ -65,4 +65,11 @@ export const PATCHES = {
    * before replay it as they started it.
    */
   childRunsDescribed: "rewind-child-runs-described",
+  /**
+   * 2026-11-30 (after 239c5f3): a new run asks for every patch before its first command
+   * (`announcePatches`), so its markers are recorded first in its first workflow task. Always
+   * last but for those added after it: entries are only ever appended, never reordered, since a
+   * run replays its announcement in this order.
+   */
+  patchesAnnouncedFirst: "rewind-patches-announced-first",
 } as const;

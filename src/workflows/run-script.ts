@@ -21,6 +21,7 @@ import { ForkReplay } from "./fork-seed.ts";
 import { JournalBook } from "./journal-book.ts";
 import { Observations } from "./observations.ts";
 import { ParkingDesk } from "./parking-desk.ts";
+import { announcePatches } from "./patch-announcement.ts";
 import { PATCHES } from "./patches.ts";
 import { ReadyQueue } from "./ready-queue.ts";
 import { RunEnding } from "./run-ending.ts";
@@ -54,6 +55,7 @@ function shouldContinueAsNew(afterEvents: number | undefined): boolean {
 }
 
 export async function runScript(input: RunInput): Promise<unknown> {
+  announcePatches();
   const journal = new JournalBook(input.carried);
   const inbox = new SignalInbox(input.carried?.signals);
   let startedAt = input.carried?.startedAt ?? Date.now();

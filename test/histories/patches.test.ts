@@ -20,6 +20,8 @@ describe("patches", () => {
   it("are only ever named through PATCHES, each in use, each id once", async () => {
     const sources = await workflowSources();
     for (const { file, text } of sources) {
+      // The announcement asks for each of them by value, in declaration order.
+      if (file === "patch-announcement.ts") continue;
       for (const call of text.matchAll(/\b(?:patched|deprecatePatch)\(([^)]*)\)/g)) {
         expect(call[1], `${file}: ${call[0]}`).toMatch(/^PATCHES\.\w+$/);
       }
