@@ -193,20 +193,20 @@ export function createRunService(options: RunServiceOptions) {
     },
 
     /**
-     * Replaces a running run's own credentials (sealed by the caller): its calls parked on them
-     * are sent again with the same key, and every later call uses them. 409 once the run ended.
+     * Replaces a running run's own credentials: `seal` checks them against the run's toolset and
+     * seals them; its calls parked on them are sent again with the same key, and every later call
+     * uses them. 409 once the run ended. One describe answers ownership, state and toolset.
      */
-    async renewCredentials(runId: string, namespace: string, sealed: string): Promise<{ toolsetId: string }> {
+    async renewCredentials(runId: string, namespace: string, seal: (toolsetId: string) => Promise<string>): Promise<void> {
       const d = await describeOwned(runId, namespace);
       if (d.status.name !== "RUNNING") throw new HttpError(409, "conflict", `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its credentials can no longer be renewed`);
+      const sealed = await seal(String(d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset) ?? ""));
       await client.workflow.getHandle(runId).signal(runCredentialsRenewedSignal, { sealed });
-      return { toolsetId: String(d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset) ?? "") };
     },
 
-    /** The toolset a run of this namespace uses (404 for another namespace's run). */
-    async toolsetOf(runId: string, namespace: string): Promise<string> {
-      const d = await describeOwned(runId, namespace);
-      return String(d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset) ?? "");
+    /** The run's own credentials as its calls now use them (renewed ones once renewed), sealed. */
+    async currentCredentials(runId: string): Promise<string | undefined> {
+      return (await withinQueryTimeout(client.workflow.getHandle(runId).query(getRunCredentialsQuery)))?.sealed ?? undefined;
     },
 
     /** What a fork needs of its parent: its toolset, end user, input, own credentials and finished calls. */
@@ -222,13 +222,7 @@ export function createRunService(options: RunServiceOptions) {
         if (e.status === "failed" && e.error) return [{ seq: e.seq, tool: e.tool, args: e.args, outcome: { ok: false as const, error: e.error } }];
         return [];
       });
-      // Credentials renewed while the parent ran are the ones a fork inherits.
-      const renewed = await withinQueryTimeout(client.workflow.getHandle(runId).query(getRunCredentialsQuery));
-      const credentials = renewed?.sealed ?? input.credentials;
-      return {
-        toolsetId: input.toolsetId, ...(input.endUser ? { endUser: input.endUser } : {}), seed: { parentRunId: runId, calls },
-        input: { ...input, ...(credentials ? { credentials } : {}) },
-      };
+      return { toolsetId: input.toolsetId, ...(input.endUser ? { endUser: input.endUser } : {}), input, seed: { parentRunId: runId, calls } };
     },
 
     /** The run as a cassette: toolset, script, input and every call with its outcome; no credentials. */

@@ -106,7 +106,10 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     const source = await deps.runs.forkSource(parentId, namespace);
     const { toolset, ...compiled } = await compileForToolset(deps, namespace, source.toolsetId, body.script);
     if (body.credentials) checkServers(body.credentials, toolset);
-    const credentials = body.credentials ? deps.box.seal(JSON.stringify(body.credentials)) : source.input.credentials;
+    // Without new ones, the fork inherits the parent's as last renewed.
+    const credentials = body.credentials
+      ? deps.box.seal(JSON.stringify(body.credentials))
+      : (await deps.runs.currentCredentials(parentId)) ?? source.input.credentials;
     const started = await deps.runs.start({
       trace: newRunTrace(req.get("traceparent")),
       script: compiled.javascript, scriptHash: compiled.scriptHash, toolsetId: toolset.id, toolset: toolset.document,
@@ -122,10 +125,12 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     const namespace = namespaceOf(req);
     const id = runIdParam(req.params.id);
     const body = parseOrThrow(credentialsBody, req.body, "body");
-    const toolset = await deps.toolsets.get(await deps.runs.toolsetOf(id, namespace), namespace);
-    if (toolset) checkServers(body, toolset);
-    // Sealed here like every other scope's: Temporal never holds them in clear.
-    await deps.runs.renewCredentials(id, namespace, deps.box.seal(JSON.stringify(body)));
+    await deps.runs.renewCredentials(id, namespace, async (toolsetId) => {
+      const toolset = await deps.toolsets.get(toolsetId, namespace);
+      if (toolset) checkServers(body, toolset);
+      // Sealed here like every other scope's: Temporal never holds them in clear.
+      return deps.box.seal(JSON.stringify(body));
+    });
     res.json({ runId: id, scope: "run" });
   });
 
