@@ -20,32 +20,49 @@ export default tseslint.config(
       "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { arguments: false } }],
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/consistent-type-imports": "error",
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
+      ],
     },
   },
   {
     files: ["src/workflows/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", {
-        paths: nodeBuiltins.map((name) => ({ name, message: "Workflow code runs in Temporal's deterministic sandbox: no Node built-ins." })),
-        patterns: [{
-          regex: "^(?!@temporalio/workflow$|\\.\\/|\\.\\.\\/shared\\/).*",
-          message: "Workflow code may import only @temporalio/workflow, src/shared/ and other workflow files (types may come from anywhere with `import type`).",
-          allowTypeImports: true,
-        }],
-      }],
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: nodeBuiltins.map((name) => ({
+            name,
+            message: "Workflow code runs in Temporal's deterministic sandbox: no Node built-ins.",
+          })),
+          patterns: [
+            {
+              regex: "^(?!@temporalio/workflow$|\\.\\/|\\.\\.\\/shared\\/).*",
+              message:
+                "Workflow code may import only @temporalio/workflow, src/shared/ and other workflow files (types may come from anywhere with `import type`).",
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ["src/shared/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", {
-        patterns: [{
-          regex: "^(?!\\.\\/).*",
-          message: "src/shared/ is imported by workflows and every layer: it imports only itself (and types).",
-          allowTypeImports: true,
-        }],
-      }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(?!\\.\\/).*",
+              message: "src/shared/ is imported by workflows and every layer: it imports only itself (and types).",
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
     },
   },
 );

@@ -19,24 +19,49 @@ export interface Sizes {
 
 export const FULL: Sizes = {
   overhead: { n: 50, rounds: 5, parallelRounds: 21 },
-  scaling: [{ n: 10, rounds: 5 }, { n: 100, rounds: 3 }, { n: 1000, rounds: 1 }, { n: 5000, rounds: 1 }],
+  scaling: [
+    { n: 10, rounds: 5 },
+    { n: 100, rounds: 3 },
+    { n: 1000, rounds: 1 },
+    { n: 5000, rounds: 1 },
+  ],
   sandbox: { warmSteps: 5000, coldSizes: [10, 100, 1000, 5000], coldRounds: 5 },
   typeCheck: { coldRounds: 5, warmChecks: 50 },
   start: { warmup: 3, samples: 25 },
   throughput: { runs: 200, calls: 10, rounds: 1 },
   replay: { sizes: [5, 100], rounds: 3 },
-  largeResults: { sizes: [{ bytes: 1_000, calls: 20 }, { bytes: 100_000, calls: 20 }, { bytes: 1_000_000, calls: 10 }, { bytes: 10_000_000, calls: 5 }], rounds: 5 },
+  largeResults: {
+    sizes: [
+      { bytes: 1_000, calls: 20 },
+      { bytes: 100_000, calls: 20 },
+      { bytes: 1_000_000, calls: 10 },
+      { bytes: 10_000_000, calls: 5 },
+    ],
+    rounds: 5,
+  },
 };
 
 export const QUICK: Sizes = {
   overhead: { n: 20, rounds: 2, parallelRounds: 4 },
-  scaling: [{ n: 10, rounds: 2 }, { n: 100, rounds: 1 }, { n: 300, rounds: 1 }],
+  scaling: [
+    { n: 10, rounds: 2 },
+    { n: 100, rounds: 1 },
+    { n: 300, rounds: 1 },
+  ],
   sandbox: { warmSteps: 300, coldSizes: [10, 100, 300], coldRounds: 2 },
   typeCheck: { coldRounds: 2, warmChecks: 10 },
   start: { warmup: 1, samples: 8 },
   throughput: { runs: 30, calls: 10, rounds: 1 },
   replay: { sizes: [3, 20], rounds: 2 },
-  largeResults: { sizes: [{ bytes: 1_000, calls: 5 }, { bytes: 100_000, calls: 5 }, { bytes: 1_000_000, calls: 3 }, { bytes: 10_000_000, calls: 2 }], rounds: 1 },
+  largeResults: {
+    sizes: [
+      { bytes: 1_000, calls: 5 },
+      { bytes: 100_000, calls: 5 },
+      { bytes: 1_000_000, calls: 3 },
+      { bytes: 10_000_000, calls: 2 },
+    ],
+    rounds: 1,
+  },
 };
 
 export interface BenchContext {

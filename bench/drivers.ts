@@ -39,7 +39,11 @@ export interface RunTiming {
 }
 
 /** Starts a run through the API; does not wait for it. */
-export async function postRun(stack: BenchStack, script: string, input: unknown): Promise<{ id: string; postMs: number; sentAt: number; started: number }> {
+export async function postRun(
+  stack: BenchStack,
+  script: string,
+  input: unknown,
+): Promise<{ id: string; postMs: number; sentAt: number; started: number }> {
   const started = performance.now();
   const sentAt = performance.timeOrigin + started;
   const response = await fetch(`${stack.api.url}/v1/runs`, {
@@ -48,7 +52,8 @@ export async function postRun(stack: BenchStack, script: string, input: unknown)
     body: JSON.stringify({ script, toolset: stack.toolsetId, input }),
   });
   const body = (await response.json()) as { id?: string; error?: unknown };
-  if (response.status !== 201 || !body.id) throw new Error(`POST /v1/runs answered ${response.status}: ${JSON.stringify(body)}`);
+  if (response.status !== 201 || !body.id)
+    throw new Error(`POST /v1/runs answered ${response.status}: ${JSON.stringify(body)}`);
   return { id: body.id, postMs: since(started), sentAt, started };
 }
 
@@ -60,7 +65,12 @@ export async function rewindRun(stack: BenchStack, script: string, input: unknow
 }
 
 /** The same calls as a plain Temporal workflow with one plain activity per call. */
-export async function plainRun(stack: BenchStack, n: number, width: number, noop = false): Promise<{ id: string; ms: number; result: unknown }> {
+export async function plainRun(
+  stack: BenchStack,
+  n: number,
+  width: number,
+  noop = false,
+): Promise<{ id: string; ms: number; result: unknown }> {
   const started = performance.now();
   const id = `plain_${randomUUID()}`;
   const handle = await stack.plainClient.workflow.start("plainCalls", {
@@ -73,15 +83,23 @@ export async function plainRun(stack: BenchStack, n: number, width: number, noop
 }
 
 /** The same calls made directly with the MCP client pool. */
-export async function directCalls(stack: BenchStack, n: number, width: number): Promise<{ ms: number; result: number }> {
+export async function directCalls(
+  stack: BenchStack,
+  n: number,
+  width: number,
+): Promise<{ ms: number; result: number }> {
   const started = performance.now();
   const prefix = `direct_${randomUUID()}`;
   let total = 0;
   const lane = async (first: number) => {
     for (let i = first; i < n; i += width) {
       const outcome = await stack.directPool.callTool({
-        url: stack.mcpUrl, poolKey: stack.mcpUrl, name: "echo", arguments: { i },
-        meta: { "codes.rewind/idempotency-key": `${prefix}/${i + 1}` }, timeoutMs: 60_000,
+        url: stack.mcpUrl,
+        poolKey: stack.mcpUrl,
+        name: "echo",
+        arguments: { i },
+        meta: { "codes.rewind/idempotency-key": `${prefix}/${i + 1}` },
+        timeoutMs: 60_000,
       });
       total += (outcome.structuredContent as { i: number }).i;
     }
@@ -91,5 +109,6 @@ export async function directCalls(stack: BenchStack, n: number, width: number): 
 }
 
 export function assertTotal(what: string, result: unknown, n: number): void {
-  if (result !== expectedTotal(n)) throw new Error(`${what} returned ${JSON.stringify(result)}, expected ${expectedTotal(n)}`);
+  if (result !== expectedTotal(n))
+    throw new Error(`${what} returned ${JSON.stringify(result)}, expected ${expectedTotal(n)}`);
 }

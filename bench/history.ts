@@ -79,7 +79,12 @@ function payloadBytes(value: unknown, depth = 0): number {
 
 export function summarizeHistories(histories: History[]): HistorySummary {
   const byType: Record<string, number> = {};
-  const phases = { activityScheduleToStart: 0, activityStartToClose: 0, workflowTaskScheduleToStart: 0, workflowTaskStartToClose: 0 };
+  const phases = {
+    activityScheduleToStart: 0,
+    activityStartToClose: 0,
+    workflowTaskScheduleToStart: 0,
+    workflowTaskStartToClose: 0,
+  };
   let bytes = 0;
   let spanMs = 0;
   const eventsPerExecution: number[] = [];
@@ -102,10 +107,12 @@ export function summarizeHistories(histories: History[]): HistorySummary {
       if (wftStarted) {
         // Started events carry no scheduled id; the scheduled event is the one just before.
         const scheduled = byId.get(idOf(event.eventId) - 1);
-        if (scheduled?.workflowTaskScheduledEventAttributes) phases.workflowTaskScheduleToStart += timeOf(event) - timeOf(scheduled);
+        if (scheduled?.workflowTaskScheduledEventAttributes)
+          phases.workflowTaskScheduleToStart += timeOf(event) - timeOf(scheduled);
       }
       const wftCompleted = event.workflowTaskCompletedEventAttributes;
-      if (wftCompleted) phases.workflowTaskStartToClose += timeOf(event) - timeOf(byId.get(idOf(wftCompleted.startedEventId)));
+      if (wftCompleted)
+        phases.workflowTaskStartToClose += timeOf(event) - timeOf(byId.get(idOf(wftCompleted.startedEventId)));
     }
     spanMs += timeOf(events.at(-1)) - timeOf(events[0]);
   }

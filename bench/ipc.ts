@@ -35,7 +35,11 @@ export function serveIpc(handlers: Record<string, (args: unknown) => unknown>): 
         if (!handler) throw new Error(`no handler for ${message.op}`);
         process.send?.({ id: message.id, ok: true, value: await handler(message.args) } satisfies IpcAnswer);
       } catch (error) {
-        process.send?.({ id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) } satisfies IpcAnswer);
+        process.send?.({
+          id: message.id,
+          ok: false,
+          error: error instanceof Error ? error.message : String(error),
+        } satisfies IpcAnswer);
       }
     })();
   });
@@ -77,9 +81,17 @@ export function ipcClient(child: ChildProcess): IpcClient {
 }
 
 /** Waits for a child's ReadyMessage, failing with its output if it exits or takes too long. */
-export function waitForReady(child: ChildProcess, output: () => string, timeoutMs: number, name: string): Promise<ReadyMessage> {
+export function waitForReady(
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs: number,
+  name: string,
+): Promise<ReadyMessage> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not become ready within ${timeoutMs} ms:\n${output()}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} did not become ready within ${timeoutMs} ms:\n${output()}`)),
+      timeoutMs,
+    );
     const onMessage = (message: unknown) => {
       if (typeof message === "object" && message !== null && "ready" in message) {
         clearTimeout(timer);

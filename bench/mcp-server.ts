@@ -23,7 +23,11 @@ export const ECHO_TOOL: Tool = {
 export const BLOB_TOOL: Tool = {
   name: "blob",
   description: "Answers text of exactly `bytes` bytes, different for each `seed`.",
-  inputSchema: { type: "object", properties: { bytes: { type: "integer" }, seed: { type: "string" } }, required: ["bytes", "seed"] },
+  inputSchema: {
+    type: "object",
+    properties: { bytes: { type: "integer" }, seed: { type: "string" } },
+    required: ["bytes", "seed"],
+  },
 };
 
 /** The largest result `blob` makes: Rewind takes MCP results up to 16 MiB. */
@@ -58,7 +62,8 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 }
 
 function runIdOf(body: unknown): string | undefined {
-  if (typeof body !== "object" || body === null || (body as { method?: unknown }).method !== "tools/call") return undefined;
+  if (typeof body !== "object" || body === null || (body as { method?: unknown }).method !== "tools/call")
+    return undefined;
   const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
   const key = meta?.[IDEMPOTENCY_META_KEY];
   return typeof key === "string" ? key.slice(0, key.indexOf("/")) : undefined;
@@ -75,7 +80,10 @@ export async function startBenchMcpServer(): Promise<BenchMcpServer> {
     server.setRequestHandler(CallToolRequestSchema, (request) => {
       calls++;
       if (request.params.name === BLOB_TOOL.name) {
-        const bytes = Math.min(Math.max(0, Math.trunc(Number(request.params.arguments?.["bytes"] ?? 0))), MAX_BLOB_BYTES);
+        const bytes = Math.min(
+          Math.max(0, Math.trunc(Number(request.params.arguments?.["bytes"] ?? 0))),
+          MAX_BLOB_BYTES,
+        );
         return { content: [{ type: "text", text: blobText(bytes, String(request.params.arguments?.["seed"] ?? "")) }] };
       }
       const i = Number(request.params.arguments?.["i"] ?? 0);
@@ -94,15 +102,21 @@ export async function startBenchMcpServer(): Promise<BenchMcpServer> {
     if (sessionId === undefined) {
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => { sessions.set(id, transport); },
+        onsessioninitialized: (id) => {
+          sessions.set(id, transport);
+        },
       });
-      transport.onclose = () => { if (transport.sessionId) sessions.delete(transport.sessionId); };
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
       await sessionServer().connect(transport);
       return transport.handleRequest(req, res, body);
     }
     const transport = sessions.get(sessionId);
     if (!transport) {
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
+      res
+        .writeHead(404, { "content-type": "application/json" })
+        .end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }));
       return;
     }
     return transport.handleRequest(req, res, body);
@@ -121,7 +135,9 @@ export async function startBenchMcpServer(): Promise<BenchMcpServer> {
   const { port } = http.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/mcp`,
-    get calls() { return calls; },
+    get calls() {
+      return calls;
+    },
     firstArrivals,
     async close() {
       await Promise.all([...sessions.values()].map((t) => t.close().catch(() => undefined)));

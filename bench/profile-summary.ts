@@ -65,11 +65,13 @@ function summarize(profile: CpuProfile, top: number): string {
     const key = `${functionName || "(anonymous)"}  ${area}${url && !url.includes("node_modules") ? `:${lineNumber + 1}` : ""}`;
     functions.set(key, (functions.get(key) ?? 0) + us);
   }
-  const pct = (us: number) => `${((us / total) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms`;
+  const pct = (us: number) =>
+    `${((us / total) * 100).toFixed(1).padStart(5)}%  ${(us / 1000).toFixed(0).padStart(7)} ms`;
   const lines = [`  wall ${(total / 1e6).toFixed(1)} s`, "  by area:"];
   for (const [area, us] of [...areas].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`    ${pct(us)}  ${area}`);
   lines.push("  top functions (self time):");
-  for (const [name, us] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`    ${pct(us)}  ${name}`);
+  for (const [name, us] of [...functions].sort((a, b) => b[1] - a[1]).slice(0, top))
+    lines.push(`    ${pct(us)}  ${name}`);
   return lines.join("\n");
 }
 

@@ -53,14 +53,18 @@ const size = (bytes: number): string => {
   return `${value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2)} ${unit}`;
 };
 /** A result size as the scenario names it (decimal: 1 KB is 1,000 bytes). */
-const resultSize = (bytes: number): string => (bytes >= 1e6 ? `${bytes / 1e6} MB` : bytes >= 1e3 ? `${bytes / 1e3} KB` : `${bytes} B`);
+const resultSize = (bytes: number): string =>
+  bytes >= 1e6 ? `${bytes / 1e6} MB` : bytes >= 1e3 ? `${bytes / 1e3} KB` : `${bytes} B`;
 
 /** A "lower is better" target. */
 function atMost(target: string, value: number | undefined, limit: number, format: (v: number) => string): TargetRow {
-  if (value === undefined || !Number.isFinite(value)) return { target, measured: "not measured", verdict: "n/a", margin: "" };
+  if (value === undefined || !Number.isFinite(value))
+    return { target, measured: "not measured", verdict: "n/a", margin: "" };
   const pass = value <= limit;
   const percent = Math.abs((value - limit) / limit) * 100;
-  const margin = pass ? `${percent.toFixed(0)}% under the limit` : `over by ${format(value - limit)} (+${percent.toFixed(0)}%)`;
+  const margin = pass
+    ? `${percent.toFixed(0)}% under the limit`
+    : `over by ${format(value - limit)} (+${percent.toFixed(0)}%)`;
   return { target, measured: format(value), verdict: pass ? "PASS" : "MISS", margin, value, limit };
 }
 
@@ -74,159 +78,330 @@ export function evaluateTargets(results: BenchResults): TargetRow[] {
     atMost("Rewind / plain Temporal per-call time ≤ 1.25×, sequential", seq?.rewindOverPlain, 1.25, x),
     atMost("Rewind / plain Temporal per-call time ≤ 1.25×, 16 in parallel", par?.rewindOverPlain, 1.25, x),
     atMost("1,000-call run grows linearly: per-call time at 1,000 ≤ 1.25× that at 100", growth1000, 1.25, x),
-    atMost(`…and at the largest run (${results.scaling?.rows.at(-1)?.n ?? "–"} calls) ≤ 1.25× that at 100`, results.scaling?.growth, 1.25, x),
+    atMost(
+      `…and at the largest run (${results.scaling?.rows.at(-1)?.n ?? "–"} calls) ≤ 1.25× that at 100`,
+      results.scaling?.growth,
+      1.25,
+      x,
+    ),
     atMost("Warm-isolate step < 1 ms of sandbox time (median)", results.sandbox?.warm.medianMs, 1, ms),
     atMost("Warm type-check of a typical script < 50 ms (median)", results.typeCheck?.warm.medianMs, 50, ms),
     atMost("POST /v1/runs → first call at the MCP server < 100 ms (median, warm)", results.start?.medianMs, 100, ms),
-    { target: "kill -9 of the worker during a 100-call run, 10×: exactly-once effects", measured: "not a timing: asserted by test/runs/mcp-durability.test.ts", verdict: "n/a", margin: "" },
+    {
+      target: "kill -9 of the worker during a 100-call run, 10×: exactly-once effects",
+      measured: "not a timing: asserted by test/runs/mcp-durability.test.ts",
+      verdict: "n/a",
+      margin: "",
+    },
   ];
 }
 
 export function renderReport(results: BenchResults): string {
   const out: string[] = [];
   const meta = results.meta;
-  out.push(`Rewind bench — ${String(meta["date"])} — ${String(meta["mode"])} — commit ${String(meta["commit"])} — Node ${String(meta["node"])}, ${String(meta["cpus"])}, ${String(meta["memory"])}, load average ${JSON.stringify(meta["loadAverageAtStart"])} at start`);
+  out.push(
+    `Rewind bench — ${String(meta["date"])} — ${String(meta["mode"])} — commit ${String(meta["commit"])} — Node ${String(meta["node"])}, ${String(meta["cpus"])}, ${String(meta["memory"])}, load average ${JSON.stringify(meta["loadAverageAtStart"])} at start`,
+  );
 
   if (results.overhead) {
     const first = results.overhead[0];
-    const roundsOf = results.overhead.map((m) => `${m.samples.rewind.length} ${m.mode === "sequential" ? "sequential" : "16-lane"}`).join(", ");
+    const roundsOf = results.overhead
+      .map((m) => `${m.samples.rewind.length} ${m.mode === "sequential" ? "sequential" : "16-lane"}`)
+      .join(", ");
     out.push(`\n### Overhead: ${first?.n ?? "?"} echo calls, median of ${roundsOf} rounds (p95 in brackets)\n`);
-    out.push(table(
-      ["mode", "direct MCP", "Temporal, no-op activities", "plain Temporal", "Rewind", "Rewind / plain", "Rewind − plain per call", "Rewind / direct", "per call: direct / no-op / plain / Rewind"],
-      results.overhead.map((m) => [
-        m.mode === "sequential" ? "sequential" : "16 in parallel",
-        `${ms(m.median.direct)} (${ms(m.p95.direct)})`,
-        `${ms(m.median.floor)} (${ms(m.p95.floor)})`,
-        `${ms(m.median.plain)} (${ms(m.p95.plain)})`,
-        `${ms(m.median.rewind)} (${ms(m.p95.rewind)})`,
-        x(m.rewindOverPlain), ms(m.perCall.rewind - m.perCall.plain), x(m.rewindOverDirect),
-        `${ms(m.perCall.direct)} / ${ms(m.perCall.floor)} / ${ms(m.perCall.plain)} / ${ms(m.perCall.rewind)}`,
-      ]),
-    ));
+    out.push(
+      table(
+        [
+          "mode",
+          "direct MCP",
+          "Temporal, no-op activities",
+          "plain Temporal",
+          "Rewind",
+          "Rewind / plain",
+          "Rewind − plain per call",
+          "Rewind / direct",
+          "per call: direct / no-op / plain / Rewind",
+        ],
+        results.overhead.map((m) => [
+          m.mode === "sequential" ? "sequential" : "16 in parallel",
+          `${ms(m.median.direct)} (${ms(m.p95.direct)})`,
+          `${ms(m.median.floor)} (${ms(m.p95.floor)})`,
+          `${ms(m.median.plain)} (${ms(m.p95.plain)})`,
+          `${ms(m.median.rewind)} (${ms(m.p95.rewind)})`,
+          x(m.rewindOverPlain),
+          ms(m.perCall.rewind - m.perCall.plain),
+          x(m.rewindOverDirect),
+          `${ms(m.perCall.direct)} / ${ms(m.perCall.floor)} / ${ms(m.perCall.plain)} / ${ms(m.perCall.rewind)}`,
+        ]),
+      ),
+    );
     const modes = results.overhead;
     const columns = modes.flatMap((m) => [
-      { label: `no-op, ${m.mode === "sequential" ? "sequential" : "16∥"}`, mode: m, history: m.history.floor, wall: m.median.floor, cpu: m.cpuPerCall.floor },
-      { label: `plain, ${m.mode === "sequential" ? "sequential" : "16∥"}`, mode: m, history: m.history.plain, wall: m.median.plain, cpu: m.cpuPerCall.plain },
-      { label: `Rewind, ${m.mode === "sequential" ? "sequential" : "16∥"}`, mode: m, history: m.history.rewind, wall: m.median.rewind, cpu: m.cpuPerCall.rewind },
+      {
+        label: `no-op, ${m.mode === "sequential" ? "sequential" : "16∥"}`,
+        mode: m,
+        history: m.history.floor,
+        wall: m.median.floor,
+        cpu: m.cpuPerCall.floor,
+      },
+      {
+        label: `plain, ${m.mode === "sequential" ? "sequential" : "16∥"}`,
+        mode: m,
+        history: m.history.plain,
+        wall: m.median.plain,
+        cpu: m.cpuPerCall.plain,
+      },
+      {
+        label: `Rewind, ${m.mode === "sequential" ? "sequential" : "16∥"}`,
+        mode: m,
+        history: m.history.rewind,
+        wall: m.median.rewind,
+        cpu: m.cpuPerCall.rewind,
+      },
     ]);
     const cpu = (name: ProcessName) => columns.map((c) => ms(c.cpu[name] ?? Number.NaN));
-    const phase = (name: keyof OverheadMode["history"]["plain"]["phases"]) => columns.map((c) => ms(c.history.phases[name] / c.mode.n));
-    out.push(`\nWhere a call's time goes (Temporal's event timestamps, summed per call, from the last round's runs; in parallel the phases overlap):\n`);
-    out.push(table(["", ...columns.map((c) => c.label)], [
-      ["activity task: scheduled → started", ...phase("activityScheduleToStart")],
-      ["activity: started → completed (the MCP call)", ...phase("activityStartToClose")],
-      ["workflow task: scheduled → started", ...phase("workflowTaskScheduleToStart")],
-      ["workflow task: started → completed (Rewind: + sandbox step)", ...phase("workflowTaskStartToClose")],
-      ["workflow tasks per call", ...columns.map((c) => num(c.history.workflowTasks / c.mode.n, 2))],
-      ["time per workflow task (started → completed)", ...columns.map((c) => ms(c.history.phases.workflowTaskStartToClose / c.history.workflowTasks))],
-      ["wall time per call (caller's clock)", ...columns.map((c) => ms(c.wall / c.mode.n))],
-      ["once per run: started → first call scheduled", ...columns.map((c) => ms(c.history.headMs))],
-      ["once per run: last call completed → run closed", ...columns.map((c) => ms(c.history.tailMs))],
-      ["history events per call", ...columns.map((c) => num(c.history.events / c.mode.n, 2))],
-      ["payload bytes per call", ...columns.map((c) => num(c.history.payloadBytes / c.mode.n, 0))],
-      ["CPU per call: Temporal dev server", ...cpu("temporal")],
-      ["CPU per call: workers' process", ...cpu("workers")],
-      ["CPU per call: bench + API process", ...cpu("bench")],
-      ["CPU per call: MCP server", ...cpu("mcp")],
-    ]));
-    out.push(`\nPOST /v1/runs itself (type-check, start), median: ${modes.map((m) => `${m.mode} ${ms(m.rewindPostMs)}`).join(", ")}.`);
+    const phase = (name: keyof OverheadMode["history"]["plain"]["phases"]) =>
+      columns.map((c) => ms(c.history.phases[name] / c.mode.n));
+    out.push(
+      `\nWhere a call's time goes (Temporal's event timestamps, summed per call, from the last round's runs; in parallel the phases overlap):\n`,
+    );
+    out.push(
+      table(
+        ["", ...columns.map((c) => c.label)],
+        [
+          ["activity task: scheduled → started", ...phase("activityScheduleToStart")],
+          ["activity: started → completed (the MCP call)", ...phase("activityStartToClose")],
+          ["workflow task: scheduled → started", ...phase("workflowTaskScheduleToStart")],
+          ["workflow task: started → completed (Rewind: + sandbox step)", ...phase("workflowTaskStartToClose")],
+          ["workflow tasks per call", ...columns.map((c) => num(c.history.workflowTasks / c.mode.n, 2))],
+          [
+            "time per workflow task (started → completed)",
+            ...columns.map((c) => ms(c.history.phases.workflowTaskStartToClose / c.history.workflowTasks)),
+          ],
+          ["wall time per call (caller's clock)", ...columns.map((c) => ms(c.wall / c.mode.n))],
+          ["once per run: started → first call scheduled", ...columns.map((c) => ms(c.history.headMs))],
+          ["once per run: last call completed → run closed", ...columns.map((c) => ms(c.history.tailMs))],
+          ["history events per call", ...columns.map((c) => num(c.history.events / c.mode.n, 2))],
+          ["payload bytes per call", ...columns.map((c) => num(c.history.payloadBytes / c.mode.n, 0))],
+          ["CPU per call: Temporal dev server", ...cpu("temporal")],
+          ["CPU per call: workers' process", ...cpu("workers")],
+          ["CPU per call: bench + API process", ...cpu("bench")],
+          ["CPU per call: MCP server", ...cpu("mcp")],
+        ],
+      ),
+    );
+    out.push(
+      `\nPOST /v1/runs itself (type-check, start), median: ${modes.map((m) => `${m.mode} ${ms(m.rewindPostMs)}`).join(", ")}.`,
+    );
   }
 
   if (results.replay) {
     const r = results.replay;
-    out.push(`\n### Workflow code per call (histories of ${r.sizes[0]}- and ${r.sizes[1]}-call sequential runs replayed with Worker.runReplayHistory, no server)\n`);
-    out.push(table(["", "plain Temporal", "Rewind"], [
-      ["replay CPU per call (marginal)", ms(r.plain.msPerCall), ms(r.rewind.msPerCall)],
-      ["entries into the workflow's V8 context per call", num(r.plain.vmEntriesPerCall, 2), num(r.rewind.vmEntriesPerCall, 2)],
-    ]));
-    out.push(`\nOne entry (vm runInContext) costs ${num(r.vmEntryUs.withTimeout, 0)} µs on this machine with the timeout the SDK always sets (isolateExecutionTimeout), ${num(r.vmEntryUs.withoutTimeout, 1)} µs without.`);
+    out.push(
+      `\n### Workflow code per call (histories of ${r.sizes[0]}- and ${r.sizes[1]}-call sequential runs replayed with Worker.runReplayHistory, no server)\n`,
+    );
+    out.push(
+      table(
+        ["", "plain Temporal", "Rewind"],
+        [
+          ["replay CPU per call (marginal)", ms(r.plain.msPerCall), ms(r.rewind.msPerCall)],
+          [
+            "entries into the workflow's V8 context per call",
+            num(r.plain.vmEntriesPerCall, 2),
+            num(r.rewind.vmEntriesPerCall, 2),
+          ],
+        ],
+      ),
+    );
+    out.push(
+      `\nOne entry (vm runInContext) costs ${num(r.vmEntryUs.withTimeout, 0)} µs on this machine with the timeout the SDK always sets (isolateExecutionTimeout), ${num(r.vmEntryUs.withoutTimeout, 1)} µs without.`,
+    );
   }
 
   if (results.scaling) {
     const s = results.scaling;
     out.push(`\n### Scaling: Rewind runs of sequential calls\n`);
-    out.push(table(
-      ["calls", "rounds", "median total", "per call", "executions", "events per call", "events per execution (max)", "payload bytes per call", "largest execution input", "workflow task per call"],
-      s.rows.map((r) => [
-        String(r.n), String(r.samples.length), ms(r.medianMs), ms(r.perCallMs), String(r.history.executions),
-        num(r.history.events / r.n, 2), String(Math.max(...r.history.eventsPerExecution)), num(r.history.payloadBytes / r.n, 0),
-        kb(Math.max(...r.history.startInputBytes)), ms(r.history.phases.workflowTaskStartToClose / r.n),
-      ]),
-    ));
-    out.push(`\nSlope of total time over calls: ${ms(s.slopeMsPerCall)} per call (intercept ${ms(s.interceptMs)}); per-call time at ${s.rows.at(-1)?.n ?? "?"} calls is ${x(s.growth)} that at 100.`);
+    out.push(
+      table(
+        [
+          "calls",
+          "rounds",
+          "median total",
+          "per call",
+          "executions",
+          "events per call",
+          "events per execution (max)",
+          "payload bytes per call",
+          "largest execution input",
+          "workflow task per call",
+        ],
+        s.rows.map((r) => [
+          String(r.n),
+          String(r.samples.length),
+          ms(r.medianMs),
+          ms(r.perCallMs),
+          String(r.history.executions),
+          num(r.history.events / r.n, 2),
+          String(Math.max(...r.history.eventsPerExecution)),
+          num(r.history.payloadBytes / r.n, 0),
+          kb(Math.max(...r.history.startInputBytes)),
+          ms(r.history.phases.workflowTaskStartToClose / r.n),
+        ]),
+      ),
+    );
+    out.push(
+      `\nSlope of total time over calls: ${ms(s.slopeMsPerCall)} per call (intercept ${ms(s.interceptMs)}); per-call time at ${s.rows.at(-1)?.n ?? "?"} calls is ${x(s.growth)} that at 100.`,
+    );
   }
 
   if (results.sandbox) {
     const w = results.sandbox.warm;
     out.push(`\n### Sandbox time per step (createSandbox, no Temporal)\n`);
-    out.push(table(["step", "median", "p95", "per completion"], [
-      [`warm: one new completion (${w.steps} steps)`, ms(w.medianMs), ms(w.p95Ms), "–"],
-      ["warm: steps 1–100 / last 100", `${ms(w.first100MedianMs)} / ${ms(w.last100MedianMs)}`, "", ""],
-      ...results.sandbox.cold.map((c) => [`cold: fresh isolate replaying ${c.n} completions`, ms(c.medianMs), "", `${num(c.perCompletionUs, 1)} µs`]),
-    ]));
+    out.push(
+      table(
+        ["step", "median", "p95", "per completion"],
+        [
+          [`warm: one new completion (${w.steps} steps)`, ms(w.medianMs), ms(w.p95Ms), "–"],
+          ["warm: steps 1–100 / last 100", `${ms(w.first100MedianMs)} / ${ms(w.last100MedianMs)}`, "", ""],
+          ...results.sandbox.cold.map((c) => [
+            `cold: fresh isolate replaying ${c.n} completions`,
+            ms(c.medianMs),
+            "",
+            `${num(c.perCompletionUs, 1)} µs`,
+          ]),
+        ],
+      ),
+    );
     const e = results.sandbox.isolateEntryUs;
-    out.push(`\nOne entry into an isolate with one host callback (what feeding a completion that issues the next call costs at least): ${num(e.apply, 0)} µs with isolated-vm's \`apply\` (the sandbox's: the isolate runs on another thread), ${num(e.applySync, 1)} µs with \`applySync\`.`);
+    out.push(
+      `\nOne entry into an isolate with one host callback (what feeding a completion that issues the next call costs at least): ${num(e.apply, 0)} µs with isolated-vm's \`apply\` (the sandbox's: the isolate runs on another thread), ${num(e.applySync, 1)} µs with \`applySync\`.`,
+    );
   }
 
   if (results.typeCheck) {
     const t = results.typeCheck;
-    out.push(`\n### Type-check: typical script, toolset of ${t.tools} tools (.d.ts ${kb(t.dtsBytes)}, rendered in ${ms(t.renderMs)})\n`);
-    out.push(table(["checker", "median", "p95", "samples"], [
-      ["first check in the process", ms(t.firstInProcessMs), "", "1"],
-      ["cold: first check of a new checker", ms(t.cold.medianMs), "", String(t.cold.samples.length)],
-      ["warm: later checks, a new script each time", ms(t.warm.medianMs), ms(t.warm.p95Ms), String(t.warm.samples.length)],
-    ]));
+    out.push(
+      `\n### Type-check: typical script, toolset of ${t.tools} tools (.d.ts ${kb(t.dtsBytes)}, rendered in ${ms(t.renderMs)})\n`,
+    );
+    out.push(
+      table(
+        ["checker", "median", "p95", "samples"],
+        [
+          ["first check in the process", ms(t.firstInProcessMs), "", "1"],
+          ["cold: first check of a new checker", ms(t.cold.medianMs), "", String(t.cold.samples.length)],
+          [
+            "warm: later checks, a new script each time",
+            ms(t.warm.medianMs),
+            ms(t.warm.p95Ms),
+            String(t.warm.samples.length),
+          ],
+        ],
+      ),
+    );
   }
 
   if (results.start) {
     const st = results.start;
     out.push(`\n### Start latency (warm, one run at a time, ${st.samples.length} samples)\n`);
-    out.push(table(["", "median", "p95"], [
-      ["POST /v1/runs → first tools/call at the MCP server", ms(st.medianMs), ms(st.p95Ms)],
-      ["POST /v1/runs answered", ms(st.post.medianMs), ms(st.post.p95Ms)],
-      ["  POST sent → WorkflowExecutionStarted (API: type-check, start)", ms(st.phases.apiToStarted), ""],
-      ["  → first workflow task completed (cold sandbox step)", ms(st.phases.firstWorkflowTask), ""],
-      ["  activity task scheduled → started", ms(st.phases.activityDispatch), ""],
-      ["  activity started → request at the MCP server", ms(st.phases.activityToServer), ""],
-    ]));
+    out.push(
+      table(
+        ["", "median", "p95"],
+        [
+          ["POST /v1/runs → first tools/call at the MCP server", ms(st.medianMs), ms(st.p95Ms)],
+          ["POST /v1/runs answered", ms(st.post.medianMs), ms(st.post.p95Ms)],
+          ["  POST sent → WorkflowExecutionStarted (API: type-check, start)", ms(st.phases.apiToStarted), ""],
+          ["  → first workflow task completed (cold sandbox step)", ms(st.phases.firstWorkflowTask), ""],
+          ["  activity task scheduled → started", ms(st.phases.activityDispatch), ""],
+          ["  activity started → request at the MCP server", ms(st.phases.activityToServer), ""],
+        ],
+      ),
+    );
   }
 
   if (results.throughput) {
     out.push(`\n### Throughput: concurrent runs of sequential calls on one worker\n`);
-    out.push(table(
-      ["runs × calls", "total", "runs/s", "calls/s", "all POSTs answered", "POST median / p95", "run median / p95", "worker RSS before / peak / after", "peak warm isolates"],
-      results.throughput.map((t) => [
-        `${t.runs} × ${t.callsPerRun}`, ms(t.totalMs), num(t.runsPerSec), num(t.callsPerSec, 0), ms(t.submitMs),
-        `${ms(t.post.medianMs)} / ${ms(t.post.p95Ms)}`, `${ms(t.runMs.medianMs)} / ${ms(t.runMs.p95Ms)}`,
-        `${num(t.worker.rssBeforeMb, 0)} / ${num(t.worker.peakRssMb, 0)} / ${num(t.worker.rssAfterMb, 0)} MB`, String(t.worker.peakWarmIsolates),
-      ]),
-    ));
-    out.push(`\nThe workers' process (Rewind worker and the baseline's plain worker) held ${String(meta["workersIdleRssMb"])} MB RSS when it was ready, before any run.`);
+    out.push(
+      table(
+        [
+          "runs × calls",
+          "total",
+          "runs/s",
+          "calls/s",
+          "all POSTs answered",
+          "POST median / p95",
+          "run median / p95",
+          "worker RSS before / peak / after",
+          "peak warm isolates",
+        ],
+        results.throughput.map((t) => [
+          `${t.runs} × ${t.callsPerRun}`,
+          ms(t.totalMs),
+          num(t.runsPerSec),
+          num(t.callsPerSec, 0),
+          ms(t.submitMs),
+          `${ms(t.post.medianMs)} / ${ms(t.post.p95Ms)}`,
+          `${ms(t.runMs.medianMs)} / ${ms(t.runMs.p95Ms)}`,
+          `${num(t.worker.rssBeforeMb, 0)} / ${num(t.worker.peakRssMb, 0)} / ${num(t.worker.rssAfterMb, 0)} MB`,
+          String(t.worker.peakWarmIsolates),
+        ]),
+      ),
+    );
+    out.push(
+      `\nThe workers' process (Rewind worker and the baseline's plain worker) held ${String(meta["workersIdleRssMb"])} MB RSS when it was ready, before any run.`,
+    );
   }
 
   if (results.largeResults) {
     const rows = results.largeResults;
-    out.push(`\n### Large results: sequential calls of an MCP tool answering text of each size, plain Temporal and Rewind with the same External Storage (file store, ${rows[0]?.rewind.samples.length ?? "?"} runs each, medians)\n`);
-    out.push(table(
-      ["result", "calls per run", "time per call: direct MCP / plain / Rewind", "Rewind / plain", "history per call: plain / Rewind", "Rewind / plain", "history payloads per call: plain / Rewind", "stored per call: plain / Rewind", "largest event: plain / Rewind", "workers' CPU per call: plain / Rewind"],
-      rows.map((r) => [
-        resultSize(r.bytes), String(r.calls),
-        `${ms(r.direct.perCallMs)} / ${ms(r.plain.perCallMs)} / ${ms(r.rewind.perCallMs)}`, x(r.timeRatio),
-        `${size(r.plain.historyBytesPerCall)} / ${size(r.rewind.historyBytesPerCall)}`, x(r.historyRatio),
-        `${size(r.plain.payloadBytesPerCall)} / ${size(r.rewind.payloadBytesPerCall)}`,
-        `${size(r.plain.storeBytesPerCall)} / ${size(r.rewind.storeBytesPerCall)}`,
-        `${size(r.plain.largestEventBytes)} / ${size(r.rewind.largestEventBytes)}`,
-        `${ms(r.plain.cpuPerCall.workers ?? Number.NaN)} / ${ms(r.rewind.cpuPerCall.workers ?? Number.NaN)}`,
-      ]),
-    ));
-    out.push(`\nHistory: every execution's events as fetched, protobuf-encoded, over calls (the run's start and end included). Stored: bytes the run added to its file store. Time per call: a run's start to its result, over calls; direct MCP: the same calls made with the MCP client pool, no Temporal.`);
+    out.push(
+      `\n### Large results: sequential calls of an MCP tool answering text of each size, plain Temporal and Rewind with the same External Storage (file store, ${rows[0]?.rewind.samples.length ?? "?"} runs each, medians)\n`,
+    );
+    out.push(
+      table(
+        [
+          "result",
+          "calls per run",
+          "time per call: direct MCP / plain / Rewind",
+          "Rewind / plain",
+          "history per call: plain / Rewind",
+          "Rewind / plain",
+          "history payloads per call: plain / Rewind",
+          "stored per call: plain / Rewind",
+          "largest event: plain / Rewind",
+          "workers' CPU per call: plain / Rewind",
+        ],
+        rows.map((r) => [
+          resultSize(r.bytes),
+          String(r.calls),
+          `${ms(r.direct.perCallMs)} / ${ms(r.plain.perCallMs)} / ${ms(r.rewind.perCallMs)}`,
+          x(r.timeRatio),
+          `${size(r.plain.historyBytesPerCall)} / ${size(r.rewind.historyBytesPerCall)}`,
+          x(r.historyRatio),
+          `${size(r.plain.payloadBytesPerCall)} / ${size(r.rewind.payloadBytesPerCall)}`,
+          `${size(r.plain.storeBytesPerCall)} / ${size(r.rewind.storeBytesPerCall)}`,
+          `${size(r.plain.largestEventBytes)} / ${size(r.rewind.largestEventBytes)}`,
+          `${ms(r.plain.cpuPerCall.workers ?? Number.NaN)} / ${ms(r.rewind.cpuPerCall.workers ?? Number.NaN)}`,
+        ]),
+      ),
+    );
+    out.push(
+      `\nHistory: every execution's events as fetched, protobuf-encoded, over calls (the run's start and end included). Stored: bytes the run added to its file store. Time per call: a run's start to its result, over calls; direct MCP: the same calls made with the MCP client pool, no Temporal.`,
+    );
     const continued = rows.filter((r) => r.rewind.executions > 1 || r.plain.executions > 1);
-    if (continued.length > 0) out.push(`Runs that continued as new (their executions' histories summed): ${continued.map((r) => `${resultSize(r.bytes)}: Rewind ${r.rewind.executions}, plain ${r.plain.executions} executions`).join("; ")}.`);
+    if (continued.length > 0)
+      out.push(
+        `Runs that continued as new (their executions' histories summed): ${continued.map((r) => `${resultSize(r.bytes)}: Rewind ${r.rewind.executions}, plain ${r.plain.executions} executions`).join("; ")}.`,
+      );
   }
 
   if (results.targets) {
     out.push(`\n### DESIGN §13 targets\n`);
-    out.push(table(["target", "measured", "verdict", "by how much"], results.targets.map((t) => [t.target, t.measured, t.verdict, t.margin])));
+    out.push(
+      table(
+        ["target", "measured", "verdict", "by how much"],
+        results.targets.map((t) => [t.target, t.measured, t.verdict, t.margin]),
+      ),
+    );
   }
   return out.join("\n");
 }

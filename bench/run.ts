@@ -28,7 +28,16 @@ import { measureTypeCheck } from "./scenarios/type-check.ts";
 import { measureWorkflowReplay } from "./scenarios/workflow-replay.ts";
 import { BENCH_DIR, REPO_ROOT, startBenchStack, type WorkerMemory } from "./stack.ts";
 
-const SCENARIOS = ["typecheck", "sandbox", "start", "overhead", "replay", "scaling", "throughput", "large-results"] as const;
+const SCENARIOS = [
+  "typecheck",
+  "sandbox",
+  "start",
+  "overhead",
+  "replay",
+  "scaling",
+  "throughput",
+  "large-results",
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Set<Scenario> } {
@@ -40,10 +49,12 @@ function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Se
     if (arg === "--quick") quick = true;
     else if (arg === "--profile") profile = true;
     else if (arg === "--only" || arg.startsWith("--only=")) {
-      const list = arg === "--only" ? argv[++i] ?? "" : arg.slice("--only=".length);
+      const list = arg === "--only" ? (argv[++i] ?? "") : arg.slice("--only=".length);
       const names = list.split(",").filter(Boolean);
       if (names.length === 0) throw new Error(`--only needs scenarios: ${SCENARIOS.join(",")}`);
-      for (const name of names) if (!(SCENARIOS as readonly string[]).includes(name)) throw new Error(`unknown scenario ${name}; one of ${SCENARIOS.join(", ")}`);
+      for (const name of names)
+        if (!(SCENARIOS as readonly string[]).includes(name))
+          throw new Error(`unknown scenario ${name}; one of ${SCENARIOS.join(", ")}`);
       only = new Set(names as Scenario[]);
     } else throw new Error(`unknown argument ${arg}; use --quick, --profile, --only=${SCENARIOS.join(",")}`);
   }
@@ -53,7 +64,8 @@ function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Se
 function commit(): string {
   try {
     const sha = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src"], { cwd: REPO_ROOT, encoding: "utf8" }).trim() !== "";
+    const dirty =
+      execFileSync("git", ["status", "--porcelain", "--", "src"], { cwd: REPO_ROOT, encoding: "utf8" }).trim() !== "";
     return dirty ? `${sha} (src/ modified)` : sha;
   } catch {
     return "unknown";
@@ -87,7 +99,9 @@ installTemporalRuntime(createConsoleLogger("warn", "temporal-sdk"), "WARN");
 log("starting the Temporal dev server, the MCP server, the API and the workers");
 const profileDir = args.profile ? path.join(resultsDir, `profiles-${stamp}`) : undefined;
 const stack = await startBenchStack({ log, profileDir });
-log(`stack ready: Temporal ${stack.address}, API ${stack.api.url}, MCP ${stack.mcpUrl}, workers pid ${stack.workersPid}`);
+log(
+  `stack ready: Temporal ${stack.address}, API ${stack.api.url}, MCP ${stack.mcpUrl}, workers pid ${stack.workersPid}`,
+);
 const idle = await stack.workers.call<WorkerMemory>("memory");
 results.meta["workersIdleRssMb"] = Math.round(idle.rss / 1024 / 1024);
 const ctx: BenchContext = { stack, sizes: args.quick ? QUICK : FULL, log };
@@ -103,7 +117,7 @@ try {
   if (args.only.has("large-results")) results.largeResults = await measureLargeResults(ctx);
 } catch (error) {
   failed = error;
-  log(`a measurement failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+  log(`a measurement failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 } finally {
   log("stopping");
   await stack.stop();

@@ -66,9 +66,15 @@ export interface BenchStack {
 const CHILD_ARGS = ["--no-node-snapshot", "--disable-warning=ExperimentalWarning"];
 
 function forkChild(file: string, args: string[], execArgv: string[]): { child: ChildProcess; output: () => string } {
-  const child = fork(path.join(BENCH_DIR, file), args, { execArgv: [...CHILD_ARGS, ...execArgv], stdio: ["ignore", "pipe", "pipe", "ipc"], cwd: REPO_ROOT });
+  const child = fork(path.join(BENCH_DIR, file), args, {
+    execArgv: [...CHILD_ARGS, ...execArgv],
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+    cwd: REPO_ROOT,
+  });
   let tail = "";
-  const keep = (chunk: Buffer) => { tail = (tail + chunk.toString("utf8")).slice(-8000); };
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString("utf8")).slice(-8000);
+  };
   child.stdout?.on("data", keep);
   child.stderr?.on("data", keep);
   return { child, output: () => tail };
@@ -78,10 +84,13 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
   const stateDir = path.join(REPO_ROOT, ".rewind");
   const cliPath = await findOrInstallTemporalCli({ stateDir, log: options.log });
   const devConfig = await loadDevServerConfig(path.join(REPO_ROOT, "temporal-dev.yml"));
-  const server = await startOnFreePort((port) => startDevServer({ cliPath, config: devConfig, port, uiPort: false, dbFile: undefined, log: options.log }));
+  const server = await startOnFreePort((port) =>
+    startDevServer({ cliPath, config: devConfig, port, uiPort: false, dbFile: undefined, log: options.log }),
+  );
   const stops: (() => Promise<void>)[] = [() => server.stop()];
   const stopAll = async () => {
-    for (const stop of stops.reverse()) await stop().catch((error: unknown) => options.log(`stop failed: ${String(error)}`));
+    for (const stop of stops.reverse())
+      await stop().catch((error: unknown) => options.log(`stop failed: ${String(error)}`));
   };
   try {
     await mkdir(stateDir, { recursive: true });
@@ -97,15 +106,18 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
     const mcpReady = await waitForReady(mcpChild.child, mcpChild.output, 30_000, "the MCP server");
     const mcpUrl = String(mcpReady.info["url"]);
 
-    const config = loadConfig({
-      REWIND_STATE_DIR: stateDir,
-      REWIND_PORT: "0",
-      TEMPORAL_ADDRESS: server.address,
-      REWIND_TASK_QUEUE: `bench-${randomUUID()}`,
-      REWIND_SECRET_KEY: Buffer.alloc(32, 42).toString("base64"),
-      REWIND_LOG_LEVEL: "warn",
-      REWIND_PAYLOAD_STORE: `file:${payloadDirs.rewind}`,
-    }, REPO_ROOT);
+    const config = loadConfig(
+      {
+        REWIND_STATE_DIR: stateDir,
+        REWIND_PORT: "0",
+        TEMPORAL_ADDRESS: server.address,
+        REWIND_TASK_QUEUE: `bench-${randomUUID()}`,
+        REWIND_SECRET_KEY: Buffer.alloc(32, 42).toString("base64"),
+        REWIND_LOG_LEVEL: "warn",
+        REWIND_PAYLOAD_STORE: `file:${payloadDirs.rewind}`,
+      },
+      REPO_ROOT,
+    );
     const api = await startApi(config, server.address, undefined, silentLogger);
     stops.push(() => api.stop());
 
@@ -131,16 +143,30 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       await workers.call("stop").catch(() => undefined);
       await new Promise<void>((resolve) => {
         if (workersChild.child.exitCode !== null) return resolve();
-        const timer = setTimeout(() => { workersChild.child.kill("SIGKILL"); resolve(); }, 30_000);
-        workersChild.child.once("exit", () => { clearTimeout(timer); resolve(); });
+        const timer = setTimeout(() => {
+          workersChild.child.kill("SIGKILL");
+          resolve();
+        }, 30_000);
+        workersChild.child.once("exit", () => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
     });
     const workersReady = await waitForReady(workersChild.child, workersChild.output, 180_000, "the workers");
 
     const connection = await Connection.connect({ address: server.address });
     stops.push(() => connection.close());
-    const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(createExternalStorage(config.payloads)) });
-    const plainClient = new Client({ connection, namespace: config.temporal.namespace, dataConverter: plainDataConverter(payloadDirs.plain, config.payloads.thresholdBytes) });
+    const client = new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      dataConverter: rewindDataConverter(createExternalStorage(config.payloads)),
+    });
+    const plainClient = new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      dataConverter: plainDataConverter(payloadDirs.plain, config.payloads.thresholdBytes),
+    });
     const directPool = createMcpPool({});
     stops.push(() => directPool.close());
 
@@ -150,11 +176,24 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       body: JSON.stringify({ mcpServers: { svc: { url: mcpUrl } } }),
     });
     const body = (await registered.json()) as { id?: string };
-    if (registered.status !== 201 && registered.status !== 200) throw new Error(`registering the toolset answered ${registered.status}: ${JSON.stringify(body)}`);
+    if (registered.status !== 201 && registered.status !== 200)
+      throw new Error(`registering the toolset answered ${registered.status}: ${JSON.stringify(body)}`);
 
     return {
-      address: server.address, config, api, client, plainClient, payloadDirs, mcpUrl, toolsetId: String(body.id), plainTaskQueue, directPool,
-      mcp, workers, workersPid: Number(workersReady.info["pid"]), stop: stopAll,
+      address: server.address,
+      config,
+      api,
+      client,
+      plainClient,
+      payloadDirs,
+      mcpUrl,
+      toolsetId: String(body.id),
+      plainTaskQueue,
+      directPool,
+      mcp,
+      workers,
+      workersPid: Number(workersReady.info["pid"]),
+      stop: stopAll,
       pids: {
         bench: process.pid,
         workers: Number(workersReady.info["pid"]),

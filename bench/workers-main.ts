@@ -63,13 +63,21 @@ const plain = await Worker.create({
 const running = Promise.all([rewind.run(), plain.run()]);
 
 let peakRss = process.memoryUsage.rss();
-const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage.rss()); }, 100);
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
+}, 100);
 
 serveIpc({
   memory() {
     const usage = process.memoryUsage();
     peakRss = Math.max(peakRss, usage.rss);
-    return { rss: usage.rss, peakRss, heapUsed: usage.heapUsed, external: usage.external, warmIsolates: rewind.sandbox.warmCount };
+    return {
+      rss: usage.rss,
+      peakRss,
+      heapUsed: usage.heapUsed,
+      external: usage.external,
+      warmIsolates: rewind.sandbox.warmCount,
+    };
   },
   resetPeak() {
     peakRss = process.memoryUsage.rss();

@@ -121,9 +121,7 @@ export interface WorkerDeployment {
 }
 
 /** Where payloads over the threshold live (Temporal's External Storage): REWIND_PAYLOAD_STORE. */
-export type PayloadStoreConfig =
-  | { kind: "file"; dir: string }
-  | { kind: "s3"; bucket: string; prefix: string };
+export type PayloadStoreConfig = { kind: "file"; dir: string } | { kind: "s3"; bucket: string; prefix: string };
 
 export interface PayloadsConfig {
   store: PayloadStoreConfig;
@@ -150,16 +148,22 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
 function parseApiKeys(raw: string | undefined): Map<string, string> {
   const keys = new Map<string, string>();
   if (!raw) return keys;
-  for (const entry of raw.split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [key, namespace = "default"] = entry.split(":");
-    if (!key || key.length < 16) throw new ConfigError("REWIND_API_KEYS entries are key[:namespace], keys of at least 16 characters");
-    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(namespace)) throw new ConfigError(`REWIND_API_KEYS: "${namespace}" is not a valid namespace name`);
+    if (!key || key.length < 16)
+      throw new ConfigError("REWIND_API_KEYS entries are key[:namespace], keys of at least 16 characters");
+    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(namespace))
+      throw new ConfigError(`REWIND_API_KEYS: "${namespace}" is not a valid namespace name`);
     keys.set(key, namespace);
   }
   return keys;
 }
 
-const TRUSTED_TARGETS_FORMAT = "REWIND_TRUSTED_TARGETS entries are host names (mcp.internal, *.corp.example), addresses (10.0.0.5, ::1) or CIDRs (10.0.0.0/8, fd00::/8), comma-separated";
+const TRUSTED_TARGETS_FORMAT =
+  "REWIND_TRUSTED_TARGETS entries are host names (mcp.internal, *.corp.example), addresses (10.0.0.5, ::1) or CIDRs (10.0.0.0/8, fd00::/8), comma-separated";
 
 /** One entry's range, `address/prefix`, or undefined when the entry is not an address or range. */
 function trustedRange(entry: string): string | undefined {
@@ -169,13 +173,17 @@ function trustedRange(entry: string): string | undefined {
   if (family === 0 || extra !== undefined) return undefined;
   const max = family === 4 ? 32 : 128;
   if (prefix === undefined) return `${address}/${max}`;
-  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > max) throw new ConfigError(`${TRUSTED_TARGETS_FORMAT}; "${entry}" has a prefix outside 0-${max}`);
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > max)
+    throw new ConfigError(`${TRUSTED_TARGETS_FORMAT}; "${entry}" has a prefix outside 0-${max}`);
   return `${address}/${Number(prefix)}`;
 }
 
 function trustedTargets(raw: string | undefined): TrustedTargets {
   const targets: TrustedTargets = { hosts: [], cidrs: [] };
-  for (const entry of (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of (raw ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const range = trustedRange(entry);
     if (range) {
       targets.cidrs.push(range);
@@ -205,18 +213,31 @@ function trustedTargets(raw: string | undefined): TrustedTargets {
 
 function codecCorsOrigins(raw: string | undefined): string[] | undefined {
   if (raw === undefined || raw.trim() === "") return undefined;
-  return raw.split(",").map((s) => s.trim()).filter(Boolean).map((entry) => {
-    let url: URL | undefined;
-    try {
-      url = new URL(entry);
-    } catch {
-      url = undefined;
-    }
-    if (!url || !/^https?:$/.test(url.protocol) || url.pathname !== "/" || url.search !== "" || url.hash !== "" || url.username !== "") {
-      throw new ConfigError(`REWIND_CODEC_CORS_ORIGINS entries are origins such as http://127.0.0.1:8233 (scheme, host and port, no path), got "${entry}"`);
-    }
-    return url.origin;
-  });
+  return raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      let url: URL | undefined;
+      try {
+        url = new URL(entry);
+      } catch {
+        url = undefined;
+      }
+      if (
+        !url ||
+        !/^https?:$/.test(url.protocol) ||
+        url.pathname !== "/" ||
+        url.search !== "" ||
+        url.hash !== "" ||
+        url.username !== ""
+      ) {
+        throw new ConfigError(
+          `REWIND_CODEC_CORS_ORIGINS entries are origins such as http://127.0.0.1:8233 (scheme, host and port, no path), got "${entry}"`,
+        );
+      }
+      return url.origin;
+    });
 }
 
 function logLevel(raw: string | undefined): Config["logLevel"] {
@@ -228,7 +249,8 @@ function logLevel(raw: string | undefined): Config["logLevel"] {
 function secretKey(raw: string | undefined): Buffer | undefined {
   if (!raw) return undefined;
   const key = Buffer.from(raw, "base64");
-  if (key.length !== 32) throw new ConfigError("REWIND_SECRET_KEY must be 32 bytes, base64-encoded (e.g. `openssl rand -base64 32`)");
+  if (key.length !== 32)
+    throw new ConfigError("REWIND_SECRET_KEY must be 32 bytes, base64-encoded (e.g. `openssl rand -base64 32`)");
   return key;
 }
 
@@ -238,7 +260,8 @@ function events(env: Env): Config["events"] {
   if (!url && !secret) return undefined;
   if (!url || !secret) throw new ConfigError("REWIND_EVENTS_URL and REWIND_EVENTS_SECRET go together");
   if (!/^https?:\/\//.test(url)) throw new ConfigError("REWIND_EVENTS_URL must be an http(s) URL");
-  if (!/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/.test(secret)) throw new ConfigError("REWIND_EVENTS_SECRET must be a Standard Webhooks secret (whsec_ followed by base64)");
+  if (!/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/.test(secret))
+    throw new ConfigError("REWIND_EVENTS_SECRET must be a Standard Webhooks secret (whsec_ followed by base64)");
   return { url, secret };
 }
 
@@ -247,17 +270,27 @@ function deployment(env: Env): WorkerDeployment | undefined {
   const buildId = env["REWIND_BUILD_ID"] || undefined;
   const behavior = env["REWIND_VERSIONING_BEHAVIOR"] || undefined;
   if (!name && !buildId) {
-    if (behavior) throw new ConfigError("REWIND_VERSIONING_BEHAVIOR needs REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID (it only applies to a versioned worker)");
+    if (behavior)
+      throw new ConfigError(
+        "REWIND_VERSIONING_BEHAVIOR needs REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID (it only applies to a versioned worker)",
+      );
     return undefined;
   }
-  if (!name || !buildId) throw new ConfigError("REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID go together: set both to run a versioned worker, or neither");
+  if (!name || !buildId)
+    throw new ConfigError(
+      "REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID go together: set both to run a versioned worker, or neither",
+    );
   // The server's rules: a version is named `<deployment>.<build id>` (or with `:`), so the name
   // holds neither; names starting with `__` are its own (e.g. `__unversioned__`).
   if (!/^(?!__)[^\s.:]{1,255}$/.test(name)) {
-    throw new ConfigError(`REWIND_DEPLOYMENT_NAME must be at most 255 characters without spaces, "." or ":", not starting with "__", got "${name}"`);
+    throw new ConfigError(
+      `REWIND_DEPLOYMENT_NAME must be at most 255 characters without spaces, "." or ":", not starting with "__", got "${name}"`,
+    );
   }
   if (!/^(?!__)\S{1,255}$/.test(buildId)) {
-    throw new ConfigError(`REWIND_BUILD_ID must be at most 255 characters without spaces, not starting with "__", got "${buildId}"`);
+    throw new ConfigError(
+      `REWIND_BUILD_ID must be at most 255 characters without spaces, not starting with "__", got "${buildId}"`,
+    );
   }
   const defaultBehavior = behavior ?? "pinned";
   if (defaultBehavior !== "pinned" && defaultBehavior !== "auto-upgrade") {
@@ -269,7 +302,9 @@ function deployment(env: Env): WorkerDeployment | undefined {
 const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ["http/protobuf", "http/json", "grpc"];
 
 function otlpProtocol(env: Env): OtlpProtocol {
-  const name = env["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"] ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL" : "OTEL_EXPORTER_OTLP_PROTOCOL";
+  const name = env["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"]
+    ? "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"
+    : "OTEL_EXPORTER_OTLP_PROTOCOL";
   const raw = (env[name] ?? "").trim();
   if (raw === "") return "http/protobuf";
   const protocol = OTLP_PROTOCOLS.find((known) => known === raw);
@@ -287,7 +322,9 @@ function otel(env: Env): Config["otel"] {
   if (!url) return undefined;
   if (!/^https?:\/\//.test(url)) throw new ConfigError("OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT must be an http(s) URL");
   const headers: Record<string, string> = {};
-  for (const pair of (env["OTEL_EXPORTER_OTLP_TRACES_HEADERS"] ?? env["OTEL_EXPORTER_OTLP_HEADERS"] ?? "").split(",").filter(Boolean)) {
+  for (const pair of (env["OTEL_EXPORTER_OTLP_TRACES_HEADERS"] ?? env["OTEL_EXPORTER_OTLP_HEADERS"] ?? "")
+    .split(",")
+    .filter(Boolean)) {
     const at = pair.indexOf("=");
     if (at <= 0) throw new ConfigError("OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs separated by commas");
     headers[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
@@ -298,7 +335,8 @@ function otel(env: Env): Config["otel"] {
 function metrics(env: Env): MetricsConfig {
   const raw = env["REWIND_METRICS_ADDRESS"] || undefined;
   const port = env["REWIND_METRICS_PORT"] ? integer(env, "REWIND_METRICS_PORT", 0, 0, 65535) : undefined;
-  if (raw !== undefined && port === undefined) throw new ConfigError("REWIND_METRICS_ADDRESS needs REWIND_METRICS_PORT (the address of the metrics listener)");
+  if (raw !== undefined && port === undefined)
+    throw new ConfigError("REWIND_METRICS_ADDRESS needs REWIND_METRICS_PORT (the address of the metrics listener)");
   const address = (raw ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
   if (isIP(address) === 0 && !/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/i.test(address)) {
     throw new ConfigError(`REWIND_METRICS_ADDRESS must be an IP address or a host name (e.g. 0.0.0.0), got "${raw}"`);
@@ -310,7 +348,8 @@ function payloadStore(raw: string | undefined, stateDir: string, cwd: string): P
   if (raw === undefined || raw === "") return { kind: "file", dir: path.join(stateDir, "payloads") };
   if (raw.startsWith("file:")) {
     const dir = raw.slice("file:".length).replace(/^\/\/(?=\/)/, "");
-    if (dir === "") throw new ConfigError("REWIND_PAYLOAD_STORE=file: needs a directory, e.g. file:/var/lib/rewind/payloads");
+    if (dir === "")
+      throw new ConfigError("REWIND_PAYLOAD_STORE=file: needs a directory, e.g. file:/var/lib/rewind/payloads");
     return { kind: "file", dir: path.resolve(cwd, dir) };
   }
   const s3 = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(raw);
@@ -336,9 +375,17 @@ export function temporalSettings(env: Env = process.env, cwd: string = process.c
     throw error;
   }
   if (!profile.address && (profile.apiKey !== undefined || (profile.tls !== undefined && profile.tls !== false))) {
-    throw new ConfigError("TEMPORAL_API_KEY and TEMPORAL_TLS_* are settings of a cluster: set TEMPORAL_ADDRESS too (without it Rewind starts its own dev server, which has no TLS)");
+    throw new ConfigError(
+      "TEMPORAL_API_KEY and TEMPORAL_TLS_* are settings of a cluster: set TEMPORAL_ADDRESS too (without it Rewind starts its own dev server, which has no TLS)",
+    );
   }
-  return { address: profile.address, namespace: profile.namespace ?? "default", apiKey: profile.apiKey, tls: profile.tls, grpcMetadata: profile.grpcMetadata };
+  return {
+    address: profile.address,
+    namespace: profile.namespace ?? "default",
+    apiKey: profile.apiKey,
+    tls: profile.tls,
+    grpcMetadata: profile.grpcMetadata,
+  };
 }
 
 function publicUrl(raw: string | undefined, fallback: string): string {
@@ -349,8 +396,17 @@ function publicUrl(raw: string | undefined, fallback: string): string {
   } catch {
     url = undefined;
   }
-  if (!url || !/^https?:$/.test(url.protocol) || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") {
-    throw new ConfigError(`REWIND_PUBLIC_URL must be the http(s) URL harnesses reach the API at, without query or credentials (e.g. https://rewind.example.com), got "${raw}"`);
+  if (
+    !url ||
+    !/^https?:$/.test(url.protocol) ||
+    url.search !== "" ||
+    url.hash !== "" ||
+    url.username !== "" ||
+    url.password !== ""
+  ) {
+    throw new ConfigError(
+      `REWIND_PUBLIC_URL must be the http(s) URL harnesses reach the API at, without query or credentials (e.g. https://rewind.example.com), got "${raw}"`,
+    );
   }
   return raw.replace(/\/+$/, "");
 }
@@ -383,7 +439,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       cpuMsPerStep: integer(env, "REWIND_SANDBOX_CPU_MS", 2000, 10, 600_000),
     },
     warmIsolates: integer(env, "REWIND_WARM_ISOLATES", 256, 0, 100_000),
-    continueAsNewAfterEvents: env["REWIND_CONTINUE_AS_NEW_EVENTS"] ? integer(env, "REWIND_CONTINUE_AS_NEW_EVENTS", 0, 50, 1_000_000) : undefined,
+    continueAsNewAfterEvents: env["REWIND_CONTINUE_AS_NEW_EVENTS"]
+      ? integer(env, "REWIND_CONTINUE_AS_NEW_EVENTS", 0, 50, 1_000_000)
+      : undefined,
     production: env["NODE_ENV"] === "production",
     secretKey: secretKey(env["REWIND_SECRET_KEY"]),
     events: events(env),

@@ -8,5 +8,10 @@ import { ExternalStorage, type DataConverter } from "@temporalio/common";
 import { createFileDriver } from "../../src/payloads/file-driver.ts";
 
 export function plainDataConverter(dir: string, thresholdBytes: number): DataConverter {
-  return { externalStorage: new ExternalStorage({ drivers: [createFileDriver({ dir })], payloadSizeThreshold: thresholdBytes }) };
+  return {
+    externalStorage: new ExternalStorage({
+      drivers: [createFileDriver({ dir })],
+      payloadSizeThreshold: thresholdBytes,
+    }),
+  };
 }

@@ -28,7 +28,9 @@ export async function plainCalls(input: PlainCallsInput): Promise<number> {
   const lane = async (first: number): Promise<void> => {
     for (let i = first; i < input.n; i += input.width) {
       const call = input.noop ? plainNoop : plainCallTool;
-      const result = (await call({ url: input.url, tool: "echo", args: { i }, key: `${id}/${i + 1}` })) as { i: number };
+      const result = (await call({ url: input.url, tool: "echo", args: { i }, key: `${id}/${i + 1}` })) as {
+        i: number;
+      };
       total += result.i;
     }
   };
@@ -49,7 +51,12 @@ export async function plainBlobs(input: PlainBlobsInput): Promise<number> {
   let total = 0;
   for (let i = 0; i < input.n; i++) {
     const key = `${id}/${i + 1}`;
-    const text = (await plainCallTool({ url: input.url, tool: "blob", args: { bytes: input.bytes, seed: key }, key })) as string;
+    const text = (await plainCallTool({
+      url: input.url,
+      tool: "blob",
+      args: { bytes: input.bytes, seed: key },
+      key,
+    })) as string;
     total += text.length;
   }
   return total;

@@ -102,10 +102,18 @@ interface Measured {
   cpu: CpuSnapshot;
 }
 
-async function plainBlobsRun(stack: BenchStack, n: number, bytes: number): Promise<{ id: string; ms: number; result: unknown }> {
+async function plainBlobsRun(
+  stack: BenchStack,
+  n: number,
+  bytes: number,
+): Promise<{ id: string; ms: number; result: unknown }> {
   const started = performance.now();
   const id = `plain_${randomUUID()}`;
-  const handle = await stack.plainClient.workflow.start("plainBlobs", { taskQueue: stack.plainTaskQueue, workflowId: id, args: [{ url: stack.mcpUrl, n, bytes }] });
+  const handle = await stack.plainClient.workflow.start("plainBlobs", {
+    taskQueue: stack.plainTaskQueue,
+    workflowId: id,
+    args: [{ url: stack.mcpUrl, n, bytes }],
+  });
   const result = await handle.result();
   return { id, ms: since(started), result };
 }
@@ -118,8 +126,12 @@ async function directBlobs(stack: BenchStack, n: number, bytes: number): Promise
   for (let i = 0; i < n; i++) {
     const key = `${prefix}/${i + 1}`;
     const outcome = await stack.directPool.callTool({
-      url: stack.mcpUrl, poolKey: stack.mcpUrl, name: "blob", arguments: { bytes, seed: key },
-      meta: { "codes.rewind/idempotency-key": key }, timeoutMs: 5 * 60_000,
+      url: stack.mcpUrl,
+      poolKey: stack.mcpUrl,
+      name: "blob",
+      arguments: { bytes, seed: key },
+      meta: { "codes.rewind/idempotency-key": key },
+      timeoutMs: 5 * 60_000,
     });
     total += (resultValue(outcome) as string).length;
   }
@@ -131,11 +143,13 @@ async function measureOnce(stack: BenchStack, system: System, n: number, bytes: 
   const dir = stack.payloadDirs[system];
   const storeBefore = await dirBytes(dir);
   const cpuBefore = cpuSnapshot(stack.pids);
-  const done = system === "rewind"
-    ? await rewindRun(stack, blobsScript(), { n, bytes, seed: randomUUID() })
-    : await plainBlobsRun(stack, n, bytes);
+  const done =
+    system === "rewind"
+      ? await rewindRun(stack, blobsScript(), { n, bytes, seed: randomUUID() })
+      : await plainBlobsRun(stack, n, bytes);
   const cpu = cpuDelta(cpuBefore, cpuSnapshot(stack.pids));
-  if (done.result !== n * bytes) throw new Error(`${system} run ${done.id} returned ${JSON.stringify(done.result)}, expected ${n * bytes}`);
+  if (done.result !== n * bytes)
+    throw new Error(`${system} run ${done.id} returned ${JSON.stringify(done.result)}, expected ${n * bytes}`);
   const storeBytes = (await dirBytes(dir)) - storeBefore;
   const histories = await fetchHistories(stack.client, done.id);
   const summary = summarizeHistories(histories);
@@ -143,9 +157,22 @@ async function measureOnce(stack: BenchStack, system: System, n: number, bytes: 
   let largestEvent = 0;
   for (const history of histories) {
     historyBytes += proto.temporal.api.history.v1.History.encode(history).finish().byteLength;
-    for (const event of history.events ?? []) largestEvent = Math.max(largestEvent, proto.temporal.api.history.v1.HistoryEvent.encode(event).finish().byteLength);
+    for (const event of history.events ?? [])
+      largestEvent = Math.max(
+        largestEvent,
+        proto.temporal.api.history.v1.HistoryEvent.encode(event).finish().byteLength,
+      );
   }
-  return { ms: done.ms, historyBytes, payloadBytes: summary.payloadBytes, storeBytes, largestEvent, events: summary.events, executions: summary.executions, cpu };
+  return {
+    ms: done.ms,
+    historyBytes,
+    payloadBytes: summary.payloadBytes,
+    storeBytes,
+    largestEvent,
+    events: summary.events,
+    executions: summary.executions,
+    cpu,
+  };
 }
 
 function side(runs: Measured[], calls: number): LargeResultSide {
@@ -185,13 +212,20 @@ export async function measureLargeResults(ctx: BenchContext): Promise<LargeResul
         if (round >= 0) runs[system].push(measured);
       }
       const last = (system: System) => runs[system].at(-1)?.ms.toFixed(0) ?? "-";
-      ctx.log(`large results ${bytes} B × ${calls} round ${round < 0 ? "warm-up" : `${round + 1}/${rounds}`}: direct ${direct.at(-1)?.toFixed(0) ?? "-"} ms, plain ${last("plain")} ms, Rewind ${last("rewind")} ms`);
+      ctx.log(
+        `large results ${bytes} B × ${calls} round ${round < 0 ? "warm-up" : `${round + 1}/${rounds}`}: direct ${direct.at(-1)?.toFixed(0) ?? "-"} ms, plain ${last("plain")} ms, Rewind ${last("rewind")} ms`,
+      );
     }
     const rewind = side(runs.rewind, calls);
     const plain = side(runs.plain, calls);
     rows.push({
-      bytes, calls, direct: { samples: direct, perCallMs: median(direct) / calls }, rewind, plain,
-      timeRatio: rewind.perCallMs / plain.perCallMs, historyRatio: rewind.historyBytesPerCall / plain.historyBytesPerCall,
+      bytes,
+      calls,
+      direct: { samples: direct, perCallMs: median(direct) / calls },
+      rewind,
+      plain,
+      timeRatio: rewind.perCallMs / plain.perCallMs,
+      historyRatio: rewind.historyBytesPerCall / plain.historyBytesPerCall,
     });
   }
   return rows;

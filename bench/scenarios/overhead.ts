@@ -40,7 +40,10 @@ export async function measureOverhead(ctx: BenchContext): Promise<OverheadMode[]
   const { n } = ctx.sizes.overhead;
   const script = callsScript();
   const modes: OverheadMode[] = [];
-  for (const [mode, width] of [["sequential", 1], ["parallel16", 16]] as const) {
+  for (const [mode, width] of [
+    ["sequential", 1],
+    ["parallel16", 16],
+  ] as const) {
     const rounds = width === 1 ? ctx.sizes.overhead.rounds : ctx.sizes.overhead.parallelRounds;
     const samples: Record<System, number[]> = { direct: [], floor: [], plain: [], rewind: [] };
     const posts: number[] = [];
@@ -86,19 +89,41 @@ export async function measureOverhead(ctx: BenchContext): Promise<OverheadMode[]
         }
       }
       if (round < 0) posts.length = 0;
-      ctx.log(`overhead ${mode} round ${round < 0 ? "warm-up" : round + 1}/${rounds}: direct ${samples.direct.at(-1)?.toFixed(0) ?? "-"} ms, no-op ${samples.floor.at(-1)?.toFixed(0) ?? "-"} ms, plain ${samples.plain.at(-1)?.toFixed(0) ?? "-"} ms, Rewind ${samples.rewind.at(-1)?.toFixed(0) ?? "-"} ms`);
+      ctx.log(
+        `overhead ${mode} round ${round < 0 ? "warm-up" : round + 1}/${rounds}: direct ${samples.direct.at(-1)?.toFixed(0) ?? "-"} ms, no-op ${samples.floor.at(-1)?.toFixed(0) ?? "-"} ms, plain ${samples.plain.at(-1)?.toFixed(0) ?? "-"} ms, Rewind ${samples.rewind.at(-1)?.toFixed(0) ?? "-"} ms`,
+      );
     }
-    const med = { direct: median(samples.direct), floor: median(samples.floor), plain: median(samples.plain), rewind: median(samples.rewind) };
+    const med = {
+      direct: median(samples.direct),
+      floor: median(samples.floor),
+      plain: median(samples.plain),
+      rewind: median(samples.rewind),
+    };
     modes.push({
-      mode, width, n, samples, median: med,
-      p95: { direct: p95(samples.direct), floor: p95(samples.floor), plain: p95(samples.plain), rewind: p95(samples.rewind) },
+      mode,
+      width,
+      n,
+      samples,
+      median: med,
+      p95: {
+        direct: p95(samples.direct),
+        floor: p95(samples.floor),
+        plain: p95(samples.plain),
+        rewind: p95(samples.rewind),
+      },
       perCall: { direct: med.direct / n, floor: med.floor / n, plain: med.plain / n, rewind: med.rewind / n },
       rewindOverPlain: med.rewind / med.plain,
       rewindOverDirect: med.rewind / med.direct,
       plainOverDirect: med.plain / med.direct,
       rewindPostMs: median(posts),
-      cpuPerCall: Object.fromEntries(Object.entries(cpu).map(([system, used]) => [system, perCall(used, n * rounds)])) as Record<System, CpuSnapshot>,
-      history: { rewind: await historyOf(stack.client, lastRewind), plain: await historyOf(stack.client, lastPlain), floor: await historyOf(stack.client, lastFloor) },
+      cpuPerCall: Object.fromEntries(
+        Object.entries(cpu).map(([system, used]) => [system, perCall(used, n * rounds)]),
+      ) as Record<System, CpuSnapshot>,
+      history: {
+        rewind: await historyOf(stack.client, lastRewind),
+        plain: await historyOf(stack.client, lastPlain),
+        floor: await historyOf(stack.client, lastFloor),
+      },
     });
   }
   return modes;

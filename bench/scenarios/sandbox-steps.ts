@@ -15,7 +15,14 @@ import { ECHO_TOOL } from "../mcp-server.ts";
 import { mean, median, p95, since } from "../stats.ts";
 
 export interface SandboxResult {
-  warm: { steps: number; medianMs: number; p95Ms: number; meanMs: number; first100MedianMs: number; last100MedianMs: number };
+  warm: {
+    steps: number;
+    medianMs: number;
+    p95Ms: number;
+    meanMs: number;
+    first100MedianMs: number;
+    last100MedianMs: number;
+  };
   cold: { n: number; samples: number[]; medianMs: number; perCompletionUs: number }[];
   /**
    * One entry into an isolate that calls back into the host once, as a fed completion that issues
@@ -27,7 +34,14 @@ export interface SandboxResult {
 
 const TOOLSET: PinnedToolset = {
   format: 1,
-  mcpServers: { svc: { url: "http://127.0.0.1:9/mcp", tools: [{ name: ECHO_TOOL.name, inputSchema: ECHO_TOOL.inputSchema, outputSchema: ECHO_TOOL.outputSchema ?? true }] } },
+  mcpServers: {
+    svc: {
+      url: "http://127.0.0.1:9/mcp",
+      tools: [
+        { name: ECHO_TOOL.name, inputSchema: ECHO_TOOL.inputSchema, outputSchema: ECHO_TOOL.outputSchema ?? true },
+      ],
+    },
+  },
   hostTools: {},
   workflows: {},
   policies: {},
@@ -36,7 +50,10 @@ const TOOLSET: PinnedToolset = {
 const LIMITS = { memoryMb: 128, cpuMsPerStep: 2000, validate: validateAgainstSchema };
 const STARTED_AT = Date.UTC(2030, 0, 1);
 
-const batchOf = (seq: number): EventBatch => ({ at: STARTED_AT + seq, events: [{ seq, ok: true, value: { i: seq - 1 } }] });
+const batchOf = (seq: number): EventBatch => ({
+  at: STARTED_AT + seq,
+  events: [{ seq, ok: true, value: { i: seq - 1 } }],
+});
 
 export async function measureSandbox(ctx: BenchContext): Promise<SandboxResult> {
   const script = stripTypeScriptTypes(callsScript(), { mode: "strip" });
@@ -45,23 +62,40 @@ export async function measureSandbox(ctx: BenchContext): Promise<SandboxResult> 
   const sandbox = createSandbox({ ...LIMITS, warmSessions: 8 });
   const runId = "run_benchwarm0000";
   const first = await sandbox.advance({
-    runId, consumedBatches: 0, batches: [],
-    cold: { script, input: { n: warmSteps + 1, width: 1 }, toolset: TOOLSET, startedAt: STARTED_AT, history: [], knownCalls: 0 },
+    runId,
+    consumedBatches: 0,
+    batches: [],
+    cold: {
+      script,
+      input: { n: warmSteps + 1, width: 1 },
+      toolset: TOOLSET,
+      startedAt: STARTED_AT,
+      history: [],
+      knownCalls: 0,
+    },
   });
-  if (first.kind !== "waiting" || first.calls.length !== 1) throw new Error(`the first step answered ${JSON.stringify(first)}`);
+  if (first.kind !== "waiting" || first.calls.length !== 1)
+    throw new Error(`the first step answered ${JSON.stringify(first)}`);
   const steps: number[] = [];
   for (let seq = 1; seq <= warmSteps; seq++) {
     const started = performance.now();
     const result = await sandbox.advance({ runId, consumedBatches: seq - 1, batches: [batchOf(seq)] });
     steps.push(since(started));
-    if (result.kind !== "waiting" || result.calls[0]?.seq !== seq + 1) throw new Error(`warm step ${seq} answered ${JSON.stringify(result)}`);
+    if (result.kind !== "waiting" || result.calls[0]?.seq !== seq + 1)
+      throw new Error(`warm step ${seq} answered ${JSON.stringify(result)}`);
   }
   sandbox.dispose();
   const warm = {
-    steps: warmSteps, medianMs: median(steps), p95Ms: p95(steps), meanMs: mean(steps),
-    first100MedianMs: median(steps.slice(0, 100)), last100MedianMs: median(steps.slice(-100)),
+    steps: warmSteps,
+    medianMs: median(steps),
+    p95Ms: p95(steps),
+    meanMs: mean(steps),
+    first100MedianMs: median(steps.slice(0, 100)),
+    last100MedianMs: median(steps.slice(-100)),
   };
-  ctx.log(`sandbox warm step: median ${warm.medianMs.toFixed(3)} ms, p95 ${warm.p95Ms.toFixed(3)} ms over ${warmSteps} steps`);
+  ctx.log(
+    `sandbox warm step: median ${warm.medianMs.toFixed(3)} ms, p95 ${warm.p95Ms.toFixed(3)} ms over ${warmSteps} steps`,
+  );
 
   const cold: SandboxResult["cold"] = [];
   for (const n of coldSizes) {
@@ -71,19 +105,31 @@ export async function measureSandbox(ctx: BenchContext): Promise<SandboxResult> 
       const fresh = createSandbox({ ...LIMITS, warmSessions: 1 });
       const started = performance.now();
       const result = await fresh.advance({
-        runId: `run_benchcold${n}x${round}`, consumedBatches: n, batches: [],
-        cold: { script, input: { n: n + 1, width: 1 }, toolset: TOOLSET, startedAt: STARTED_AT, history, knownCalls: n },
+        runId: `run_benchcold${n}x${round}`,
+        consumedBatches: n,
+        batches: [],
+        cold: {
+          script,
+          input: { n: n + 1, width: 1 },
+          toolset: TOOLSET,
+          startedAt: STARTED_AT,
+          history,
+          knownCalls: n,
+        },
       });
       samples.push(since(started));
       fresh.dispose();
-      if (result.kind !== "waiting" || result.calls[0]?.seq !== n + 1) throw new Error(`cold replay of ${n} answered ${JSON.stringify(result)}`);
+      if (result.kind !== "waiting" || result.calls[0]?.seq !== n + 1)
+        throw new Error(`cold replay of ${n} answered ${JSON.stringify(result)}`);
     }
     const medianMs = median(samples);
     cold.push({ n, samples, medianMs, perCompletionUs: (medianMs * 1000) / n });
     ctx.log(`sandbox cold replay of ${n}: median ${medianMs.toFixed(1)} ms`);
   }
   const isolateEntryUs = await isolateEntryCost();
-  ctx.log(`isolated-vm entry with a host callback: apply ${isolateEntryUs.apply.toFixed(0)} µs, applySync ${isolateEntryUs.applySync.toFixed(0)} µs`);
+  ctx.log(
+    `isolated-vm entry with a host callback: apply ${isolateEntryUs.apply.toFixed(0)} µs, applySync ${isolateEntryUs.applySync.toFixed(0)} µs`,
+  );
   return { warm, cold, isolateEntryUs };
 }
 
@@ -92,7 +138,9 @@ async function isolateEntryCost(): Promise<SandboxResult["isolateEntryUs"]> {
   try {
     const context = await isolate.createContext();
     await context.global.set("host", new ivm.Callback((payload: string) => payload.length));
-    const feed = (await context.eval("(function (event) { return host(event) + JSON.parse(event).seq; })", { reference: true })) as ivm.Reference;
+    const feed = (await context.eval("(function (event) { return host(event) + JSON.parse(event).seq; })", {
+      reference: true,
+    })) as ivm.Reference;
     const event = JSON.stringify({ seq: 1, ok: true, value: { i: 1 } });
     const rounds = 2000;
     const time = async (sync: boolean): Promise<number> => {

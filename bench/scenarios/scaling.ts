@@ -38,12 +38,17 @@ export async function measureScaling(ctx: BenchContext): Promise<ScalingResult> 
       assertTotal("Rewind run", done.result, n);
       samples.push(done.ms);
       lastId = done.id;
-      ctx.log(`scaling n=${n} round ${round + 1}/${rounds}: ${done.ms.toFixed(0)} ms (${(done.ms / n).toFixed(2)} ms/call)`);
+      ctx.log(
+        `scaling n=${n} round ${round + 1}/${rounds}: ${done.ms.toFixed(0)} ms (${(done.ms / n).toFixed(2)} ms/call)`,
+      );
     }
     const medianMs = median(samples);
     rows.push({ n, samples, medianMs, perCallMs: medianMs / n, history: await historyOf(ctx.stack.client, lastId) });
   }
-  const fit = linearFit(rows.map((r) => r.n), rows.map((r) => r.medianMs));
+  const fit = linearFit(
+    rows.map((r) => r.n),
+    rows.map((r) => r.medianMs),
+  );
   const at100 = rows.find((r) => r.n === 100) ?? rows[0];
   const largest = rows.at(-1);
   return {

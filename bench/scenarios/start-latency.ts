@@ -40,7 +40,12 @@ export async function measureStartLatency(ctx: BenchContext): Promise<StartLaten
   const { warmup, samples: count } = ctx.sizes.start;
   const samples: number[] = [];
   const posts: number[] = [];
-  const phases = { apiToStarted: [] as number[], firstWorkflowTask: [] as number[], activityDispatch: [] as number[], activityToServer: [] as number[] };
+  const phases = {
+    apiToStarted: [] as number[],
+    firstWorkflowTask: [] as number[],
+    activityDispatch: [] as number[],
+    activityToServer: [] as number[],
+  };
   for (let k = -warmup; k < count; k++) {
     const posted = await postRun(stack, SCRIPT, { i: k });
     await stack.client.workflow.getHandle(posted.id).result();
@@ -62,7 +67,9 @@ export async function measureStartLatency(ctx: BenchContext): Promise<StartLaten
     phases.activityToServer.push(arrivedAt - timeOf(activityStarted));
   }
   const result: StartLatencyResult = {
-    samples, medianMs: median(samples), p95Ms: p95(samples),
+    samples,
+    medianMs: median(samples),
+    p95Ms: p95(samples),
     post: { medianMs: median(posts), p95Ms: p95(posts) },
     phases: {
       apiToStarted: median(phases.apiToStarted),
@@ -71,6 +78,8 @@ export async function measureStartLatency(ctx: BenchContext): Promise<StartLaten
       activityToServer: median(phases.activityToServer),
     },
   };
-  ctx.log(`start latency: median ${result.medianMs.toFixed(1)} ms, p95 ${result.p95Ms.toFixed(1)} ms over ${count} runs`);
+  ctx.log(
+    `start latency: median ${result.medianMs.toFixed(1)} ms, p95 ${result.p95Ms.toFixed(1)} ms over ${count} runs`,
+  );
   return result;
 }

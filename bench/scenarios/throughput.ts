@@ -19,7 +19,13 @@ export interface ThroughputRound {
   post: { medianMs: number; p95Ms: number };
   /** Per-run time from its POST to its completion. */
   runMs: { medianMs: number; p95Ms: number };
-  worker: { rssBeforeMb: number; peakRssMb: number; rssAfterMb: number; peakWarmIsolates: number; heapUsedAfterMb: number };
+  worker: {
+    rssBeforeMb: number;
+    peakRssMb: number;
+    rssAfterMb: number;
+    peakWarmIsolates: number;
+    heapUsedAfterMb: number;
+  };
   benchRssMb: number;
 }
 
@@ -47,32 +53,42 @@ export async function measureThroughput(ctx: BenchContext): Promise<ThroughputRo
     let submitMs = 0;
     const posts: number[] = [];
     const runTimes: number[] = [];
-    await Promise.all(Array.from({ length: runs }, async () => {
-      const posted = await postRun(stack, script, { n: calls, width: 1 });
-      posts.push(posted.postMs);
-      if (++submitted === runs) submitMs = since(started);
-      const result = await stack.client.workflow.getHandle(posted.id).result();
-      assertTotal("Rewind run", result, calls);
-      runTimes.push(since(posted.started));
-    }));
+    await Promise.all(
+      Array.from({ length: runs }, async () => {
+        const posted = await postRun(stack, script, { n: calls, width: 1 });
+        posts.push(posted.postMs);
+        if (++submitted === runs) submitMs = since(started);
+        const result = await stack.client.workflow.getHandle(posted.id).result();
+        assertTotal("Rewind run", result, calls);
+        runTimes.push(since(posted.started));
+      }),
+    );
     const totalMs = since(started);
     sampling = false;
     await sampler;
     const after = await stack.workers.call<WorkerMemory>("memory");
     const row: ThroughputRound = {
-      runs, callsPerRun: calls, totalMs, submitMs,
+      runs,
+      callsPerRun: calls,
+      totalMs,
+      submitMs,
       runsPerSec: runs / (totalMs / 1000),
       callsPerSec: (runs * calls) / (totalMs / 1000),
       post: { medianMs: median(posts), p95Ms: p95(posts) },
       runMs: { medianMs: median(runTimes), p95Ms: p95(runTimes) },
       worker: {
-        rssBeforeMb: before.rss / MB, peakRssMb: after.peakRss / MB, rssAfterMb: after.rss / MB,
-        peakWarmIsolates: peakWarm, heapUsedAfterMb: after.heapUsed / MB,
+        rssBeforeMb: before.rss / MB,
+        peakRssMb: after.peakRss / MB,
+        rssAfterMb: after.rss / MB,
+        peakWarmIsolates: peakWarm,
+        heapUsedAfterMb: after.heapUsed / MB,
       },
       benchRssMb: process.memoryUsage().rss / MB,
     };
     results.push(row);
-    ctx.log(`throughput round ${round + 1}/${rounds}: ${runs} runs in ${(totalMs / 1000).toFixed(1)} s = ${row.runsPerSec.toFixed(1)} runs/s, ${row.callsPerSec.toFixed(0)} calls/s, worker peak RSS ${row.worker.peakRssMb.toFixed(0)} MB`);
+    ctx.log(
+      `throughput round ${round + 1}/${rounds}: ${runs} runs in ${(totalMs / 1000).toFixed(1)} s = ${row.runsPerSec.toFixed(1)} runs/s, ${row.callsPerSec.toFixed(0)} calls/s, worker peak RSS ${row.worker.peakRssMb.toFixed(0)} MB`,
+    );
   }
   return results;
 }

@@ -20,7 +20,18 @@ export interface TypeCheckResult {
   warm: { samples: number[]; medianMs: number; p95Ms: number };
 }
 
-const ENTITIES = ["issue", "pull_request", "comment", "label", "milestone", "repository", "user", "team", "release", "deployment"];
+const ENTITIES = [
+  "issue",
+  "pull_request",
+  "comment",
+  "label",
+  "milestone",
+  "repository",
+  "user",
+  "team",
+  "release",
+  "deployment",
+];
 const VERBS = ["list", "get", "create", "update", "delete"];
 
 function entitySchema(entity: string): JsonSchema {
@@ -31,7 +42,11 @@ function entitySchema(entity: string): JsonSchema {
       name: { type: "string", description: `Name of the ${entity}.` },
       state: { type: "string", enum: ["open", "closed", "archived"] },
       labels: { type: "array", items: { type: "string" } },
-      owner: { type: "object", properties: { login: { type: "string" }, id: { type: "integer" } }, required: ["login", "id"] },
+      owner: {
+        type: "object",
+        properties: { login: { type: "string" }, id: { type: "integer" } },
+        required: ["login", "id"],
+      },
       created_at: { type: "string", format: "date-time" },
       body: { type: ["string", "null"] },
     },
@@ -43,14 +58,45 @@ function tool(group: "github" | "tracker", verb: string, entity: string): Pinned
   const item = entitySchema(entity);
   const repo = { type: "string", description: "owner/name" };
   const inputs: Record<string, JsonSchema> = {
-    list: { type: "object", properties: { repo, state: { type: "string", enum: ["open", "closed", "all"] }, per_page: { type: "integer", minimum: 1, maximum: 100 }, page: { type: "integer" } }, required: ["repo"] },
+    list: {
+      type: "object",
+      properties: {
+        repo,
+        state: { type: "string", enum: ["open", "closed", "all"] },
+        per_page: { type: "integer", minimum: 1, maximum: 100 },
+        page: { type: "integer" },
+      },
+      required: ["repo"],
+    },
     get: { type: "object", properties: { repo, id: { type: "integer" } }, required: ["repo", "id"] },
-    create: { type: "object", properties: { repo, name: { type: "string" }, body: { type: "string" }, labels: { type: "array", items: { type: "string" } } }, required: ["repo", "name"] },
-    update: { type: "object", properties: { repo, id: { type: "integer" }, name: { type: "string" }, state: { type: "string", enum: ["open", "closed"] } }, required: ["repo", "id"] },
+    create: {
+      type: "object",
+      properties: {
+        repo,
+        name: { type: "string" },
+        body: { type: "string" },
+        labels: { type: "array", items: { type: "string" } },
+      },
+      required: ["repo", "name"],
+    },
+    update: {
+      type: "object",
+      properties: {
+        repo,
+        id: { type: "integer" },
+        name: { type: "string" },
+        state: { type: "string", enum: ["open", "closed"] },
+      },
+      required: ["repo", "id"],
+    },
     delete: { type: "object", properties: { repo, id: { type: "integer" } }, required: ["repo", "id"] },
   };
   const outputs: Record<string, JsonSchema> = {
-    list: { type: "object", properties: { items: { type: "array", items: item }, total: { type: "integer" } }, required: ["items", "total"] },
+    list: {
+      type: "object",
+      properties: { items: { type: "array", items: item }, total: { type: "integer" } },
+      required: ["items", "total"],
+    },
     get: item,
     create: item,
     update: item,
@@ -68,10 +114,15 @@ function tool(group: "github" | "tracker", verb: string, entity: string): Pinned
 export function fiftyToolToolset(): PinnedToolset {
   const github: PinnedTool[] = [];
   const tracker: PinnedTool[] = [];
-  ENTITIES.forEach((entity, e) => VERBS.forEach((verb) => (e < 5 ? github : tracker).push(tool(e < 5 ? "github" : "tracker", verb, entity))));
+  ENTITIES.forEach((entity, e) =>
+    VERBS.forEach((verb) => (e < 5 ? github : tracker).push(tool(e < 5 ? "github" : "tracker", verb, entity))),
+  );
   return {
     format: 1,
-    mcpServers: { github: { url: "http://127.0.0.1:9/github", tools: github }, tracker: { url: "http://127.0.0.1:9/tracker", tools: tracker } },
+    mcpServers: {
+      github: { url: "http://127.0.0.1:9/github", tools: github },
+      tracker: { url: "http://127.0.0.1:9/tracker", tools: tracker },
+    },
     hostTools: {},
     workflows: {},
     policies: {},
@@ -108,7 +159,8 @@ export default async function main(input: { repo: string; maxAgeDays: number }):
 }
 
 function assertClean(diagnostics: Diagnostic[]): void {
-  if (diagnostics.length > 0) throw new Error(`the typical script does not type-check: ${JSON.stringify(diagnostics.slice(0, 3))}`);
+  if (diagnostics.length > 0)
+    throw new Error(`the typical script does not type-check: ${JSON.stringify(diagnostics.slice(0, 3))}`);
 }
 
 export function measureTypeCheck(ctx: BenchContext): TypeCheckResult {
@@ -116,7 +168,11 @@ export function measureTypeCheck(ctx: BenchContext): TypeCheckResult {
   const renderStarted = performance.now();
   const dts = renderDts(toolset);
   const renderMs = since(renderStarted);
-  const input = (variant: number) => ({ source: typicalScript(variant), declarations: dts, declarationsKey: "ts_bench50" });
+  const input = (variant: number) => ({
+    source: typicalScript(variant),
+    declarations: dts,
+    declarationsKey: "ts_bench50",
+  });
 
   const cold: number[] = [];
   let firstInProcessMs = Number.NaN;
@@ -140,7 +196,10 @@ export function measureTypeCheck(ctx: BenchContext): TypeCheckResult {
   }
   ctx.log(`type-check warm: median ${median(warm).toFixed(1)} ms, p95 ${p95(warm).toFixed(1)} ms`);
   return {
-    tools: 50, dtsBytes: Buffer.byteLength(dts), renderMs, firstInProcessMs,
+    tools: 50,
+    dtsBytes: Buffer.byteLength(dts),
+    renderMs,
+    firstInProcessMs,
     cold: { samples: cold, medianMs: median(cold) },
     warm: { samples: warm, medianMs: median(warm), p95Ms: p95(warm) },
   };

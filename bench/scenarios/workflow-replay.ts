@@ -69,23 +69,33 @@ export async function measureWorkflowReplay(ctx: BenchContext): Promise<ReplayRe
   const { stack } = ctx;
   const { sizes, rounds } = ctx.sizes.replay;
   const rewindBundle = await loadWorkflowBundle(path.join(REPO_ROOT, ".rewind", "cache"));
-  const plainBundle = await bundleWorkflowCode({ workflowsPath: path.join(BENCH_DIR, "baseline", "workflows.ts"), logger: QUIET });
+  const plainBundle = await bundleWorkflowCode({
+    workflowsPath: path.join(BENCH_DIR, "baseline", "workflows.ts"),
+    logger: QUIET,
+  });
   const systems = { rewind: [] as ReplaySystem["samples"], plain: [] as ReplaySystem["samples"] };
   for (const n of sizes) {
     const rewind = await rewindRun(stack, callsScript(), { n, width: 1 });
     assertTotal("Rewind run", rewind.result, n);
     const plain = await plainRun(stack, n, 1);
     assertTotal("plain workflow", plain.result, n);
-    for (const [system, id, bundle] of [["rewind", rewind.id, rewindBundle], ["plain", plain.id, plainBundle]] as const) {
+    for (const [system, id, bundle] of [
+      ["rewind", rewind.id, rewindBundle],
+      ["plain", plain.id, plainBundle],
+    ] as const) {
       // The Rewind worker's sinks, as no-ops (sinks are not called on replay, but must exist).
-      const sinks: InjectedSinks<TracingSinks & RunMetricsSinks> | undefined = system === "rewind" ? { tracing: { span: { fn: () => undefined } }, ...runMetricsSinks(NO_METRICS) } : undefined;
+      const sinks: InjectedSinks<TracingSinks & RunMetricsSinks> | undefined =
+        system === "rewind"
+          ? { tracing: { span: { fn: () => undefined } }, ...runMetricsSinks(NO_METRICS) }
+          : undefined;
       const histories = await fetchHistories(stack.client, id);
       const ms: number[] = [];
       let vmEntries = 0;
       for (let round = 0; round < rounds; round++) {
         const started = performance.now();
         const { entries } = await countingVmEntries(async () => {
-          for (const history of histories) await Worker.runReplayHistory({ workflowBundle: bundle, ...(sinks ? { sinks } : {}) }, history, id);
+          for (const history of histories)
+            await Worker.runReplayHistory({ workflowBundle: bundle, ...(sinks ? { sinks } : {}) }, history, id);
         });
         ms.push(since(started));
         vmEntries = entries;
@@ -102,7 +112,14 @@ export async function measureWorkflowReplay(ctx: BenchContext): Promise<ReplayRe
       samples,
     };
   };
-  const result: ReplayResult = { sizes, rewind: summarize(systems.rewind), plain: summarize(systems.plain), vmEntryUs: vmEntryCost() };
-  ctx.log(`workflow replay per call: Rewind ${result.rewind.msPerCall.toFixed(2)} ms / ${result.rewind.vmEntriesPerCall.toFixed(1)} VM entries, plain ${result.plain.msPerCall.toFixed(2)} ms / ${result.plain.vmEntriesPerCall.toFixed(1)} VM entries`);
+  const result: ReplayResult = {
+    sizes,
+    rewind: summarize(systems.rewind),
+    plain: summarize(systems.plain),
+    vmEntryUs: vmEntryCost(),
+  };
+  ctx.log(
+    `workflow replay per call: Rewind ${result.rewind.msPerCall.toFixed(2)} ms / ${result.rewind.vmEntriesPerCall.toFixed(1)} VM entries, plain ${result.plain.msPerCall.toFixed(2)} ms / ${result.plain.vmEntriesPerCall.toFixed(1)} VM entries`,
+  );
   return result;
 }

@@ -19,7 +19,12 @@ function outcomeOfError(error: unknown): string {
 }
 
 /** `send`, with each attempt's duration and outcome recorded under `kind` and the call's group. */
-export function measuredAttempts<I, R extends AttemptResult>(metrics: CallMetrics | undefined, kind: CallKind, groupOf: (input: I) => string, send: (input: I) => Promise<R>): (input: I) => Promise<R> {
+export function measuredAttempts<I, R extends AttemptResult>(
+  metrics: CallMetrics | undefined,
+  kind: CallKind,
+  groupOf: (input: I) => string,
+  send: (input: I) => Promise<R>,
+): (input: I) => Promise<R> {
   if (!metrics) return send;
   return async (input) => {
     const began = performance.now();

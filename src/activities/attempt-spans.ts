@@ -13,8 +13,18 @@ import { McpCallError, McpConnectError, type McpExchange } from "../mcp/index.ts
 export function serverOf(url: string): Attributes {
   if (!URL.canParse(url)) return {};
   const parsed = new URL(url);
-  const port = parsed.port !== "" ? Number(parsed.port) : parsed.protocol === "https:" ? 443 : parsed.protocol === "http:" ? 80 : undefined;
-  return { "server.address": parsed.hostname.replace(/^\[|\]$/g, ""), ...(port === undefined ? {} : { "server.port": port }) };
+  const port =
+    parsed.port !== ""
+      ? Number(parsed.port)
+      : parsed.protocol === "https:"
+        ? 443
+        : parsed.protocol === "http:"
+          ? 80
+          : undefined;
+  return {
+    "server.address": parsed.hostname.replace(/^\[|\]$/g, ""),
+    ...(port === undefined ? {} : { "server.port": port }),
+  };
 }
 
 /**
@@ -77,7 +87,8 @@ export function exchangeAttributes(exchange: McpExchange): Attributes {
 export function thrownErrorType(error: unknown): string {
   if (error instanceof ApplicationFailure) return error.type ?? "ApplicationFailure";
   if (error instanceof CancelledFailure) return "cancelled";
-  if ((error instanceof McpCallError || error instanceof McpConnectError) && error.reason === "cancelled") return "cancelled";
+  if ((error instanceof McpCallError || error instanceof McpConnectError) && error.reason === "cancelled")
+    return "cancelled";
   return error instanceof Error ? error.name : "unknown";
 }
 

@@ -47,15 +47,27 @@ const INTERRUPTIONS: Partial<Record<HttpRefusal["rule"], (typeof CALL_FAILURE)[k
 export function createCallHttp(deps: HttpCallDeps) {
   return async function callHttp(input: HttpCallInput): Promise<HttpCallResult> {
     const headers = { ...input.request.headers };
-    if (!Object.keys(headers).some((h) => h.toLowerCase() === "idempotency-key")) headers["Idempotency-Key"] = idempotencyKey(input.runId, input.seq);
-    const spanned = httpAttemptSpan({ runId: input.runId, seq: input.seq, method: input.request.method, url: input.request.url, attempt: Context.current().info.attempt });
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === "idempotency-key"))
+      headers["Idempotency-Key"] = idempotencyKey(input.runId, input.seq);
+    const spanned = httpAttemptSpan({
+      runId: input.runId,
+      seq: input.seq,
+      method: input.request.method,
+      url: input.request.url,
+      attempt: Context.current().info.attempt,
+    });
     const span = deps.tracing.startAttempt(input.traceparent, spanned.name, spanned.attributes);
     const traceparent = span?.traceparent ?? input.traceparent;
     if (traceparent) headers["traceparent"] = traceparent;
     /** The span's `error.type`: the failure's type, `refused`, or the status of a 4xx/5xx answer. */
     let errorType: string | undefined = CALL_FAILURE.interrupted;
     try {
-      const value = await deps.guardedFetch({ ...input.request, headers }, input.allowedHosts, Context.current().cancellationSignal, input.timeoutMs);
+      const value = await deps.guardedFetch(
+        { ...input.request, headers },
+        input.allowedHosts,
+        Context.current().cancellationSignal,
+        input.timeoutMs,
+      );
       span?.annotate({ "http.response.status_code": value.status });
       errorType = value.status >= 400 ? String(value.status) : undefined;
       return { ok: true, value };
@@ -64,11 +76,18 @@ export function createCallHttp(deps: HttpCallDeps) {
       const interruption = INTERRUPTIONS[error.rule];
       if (interruption) {
         errorType = interruption;
-        throw ApplicationFailure.create({ type: interruption, message: `fetch: ${error.message}`, details: [{ attempt: Context.current().info.attempt, rule: error.rule }] });
+        throw ApplicationFailure.create({
+          type: interruption,
+          message: `fetch: ${error.message}`,
+          details: [{ attempt: Context.current().info.attempt, rule: error.rule }],
+        });
       }
       errorType = "refused";
       span?.annotate({ "rewind.http.refusal": error.rule });
-      return { ok: false, error: { code: "refused", message: `fetch: ${error.message}`, details: { rule: error.rule } } };
+      return {
+        ok: false,
+        error: { code: "refused", message: `fetch: ${error.message}`, details: { rule: error.rule } },
+      };
     } finally {
       span?.end(errorType === undefined ? {} : { errorType });
     }

@@ -17,13 +17,28 @@ import { createHash } from "node:crypto";
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
 import type { CredentialResolver } from "../credentials/credential-resolver.ts";
-import { McpCallError, McpConnectError, resultValue, type McpCallHooks, type McpPool, type McpTaskHandle, type McpToolDescriptor } from "../mcp/index.ts";
+import {
+  McpCallError,
+  McpConnectError,
+  resultValue,
+  type McpCallHooks,
+  type McpPool,
+  type McpTaskHandle,
+  type McpToolDescriptor,
+} from "../mcp/index.ts";
 import { scrub, secretsOf } from "../mcp/mcp-errors.ts";
 import type { SchemaValidator } from "../sandbox/call-gate.ts";
 import type { EndpointResolver } from "../events/endpoint-resolver.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import type { Prestep } from "../shared/step.ts";
-import { CALL_FAILURE, IDEMPOTENCY_META_KEY, MAX_RESULT_BYTES, idempotencyKey, type McpCallInput, type ToolCallResult } from "../shared/tool-call.ts";
+import {
+  CALL_FAILURE,
+  IDEMPOTENCY_META_KEY,
+  MAX_RESULT_BYTES,
+  idempotencyKey,
+  type McpCallInput,
+  type ToolCallResult,
+} from "../shared/tool-call.ts";
 import type { Tracing } from "../tracing/tracing.ts";
 import { exchangeAttributes, mcpAttemptSpan, thrownErrorType } from "./attempt-spans.ts";
 import { withRunEnd } from "./run-end.ts";
@@ -68,7 +83,11 @@ const LISTING_FAILURES: Partial<Record<McpConnectError["reason"], string>> = {
 };
 
 function textOf(content: unknown[]): string {
-  const texts = content.flatMap((item) => (typeof item === "object" && item !== null && (item as { type?: unknown }).type === "text" ? [String((item as { text?: unknown }).text)] : []));
+  const texts = content.flatMap((item) =>
+    typeof item === "object" && item !== null && (item as { type?: unknown }).type === "text"
+      ? [String((item as { text?: unknown }).text)]
+      : [],
+  );
   return texts.join("\n").slice(0, 2000) || "the tool reported an error";
 }
 
@@ -92,15 +111,27 @@ function notesOf(details: unknown): AttemptNotes {
  * when the attempt ends however it ends (`attemptEnded`), so no stale question stays parked.
  * Both are the server's text, scrubbed (`clean`) like its errors.
  */
-function hooksFor(deps: McpCallDeps, call: CallRef, beat: () => void, attemptEnded: AbortSignal, clean: (text: string) => string): McpCallHooks {
+function hooksFor(
+  deps: McpCallDeps,
+  call: CallRef,
+  beat: () => void,
+  attemptEnded: AbortSignal,
+  clean: (text: string) => string,
+): McpCallHooks {
   return {
     onProgress(progress) {
       beat();
-      deps.callReports?.progress(call, progress.message === undefined ? progress : { ...progress, message: clean(progress.message) });
+      deps.callReports?.progress(
+        call,
+        progress.message === undefined ? progress : { ...progress, message: clean(progress.message) },
+      );
     },
     onElicitation(request, signal) {
       if (!deps.callReports) return Promise.reject(new Error("this worker can't put questions to the harness"));
-      const asked = { message: clean(request.message), requestedSchema: scrubbed(request.requestedSchema, clean) as Record<string, unknown> };
+      const asked = {
+        message: clean(request.message),
+        requestedSchema: scrubbed(request.requestedSchema, clean) as Record<string, unknown>,
+      };
       return deps.callReports.askInput(call, asked, AbortSignal.any([signal, attemptEnded]));
     },
   };
@@ -111,7 +142,10 @@ function callsAsTask(tool: McpToolDescriptor | undefined): boolean {
 }
 
 function fingerprint(headers: Record<string, string>): string {
-  return createHash("sha256").update(JSON.stringify(Object.entries(headers).sort())).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update(JSON.stringify(Object.entries(headers).sort()))
+    .digest("hex")
+    .slice(0, 16);
 }
 
 /**
@@ -121,7 +155,9 @@ function fingerprint(headers: Record<string, string>): string {
 async function prestep(deps: McpCallDeps, input: McpCallInput, value: unknown): Promise<{ step?: Prestep }> {
   try {
     const step = await deps.sandbox?.prestep(input.runId, { seq: input.seq, ok: true, value });
-    return step ? { step: { ...step, result: await withRunEnd(step.result, input.credentials.namespace, deps.endpoints) } } : {};
+    return step
+      ? { step: { ...step, result: await withRunEnd(step.result, input.credentials.namespace, deps.endpoints) } }
+      : {};
   } catch {
     return {};
   }
@@ -144,29 +180,63 @@ export function createCallMcpTool(deps: McpCallDeps) {
     const beat = () => context.heartbeat(notes);
     const heartbeat = setInterval(beat, HEARTBEAT_EVERY_MS);
     const attemptEnded = new AbortController();
-    const spanned = mcpAttemptSpan({ runId: input.runId, seq: input.seq, server: input.server, tool: input.tool, url: input.url, attempt });
+    const spanned = mcpAttemptSpan({
+      runId: input.runId,
+      seq: input.seq,
+      server: input.server,
+      tool: input.tool,
+      url: input.url,
+      attempt,
+    });
     const span = deps.tracing.startAttempt(input.traceparent, spanned.name, spanned.attributes);
     if (notes.task) span?.annotate({ "mcp.session.id": notes.task.sessionId });
     /** The attempt span's `error.type`; set on every way out but success. */
     let errorType: string | undefined = CALL_FAILURE.interrupted;
     try {
       const resumed = notes.task;
-      const listed = resumed ? undefined : await schemas.current({ url: input.url, headers, poolKey, tool: input.tool, waits: input.waits ?? 0 });
+      const listed = resumed
+        ? undefined
+        : await schemas.current({ url: input.url, headers, poolKey, tool: input.tool, waits: input.waits ?? 0 });
       if (!input.skipSchemaCheck && !resumed) {
         const change = schemaChangeOf(listed, input.tool, input.args ?? {}, deps.validate);
         if (change) {
-          throw ApplicationFailure.create({ type: CALL_FAILURE.schemaChanged, message: clean(change.message), nonRetryable: true, details: [{ attempt, current: change.current }] });
+          throw ApplicationFailure.create({
+            type: CALL_FAILURE.schemaChanged,
+            message: clean(change.message),
+            nonRetryable: true,
+            details: [{ attempt, current: change.current }],
+          });
         }
       }
       const call: CallRef = { namespace: input.credentials.namespace, runId: input.runId, seq: input.seq, attempt };
       const asTask = resumed !== undefined || callsAsTask(listed);
       const outcome = await deps.mcpPool.callTool({
-        url: input.url, headers, poolKey, name: input.tool, arguments: input.args ?? {},
-        meta: { [IDEMPOTENCY_META_KEY]: idempotencyKey(input.runId, input.seq), ...(span ? { traceparent: span.traceparent } : input.traceparent ? { traceparent: input.traceparent } : {}) },
+        url: input.url,
+        headers,
+        poolKey,
+        name: input.tool,
+        arguments: input.args ?? {},
+        meta: {
+          [IDEMPOTENCY_META_KEY]: idempotencyKey(input.runId, input.seq),
+          ...(span ? { traceparent: span.traceparent } : input.traceparent ? { traceparent: input.traceparent } : {}),
+        },
         timeoutMs: input.timeoutMs,
         signal: context.cancellationSignal,
-        hooks: { ...hooksFor(deps, call, beat, attemptEnded.signal, clean), onSent: (exchange) => span?.annotate(exchangeAttributes(exchange)) },
-        ...(asTask ? { task: { ...(resumed ? { resume: resumed } : {}), onCreated: (task: McpTaskHandle) => { notes.task = task; beat(); } } } : {}),
+        hooks: {
+          ...hooksFor(deps, call, beat, attemptEnded.signal, clean),
+          onSent: (exchange) => span?.annotate(exchangeAttributes(exchange)),
+        },
+        ...(asTask
+          ? {
+              task: {
+                ...(resumed ? { resume: resumed } : {}),
+                onCreated: (task: McpTaskHandle) => {
+                  notes.task = task;
+                  beat();
+                },
+              },
+            }
+          : {}),
       });
       attempt += outcome.resent ?? 0;
       // The last progress the server reported goes to the journal before the result does.
@@ -175,15 +245,32 @@ export function createCallMcpTool(deps: McpCallDeps) {
       errorType = outcome.isError ? "tool_error" : undefined;
       if (outcome.isError) {
         const content = JSON.parse(clean(JSON.stringify(outcome.content))) as unknown[];
-        return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${textOf(outcome.content)}`), details: { content } }, attempt, ...usedScope };
+        return {
+          ok: false,
+          error: {
+            code: "toolFailed",
+            message: clean(`${input.server}.${input.tool}: ${textOf(outcome.content)}`),
+            details: { content },
+          },
+          attempt,
+          ...usedScope,
+        };
       }
       // A server may echo what it was sent: the credentials are scrubbed from results too.
-      const value = secrets.length === 0 ? resultValue(outcome, input.runtimeVersion) : scrubbed(resultValue(outcome, input.runtimeVersion), clean);
+      const value =
+        secrets.length === 0
+          ? resultValue(outcome, input.runtimeVersion)
+          : scrubbed(resultValue(outcome, input.runtimeVersion), clean);
       const bytes = Buffer.byteLength(JSON.stringify(value) ?? "null");
       if (bytes > MAX_RESULT_BYTES) {
         const message = `${input.server}.${input.tool}: the result is ${bytes} bytes of JSON, more than the ${MAX_RESULT_BYTES} a tool result may be`;
         errorType = "resultTooLarge";
-        return { ok: false, error: { code: "toolFailed", message, details: { reason: "resultTooLarge", bytes } }, attempt, ...usedScope };
+        return {
+          ok: false,
+          error: { code: "toolFailed", message, details: { reason: "resultTooLarge", bytes } },
+          attempt,
+          ...usedScope,
+        };
       }
       return { ok: true, value, attempt, ...usedScope, ...(await prestep(deps, input, value)) };
     } catch (error) {
@@ -194,8 +281,17 @@ export function createCallMcpTool(deps: McpCallDeps) {
         const type = LISTING_FAILURES[error.reason] ?? CALL_FAILURE.unreachable;
         errorType = type;
         throw ApplicationFailure.create({
-          type, message: clean(error.message), nonRetryable: type !== CALL_FAILURE.unreachable,
-          details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope, scopeAsked: error.scopeAsked === undefined ? null : clean(error.scopeAsked) }],
+          type,
+          message: clean(error.message),
+          nonRetryable: type !== CALL_FAILURE.unreachable,
+          details: [
+            {
+              attempt,
+              scope: scope ?? null,
+              insufficientScope: error.insufficientScope,
+              scopeAsked: error.scopeAsked === undefined ? null : clean(error.scopeAsked),
+            },
+          ],
         });
       }
       if (!(error instanceof McpCallError)) throw error;
@@ -204,16 +300,37 @@ export function createCallMcpTool(deps: McpCallDeps) {
         // A JSON-RPC error (or an HTTP refusal): its code is the error's type.
         errorType = error.code === undefined ? "tool_error" : String(error.code);
         if (error.code !== undefined) span?.annotate({ "rpc.response.status_code": String(error.code) });
-        return { ok: false, error: { code: "toolFailed", message: clean(`${input.server}.${input.tool}: ${error.message}`), details: { reason: "toolError" } }, attempt, ...usedScope };
+        return {
+          ok: false,
+          error: {
+            code: "toolFailed",
+            message: clean(`${input.server}.${input.tool}: ${error.message}`),
+            details: { reason: "toolError" },
+          },
+          attempt,
+          ...usedScope,
+        };
       }
       // A call that provably never left (e.g. a connect timeout) is "unreachable" whatever the
       // reason says: at-most-once tools may then be told it was not sent.
-      const reason = (error.reason === "timedOut" || error.reason === "interrupted") && !error.outcomeUnknown ? "unreachable" : error.reason;
+      const reason =
+        (error.reason === "timedOut" || error.reason === "interrupted") && !error.outcomeUnknown
+          ? "unreachable"
+          : error.reason;
       const failure = FAILURE_OF_REASON[reason] ?? { type: CALL_FAILURE.interrupted, retryable: true };
       errorType = failure.type;
       throw ApplicationFailure.create({
-        type: failure.type, message: clean(error.message), nonRetryable: !failure.retryable,
-        details: [{ attempt, scope: scope ?? null, insufficientScope: error.insufficientScope, scopeAsked: error.scopeAsked === undefined ? null : clean(error.scopeAsked) }],
+        type: failure.type,
+        message: clean(error.message),
+        nonRetryable: !failure.retryable,
+        details: [
+          {
+            attempt,
+            scope: scope ?? null,
+            insufficientScope: error.insufficientScope,
+            scopeAsked: error.scopeAsked === undefined ? null : clean(error.scopeAsked),
+          },
+        ],
       });
     } finally {
       attemptEnded.abort(new Error("the attempt ended"));

@@ -12,13 +12,23 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { QueryNotRegisteredError, WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { CallInputState, ElicitationAnswer, ElicitationRequest } from "../shared/call-input.ts";
-import { callInputRequestedSignal, callInputWithdrawnSignal, callProgressSignal, getCallInputQuery } from "../workflows/messages.ts";
+import {
+  callInputRequestedSignal,
+  callInputWithdrawnSignal,
+  callProgressSignal,
+  getCallInputQuery,
+} from "../workflows/messages.ts";
 import { createProgressCoalescer } from "./progress-coalescer.ts";
 
 export type { ElicitationAnswer, ElicitationRequest } from "../shared/call-input.ts";
 
 /** One attempt of one call: the run's namespace (from the call's CredentialRef), its id, the call's seq. */
-export interface CallRef { namespace: string; runId: string; seq: number; attempt: number }
+export interface CallRef {
+  namespace: string;
+  runId: string;
+  seq: number;
+  attempt: number;
+}
 
 export interface CallReports {
   /** Latest progress of a call in flight; best effort (never throws), coalesced: at most ~1 signal per second per call, the last value always delivered. */
@@ -49,19 +59,26 @@ export function createCallReports(client: Client, options: CallReportsOptions = 
   const pollEveryMs = options.pollEveryMs ?? 500;
   const latest = createProgressCoalescer<{ call: CallRef; progress: Progress }>(async (_key, { call, progress }) => {
     await client.workflow.getHandle(call.runId).signal(callProgressSignal, {
-      namespace: call.namespace, seq: call.seq, attempt: call.attempt, progress: progress.progress,
-      ...(progress.total === undefined ? {} : { total: progress.total }), ...(progress.message ? { message: progress.message.slice(0, 500) } : {}),
+      namespace: call.namespace,
+      seq: call.seq,
+      attempt: call.attempt,
+      progress: progress.progress,
+      ...(progress.total === undefined ? {} : { total: progress.total }),
+      ...(progress.message ? { message: progress.message.slice(0, 500) } : {}),
     });
   }, options.progressEveryMs ?? 1000);
 
   /** One poll; undefined when the run could not be asked this time (no worker answered, a blip). */
   async function poll(call: CallRef, requestId: string, signal: AbortSignal): Promise<CallInputState | undefined> {
     try {
-      return await client.withAbortSignal(signal, () => client.workflow.getHandle(call.runId).query(getCallInputQuery, { seq: call.seq, requestId }));
+      return await client.withAbortSignal(signal, () =>
+        client.workflow.getHandle(call.runId).query(getCallInputQuery, { seq: call.seq, requestId }),
+      );
     } catch (error) {
       if (signal.aborted) throw error;
       if (error instanceof WorkflowNotFoundError) return { state: "closed", reason: `run ${call.runId} was not found` };
-      if (error instanceof QueryNotRegisteredError) return { state: "closed", reason: `run ${call.runId} takes no input requests (it runs on an earlier release)` };
+      if (error instanceof QueryNotRegisteredError)
+        return { state: "closed", reason: `run ${call.runId} takes no input requests (it runs on an earlier release)` };
       return undefined;
     }
   }
@@ -70,7 +87,8 @@ export function createCallReports(client: Client, options: CallReportsOptions = 
     for (;;) {
       const state = await poll(call, requestId, signal);
       if (state?.state === "answered") return state.answer;
-      if (state?.state === "closed") throw new InputRequestClosedError(`input request of call ${call.seq} of run ${call.runId}: ${state.reason}`);
+      if (state?.state === "closed")
+        throw new InputRequestClosedError(`input request of call ${call.seq} of run ${call.runId}: ${state.reason}`);
       await delay(pollEveryMs, undefined, { signal });
     }
   }
@@ -91,10 +109,17 @@ export function createCallReports(client: Client, options: CallReportsOptions = 
       const requestId = randomUUID();
       const header = { namespace: call.namespace, seq: call.seq, attempt: call.attempt, requestId };
       try {
-        await client.withAbortSignal(signal, () => handle.signal(callInputRequestedSignal, { ...header, message: request.message, requestedSchema: request.requestedSchema }));
+        await client.withAbortSignal(signal, () =>
+          handle.signal(callInputRequestedSignal, {
+            ...header,
+            message: request.message,
+            requestedSchema: request.requestedSchema,
+          }),
+        );
         return await waitForAnswer(call, requestId, signal);
       } catch (error) {
-        if (error instanceof WorkflowNotFoundError && !signal.aborted) throw new InputRequestClosedError(`input request of call ${call.seq}: run ${call.runId} is not running`);
+        if (error instanceof WorkflowNotFoundError && !signal.aborted)
+          throw new InputRequestClosedError(`input request of call ${call.seq}: run ${call.runId} is not running`);
         if (!signal.aborted) throw error;
         // Best effort: the run stops showing the call as waiting (its end would close the request too).
         handle.signal(callInputWithdrawnSignal, header).catch(() => undefined);

@@ -26,16 +26,23 @@ export function createDeliverEvent(deps: DeliverEventDeps) {
   return async function deliverEvent(input: DeliverEventInput): Promise<{ delivered: boolean }> {
     const endpoint = await deps.endpoints.resolve(input.namespace);
     if (!endpoint) {
-      Context.current().log.info("no events endpoint for the namespace; event dropped", { namespace: input.namespace, type: input.event.type });
+      Context.current().log.info("no events endpoint for the namespace; event dropped", {
+        namespace: input.namespace,
+        type: input.event.type,
+      });
       return { delivered: false };
     }
     const body = JSON.stringify(input.event);
-    const session = endpoint.chosenBy === "tenant" && deps.targets ? deps.targets.session({ followRedirects: false }) : undefined;
+    const session =
+      endpoint.chosenBy === "tenant" && deps.targets ? deps.targets.session({ followRedirects: false }) : undefined;
     let response: Response;
     try {
       response = await (session?.fetch ?? fetch)(endpoint.url, {
         method: "POST",
-        headers: { "content-type": "application/json", ...signedHeaders(endpoint.secret, input.event.id, body, new Date()) },
+        headers: {
+          "content-type": "application/json",
+          ...signedHeaders(endpoint.secret, input.event.id, body, new Date()),
+        },
         body,
         redirect: "manual",
         signal: AbortSignal.any([AbortSignal.timeout(REQUEST_TIMEOUT_MS), Context.current().cancellationSignal]),
@@ -43,7 +50,11 @@ export function createDeliverEvent(deps: DeliverEventDeps) {
       await response.body?.cancel();
     } catch (error) {
       if (error instanceof TargetRefusal) {
-        throw ApplicationFailure.create({ type: CALL_FAILURE.targetNotAllowed, message: `events endpoint: ${error.message}`, nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: CALL_FAILURE.targetNotAllowed,
+          message: `events endpoint: ${error.message}`,
+          nonRetryable: true,
+        });
       }
       throw error;
     } finally {

@@ -8,10 +8,15 @@ import { createDeliverEvent, type DeliverEventDeps } from "./deliver-event.ts";
 import { createMintWebhookUrl, type MintWebhookDeps } from "./mint-webhook-url.ts";
 import { createRunLookups, type RunLookupDeps } from "./run-lookups.ts";
 
-export type ActivityDeps = AdvanceDeps & McpCallDeps & HttpCallDeps & DeliverEventDeps & MintWebhookDeps & RunLookupDeps & {
-  /** Where each attempt of an MCP or http call is counted and timed; default: nowhere. */
-  metrics?: CallMetrics;
-};
+export type ActivityDeps = AdvanceDeps &
+  McpCallDeps &
+  HttpCallDeps &
+  DeliverEventDeps &
+  MintWebhookDeps &
+  RunLookupDeps & {
+    /** Where each attempt of an MCP or http call is counted and timed; default: nowhere. */
+    metrics?: CallMetrics;
+  };
 
 export function createActivities(deps: ActivityDeps) {
   return {

@@ -27,7 +27,10 @@ interface KeyState<T> {
  * const coalescer = createProgressCoalescer((key, value) => signalRun(key, value), 1000);
  * coalescer.offer("run_1/5", { progress: 40, total: 100 });
  */
-export function createProgressCoalescer<T>(send: (key: string, value: T) => Promise<void>, intervalMs: number): ProgressCoalescer<T> {
+export function createProgressCoalescer<T>(
+  send: (key: string, value: T) => Promise<void>,
+  intervalMs: number,
+): ProgressCoalescer<T> {
   const keys = new Map<string, KeyState<T>>();
 
   function schedule(key: string, state: KeyState<T>): void {
@@ -37,10 +40,13 @@ export function createProgressCoalescer<T>(send: (key: string, value: T) => Prom
       fire(key, state);
       return;
     }
-    state.timer = setTimeout(() => {
-      state.timer = undefined;
-      fire(key, state);
-    }, Math.max(0, wait));
+    state.timer = setTimeout(
+      () => {
+        state.timer = undefined;
+        fire(key, state);
+      },
+      Math.max(0, wait),
+    );
     // A pending report must not keep a worker that is shutting down alive.
     state.timer.unref?.();
   }

@@ -6,8 +6,15 @@
 import type { EndpointResolver } from "../events/endpoint-resolver.ts";
 import type { AdvanceResult } from "../shared/step.ts";
 
-export async function withRunEnd<R extends AdvanceResult>(result: R, namespace: string | undefined, endpoints: EndpointResolver | undefined): Promise<R> {
+export async function withRunEnd<R extends AdvanceResult>(
+  result: R,
+  namespace: string | undefined,
+  endpoints: EndpointResolver | undefined,
+): Promise<R> {
   if ((result.kind !== "done" && result.kind !== "failed") || namespace === undefined || !endpoints) return result;
-  const endpoint = await endpoints.resolve(namespace).then((found) => found !== undefined, () => undefined);
+  const endpoint = await endpoints.resolve(namespace).then(
+    (found) => found !== undefined,
+    () => undefined,
+  );
   return endpoint === undefined ? result : { ...result, eventsEndpoint: endpoint };
 }

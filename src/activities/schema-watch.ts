@@ -37,10 +37,20 @@ export interface SchemaWatch {
 }
 
 /** How a call no longer fits the tool as it is listed now, if it doesn't. */
-export function schemaChangeOf(current: McpToolDescriptor | undefined, tool: string, args: unknown, validate: SchemaValidator): SchemaChange | undefined {
+export function schemaChangeOf(
+  current: McpToolDescriptor | undefined,
+  tool: string,
+  args: unknown,
+  validate: SchemaValidator,
+): SchemaChange | undefined {
   if (!current) return { message: `the server no longer has the tool "${tool}"`, current: null };
   const problem = validate(current.inputSchema as JsonSchema, args);
-  return problem ? { message: `the call no longer fits the tool's current schema: ${problem.message}`, current: current.inputSchema as JsonSchema } : undefined;
+  return problem
+    ? {
+        message: `the call no longer fits the tool's current schema: ${problem.message}`,
+        current: current.inputSchema as JsonSchema,
+      }
+    : undefined;
 }
 
 /** Oldest listing used for a server that does not announce changes. */
@@ -65,7 +75,12 @@ export function createSchemaWatch(pool: McpPool, options: { maxAgeMs?: number } 
   function sweep(now: number): void {
     if (kept.size < MAX_KEPT) return;
     for (const [key, entry] of kept) {
-      void entry.listing.then((listing) => { if (now - listing.listedAt > maxAgeMs && kept.get(key) === entry) kept.delete(key); }, () => undefined);
+      void entry.listing.then(
+        (listing) => {
+          if (now - listing.listedAt > maxAgeMs && kept.get(key) === entry) kept.delete(key);
+        },
+        () => undefined,
+      );
     }
   }
 
@@ -80,7 +95,9 @@ export function createSchemaWatch(pool: McpPool, options: { maxAgeMs?: number } 
     sweep(now);
     const fresh: Kept = { listing: pool.listTools(call.url, call.headers, call.poolKey), waits: call.waits };
     kept.set(call.poolKey, fresh);
-    fresh.listing.catch(() => { if (kept.get(call.poolKey) === fresh) kept.delete(call.poolKey); });
+    fresh.listing.catch(() => {
+      if (kept.get(call.poolKey) === fresh) kept.delete(call.poolKey);
+    });
     return fresh.listing;
   }
 
@@ -91,7 +108,12 @@ export function createSchemaWatch(pool: McpPool, options: { maxAgeMs?: number } 
     },
     async check(call) {
       const listing = await listingFor(call);
-      return schemaChangeOf(listing.tools.find((t) => t.name === call.tool), call.tool, call.args, call.validate);
+      return schemaChangeOf(
+        listing.tools.find((t) => t.name === call.tool),
+        call.tool,
+        call.args,
+        call.validate,
+      );
     },
   };
 }

@@ -46,7 +46,12 @@ function findHolder(keys: Map<Buffer, KeyHolder>, presented: string): KeyHolder 
 }
 
 export function createAuth(apiKeys: Map<string, string>): RequestHandler {
-  const keys = new Map([...apiKeys].map(([key, namespace]) => [Buffer.from(key), { namespace, principal: `${namespace}/${keyFingerprint(key)}` }]));
+  const keys = new Map(
+    [...apiKeys].map(([key, namespace]) => [
+      Buffer.from(key),
+      { namespace, principal: `${namespace}/${keyFingerprint(key)}` },
+    ]),
+  );
   return function authenticate(req, _res, next) {
     if (keys.size === 0) {
       if (!isLoopback(req.socket.remoteAddress)) {

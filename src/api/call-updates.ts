@@ -18,7 +18,12 @@ function isFailedPrecondition(error: unknown): boolean {
  * Sends `send` (one update to run `runId`); `refused` is the 409's message when the run's
  * validator refuses it.
  */
-export async function sendCallUpdate<T>(client: Client, runId: string, send: () => Promise<T>, refused: string): Promise<T> {
+export async function sendCallUpdate<T>(
+  client: Client,
+  runId: string,
+  send: () => Promise<T>,
+  refused: string,
+): Promise<T> {
   try {
     // Temporal refuses an update whose workflow task failed (FAILED_PRECONDITION), e.g. when
     // the run tried to end while a result was arriving: the task is retried and the update
@@ -35,9 +40,16 @@ export async function sendCallUpdate<T>(client: Client, runId: string, send: () 
     if (error instanceof WorkflowUpdateFailedError) throw new HttpError(409, "conflict", refused);
     // The run may have ended between the caller's check and the update, whatever error that
     // surfaces as ("update was aborted by closing workflow", not found…): look again.
-    const now = await client.workflow.getHandle(runId).describe().catch(() => undefined);
+    const now = await client.workflow
+      .getHandle(runId)
+      .describe()
+      .catch(() => undefined);
     if (error instanceof WorkflowNotFoundError || !now || now.status.name !== "RUNNING") {
-      throw new HttpError(409, "conflict", `run ${runId} is no longer running; its calls can no longer be decided or answered`);
+      throw new HttpError(
+        409,
+        "conflict",
+        `run ${runId} is no longer running; its calls can no longer be decided or answered`,
+      );
     }
     throw error;
   }

@@ -28,7 +28,9 @@ function fromBodyParser(error: BodyParserError): HttpError | undefined {
     case "charset.unsupported":
       return new HttpError(415, "unsupportedMediaType", error.message);
     default:
-      return error.status >= 400 && error.status < 500 ? new HttpError(error.status, "badRequest", error.message) : undefined;
+      return error.status >= 400 && error.status < 500
+        ? new HttpError(error.status, "badRequest", error.message)
+        : undefined;
   }
 }
 
@@ -39,7 +41,11 @@ export function createErrorHandler(logger: Logger): ErrorRequestHandler {
       res.status(known.status).json({ error: { code: known.code, message: known.message, details: known.details } });
       return;
     }
-    logger.error("request failed", { method: req.method, path: req.path, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+    logger.error("request failed", {
+      method: req.method,
+      path: req.path,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
     res.status(500).json({ error: { code: "internal", message: "internal error", details: undefined } });
   };
 }

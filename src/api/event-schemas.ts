@@ -16,33 +16,51 @@ export const EVENT_DATA = {
   "call.approval_requested": {
     summary: "A call waits for approval (its policy says `approval: true`)",
     description: "The call has not been sent. Answer with POST /v1/runs/{id}/calls/{seq}/approve or …/reject.",
-    data: z.object({ seq, tool, args: z.unknown().optional().describe("The call's arguments, as the script passed them (absent when it passed none)") }),
+    data: z.object({
+      seq,
+      tool,
+      args: z
+        .unknown()
+        .optional()
+        .describe("The call's arguments, as the script passed them (absent when it passed none)"),
+    }),
   },
   "call.input_requested": {
     summary: "A call in flight waits for input its MCP server asked for (elicitation)",
-    description: "Answer with POST /v1/runs/{id}/calls/{seq}/elicitation (accept with content that fits `requestedSchema`, decline or cancel).",
+    description:
+      "Answer with POST /v1/runs/{id}/calls/{seq}/elicitation (accept with content that fits `requestedSchema`, decline or cancel).",
     data: z.object({
-      seq, tool,
+      seq,
+      tool,
       message: z.string().describe("The server's question"),
-      requestedSchema: z.record(z.string(), z.unknown()).describe("The JSON Schema an accepted answer's content must fit"),
+      requestedSchema: z
+        .record(z.string(), z.unknown())
+        .describe("The JSON Schema an accepted answer's content must fit"),
     }),
   },
   "credentials.expired": {
     summary: "A call's MCP server refused its credentials: 401 (expired) or 403 insufficient_scope",
-    description: "The call is parked. Renew the credentials of `scope` (writing them wakes the call), or POST …/calls/{seq}/resume; the call is sent again with the same idempotency key.",
+    description:
+      "The call is parked. Renew the credentials of `scope` (writing them wakes the call), or POST …/calls/{seq}/resume; the call is sent again with the same idempotency key.",
     data: z.object({
-      seq, tool,
+      seq,
+      tool,
       reason: z.enum(["credentialsExpired", "insufficientScope"]),
-      scope: z.enum(["run", "endUser", "toolset"]).nullable().describe("Whose credentials the call used; null when it had none"),
+      scope: z
+        .enum(["run", "endUser", "toolset"])
+        .nullable()
+        .describe("Whose credentials the call used; null when it had none"),
       scopeAsked: z.string().optional().describe("The OAuth scope the server asked for (insufficientScope)"),
       endUser: z.string().optional().describe("The run's end user, as at the event's top level"),
     }),
   },
   "tool.schema_changed": {
     summary: "A call no longer fits its tool's current schema, or the tool is gone",
-    description: "The call is parked. Approve (send it against the new schema), reject (the script gets ToolError(schemaChanged)), cancel the run, or fork it with a corrected script.",
+    description:
+      "The call is parked. Approve (send it against the new schema), reject (the script gets ToolError(schemaChanged)), cancel the run, or fork it with a corrected script.",
     data: z.object({
-      seq, tool,
+      seq,
+      tool,
       pinned: jsonSchema.nullable().describe("The input schema the toolset pinned"),
       current: jsonSchema.nullable().describe("The server's input schema now; null when the tool is gone"),
     }),
@@ -50,7 +68,9 @@ export const EVENT_DATA = {
   "run.completed": {
     summary: "A run completed",
     description: "The script returned.",
-    data: z.object({ result: z.unknown().optional().describe("What the script returned (absent when it returned nothing)") }),
+    data: z.object({
+      result: z.unknown().optional().describe("What the script returned (absent when it returned nothing)"),
+    }),
   },
   "run.failed": {
     summary: "A run failed",
@@ -64,9 +84,11 @@ export const EVENT_DATA = {
   },
   "run.cancelled": {
     summary: "A run was cancelled",
-    description: "Calls it left unfinished are listed: a parked call was never sent; a running one may or may not have taken effect.",
+    description:
+      "Calls it left unfinished are listed: a parked call was never sent; a running one may or may not have taken effect.",
     data: z.object({
-      unfinished: z.array(z.object({ seq, tool, status: z.enum(["pending", "running", "parked"]) }))
+      unfinished: z
+        .array(z.object({ seq, tool, status: z.enum(["pending", "running", "parked"]) }))
         .describe("Calls issued and not finished when the run was cancelled, by seq"),
     }),
   },

@@ -15,7 +15,11 @@ export interface OpenRunCounterOptions {
 
 const quoted = (value: string): string => `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
 
-export function createOpenRunCounter(client: Client, taskQueue: string, options: OpenRunCounterOptions = {}): () => Promise<OpenRunCounts> {
+export function createOpenRunCounter(
+  client: Client,
+  taskQueue: string,
+  options: OpenRunCounterOptions = {},
+): () => Promise<OpenRunCounts> {
   const open = `WorkflowType = ${quoted(RUN_WORKFLOW_TYPE)} AND ExecutionStatus = "Running" AND TaskQueue = ${quoted(taskQueue)}`;
   const parked = `${open} AND ${SEARCH_ATTRIBUTES.status.name} = "parked"`;
   const minIntervalMs = options.minIntervalMs ?? 5_000;
@@ -32,7 +36,9 @@ export function createOpenRunCounter(client: Client, taskQueue: string, options:
       const counts = count();
       last = { at: now, counts };
       // A failed count is asked again at the next scrape.
-      counts.catch(() => { if (last?.counts === counts) last = undefined; });
+      counts.catch(() => {
+        if (last?.counts === counts) last = undefined;
+      });
     }
     return last.counts;
   };

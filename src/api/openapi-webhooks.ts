@@ -9,7 +9,11 @@ import { EVENT_DATA, EVENT_SCHEMAS } from "./event-schemas.ts";
 
 type JsonObject = Record<string, unknown>;
 
-const pascal = (type: EventType): string => type.split(/[._]/).map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join("");
+const pascal = (type: EventType): string =>
+  type
+    .split(/[._]/)
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join("");
 
 /** `run.cancelled` → `RunCancelledEvent`: the component holding that event's body. */
 export function eventComponentName(type: EventType): string {
@@ -17,14 +21,33 @@ export function eventComponentName(type: EventType): string {
 }
 
 /** Every event's body schema, by component name. */
-export const EVENT_COMPONENTS: Record<string, z.ZodType> = Object.fromEntries(EVENT_TYPES.map((type) => [eventComponentName(type), EVENT_SCHEMAS[type]]));
+export const EVENT_COMPONENTS: Record<string, z.ZodType> = Object.fromEntries(
+  EVENT_TYPES.map((type) => [eventComponentName(type), EVENT_SCHEMAS[type]]),
+);
 
 const SIGNATURE_HEADERS: JsonObject[] = [
-  { name: "webhook-id", in: "header", required: true, schema: { type: "string" }, description: "The event's id (`id` in the body): the same on every retry of one event; deduplicate on it." },
-  { name: "webhook-timestamp", in: "header", required: true, schema: { type: "string" }, description: "When this attempt was sent, in seconds since the epoch; refuse attempts too far from now (Standard Webhooks suggests 5 minutes)." },
   {
-    name: "webhook-signature", in: "header", required: true, schema: { type: "string" },
-    description: "`v1,` then the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the namespace's `whsec_` secret (Standard Webhooks; its libraries verify it).",
+    name: "webhook-id",
+    in: "header",
+    required: true,
+    schema: { type: "string" },
+    description: "The event's id (`id` in the body): the same on every retry of one event; deduplicate on it.",
+  },
+  {
+    name: "webhook-timestamp",
+    in: "header",
+    required: true,
+    schema: { type: "string" },
+    description:
+      "When this attempt was sent, in seconds since the epoch; refuse attempts too far from now (Standard Webhooks suggests 5 minutes).",
+  },
+  {
+    name: "webhook-signature",
+    in: "header",
+    required: true,
+    schema: { type: "string" },
+    description:
+      "`v1,` then the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the namespace's `whsec_` secret (Standard Webhooks; its libraries verify it).",
   },
 ];
 
@@ -37,9 +60,15 @@ function webhook(type: EventType): JsonObject {
       description: `${description} Sent to the events endpoint (PUT /v1/events/endpoint) with the namespace's secret.`,
       tags: ["events"],
       parameters: SIGNATURE_HEADERS,
-      requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${eventComponentName(type)}` } } } },
+      requestBody: {
+        required: true,
+        content: { "application/json": { schema: { $ref: `#/components/schemas/${eventComponentName(type)}` } } },
+      },
       responses: {
-        "2XX": { description: "Received. Any other answer, or none within 15 seconds, is retried with backoff for up to three days, under the same webhook-id." },
+        "2XX": {
+          description:
+            "Received. Any other answer, or none within 15 seconds, is retried with backoff for up to three days, under the same webhook-id.",
+        },
       },
       security: [],
     },

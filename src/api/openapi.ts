@@ -6,15 +6,29 @@
  */
 import type { RequestHandler } from "express";
 import { z } from "zod";
-import { OPERATIONS, REQUEST_SCHEMAS, RESPONSE_SCHEMAS, type Operation, type ResponseKind } from "./openapi-operations.ts";
+import {
+  OPERATIONS,
+  REQUEST_SCHEMAS,
+  RESPONSE_SCHEMAS,
+  type Operation,
+  type ResponseKind,
+} from "./openapi-operations.ts";
 import { EVENT_COMPONENTS, buildWebhooks } from "./openapi-webhooks.ts";
 
 type JsonObject = Record<string, unknown>;
 
 const STATUS_TEXT: Record<number, string> = {
-  200: "OK", 201: "Created", 202: "Accepted", 400: "Bad request: invalid JSON, body or query (details.problems lists each)",
-  401: "Unauthorized: a valid API key is required", 404: "Not found", 409: "Conflict", 413: "Payload too large",
-  422: "Unprocessable", 500: "Internal error", 503: "Unavailable: no worker answered for the run; try again",
+  200: "OK",
+  201: "Created",
+  202: "Accepted",
+  400: "Bad request: invalid JSON, body or query (details.problems lists each)",
+  401: "Unauthorized: a valid API key is required",
+  404: "Not found",
+  409: "Conflict",
+  413: "Payload too large",
+  422: "Unprocessable",
+  500: "Internal error",
+  503: "Unavailable: no worker answered for the run; try again",
 };
 
 /**
@@ -25,7 +39,9 @@ function components(schemas: Record<string, z.ZodType>, io: "input" | "output"):
   const registry = z.registry<{ id: string }>();
   for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
   const { schemas: converted } = z.toJSONSchema(registry, {
-    target: "draft-2020-12", io, unrepresentable: "any",
+    target: "draft-2020-12",
+    io,
+    unrepresentable: "any",
     uri: (id) => `#/components/schemas/${id}`,
   });
   const out: Record<string, JsonObject> = {};
@@ -37,9 +53,15 @@ function components(schemas: Record<string, z.ZodType>, io: "input" | "output"):
 }
 
 function queryParameters(query: z.ZodObject): JsonObject[] {
-  const schema = z.toJSONSchema(query, { target: "draft-2020-12", io: "input" }) as { properties?: Record<string, JsonObject>; required?: string[] };
+  const schema = z.toJSONSchema(query, { target: "draft-2020-12", io: "input" }) as {
+    properties?: Record<string, JsonObject>;
+    required?: string[];
+  };
   return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
-    name, in: "query", required: schema.required?.includes(name) ?? false, schema: property,
+    name,
+    in: "query",
+    required: schema.required?.includes(name) ?? false,
+    schema: property,
   }));
 }
 
@@ -53,8 +75,17 @@ function response(status: number, kind: ResponseKind): JsonObject {
 }
 
 function operation(op: Operation): JsonObject {
-  const pathParameters = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, schema: { type: "string" } }));
-  const parameters = [...pathParameters, ...(op.query ? queryParameters(op.query) : []), ...(op.parameters ?? []).map((p) => ({ ...p, schema: { type: "string" } }))];
+  const pathParameters = [...op.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: "path",
+    required: true,
+    schema: { type: "string" },
+  }));
+  const parameters = [
+    ...pathParameters,
+    ...(op.query ? queryParameters(op.query) : []),
+    ...(op.parameters ?? []).map((p) => ({ ...p, schema: { type: "string" } })),
+  ];
   const statuses: Record<number, ResponseKind> = { ...op.responses, 500: "Error" };
   if (!op.public) statuses[401] = "Error";
   return {
@@ -62,8 +93,12 @@ function operation(op: Operation): JsonObject {
     summary: op.summary,
     tags: [op.tag],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: !op.bodyOptional, content: { "application/json": { schema: ref(op.body) } } } } : {}),
-    responses: Object.fromEntries(Object.entries(statuses).map(([status, kind]) => [status, response(Number(status), kind)])),
+    ...(op.body
+      ? { requestBody: { required: !op.bodyOptional, content: { "application/json": { schema: ref(op.body) } } } }
+      : {}),
+    responses: Object.fromEntries(
+      Object.entries(statuses).map(([status, kind]) => [status, response(Number(status), kind)]),
+    ),
     ...(op.public ? { security: [] } : {}),
   };
 }
@@ -76,8 +111,9 @@ export function buildOpenApiDocument(): JsonObject {
     info: {
       title: "Rewind API",
       version: "1",
-      description: "Runs model-written scripts durably on Temporal. Errors are `{ error: { code, message, details } }`. "
-        + "Without REWIND_API_KEYS the API serves loopback callers without a key, as namespace `default`.",
+      description:
+        "Runs model-written scripts durably on Temporal. Errors are `{ error: { code, message, details } }`. " +
+        "Without REWIND_API_KEYS the API serves loopback callers without a key, as namespace `default`.",
     },
     jsonSchemaDialect: "https://json-schema.org/draft/2020-12/schema",
     security: [{ bearer: [] }],
@@ -85,7 +121,10 @@ export function buildOpenApiDocument(): JsonObject {
     webhooks: buildWebhooks(),
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key from REWIND_API_KEYS" } },
-      schemas: { ...components(REQUEST_SCHEMAS, "input"), ...components({ ...RESPONSE_SCHEMAS, ...EVENT_COMPONENTS }, "output") },
+      schemas: {
+        ...components(REQUEST_SCHEMAS, "input"),
+        ...components({ ...RESPONSE_SCHEMAS, ...EVENT_COMPONENTS }, "output"),
+      },
     },
   };
 }

@@ -14,8 +14,19 @@ import type { RunListItem } from "./run-list.ts";
 import type { RunView } from "./run-service.ts";
 
 const API_ERROR_CODES = [
-  "badRequest", "invalidJson", "unsupportedMediaType", "payloadTooLarge", "typeCheckFailed", "toolsetRejected", "targetNotAllowed", "invalidAnswer",
-  "unauthorized", "notFound", "conflict", "unavailable", "internal",
+  "badRequest",
+  "invalidJson",
+  "unsupportedMediaType",
+  "payloadTooLarge",
+  "typeCheckFailed",
+  "toolsetRejected",
+  "targetNotAllowed",
+  "invalidAnswer",
+  "unauthorized",
+  "notFound",
+  "conflict",
+  "unavailable",
+  "internal",
 ] as const satisfies readonly ApiErrorCode[];
 
 export const errorBody = z.object({
@@ -76,12 +87,20 @@ export const omittedTool = z.object({
   server: z.string().describe("The MCP server's group name"),
   tool: z.string(),
   schema: z.enum(["inputSchema", "outputSchema"]).describe("The schema at fault"),
-  reason: z.enum(OMIT_REASONS).describe("`notASchema`, `invalidSchema` (does not compile), `unresolvableRef` (a `$ref` outside the tool's own schema) or `unsupportedDialect` (a `$schema` other than draft-04, -06, -07, 2019-09 or 2020-12)"),
+  reason: z
+    .enum(OMIT_REASONS)
+    .describe(
+      "`notASchema`, `invalidSchema` (does not compile), `unresolvableRef` (a `$ref` outside the tool's own schema) or `unsupportedDialect` (a `$schema` other than draft-04, -06, -07, 2019-09 or 2020-12)",
+    ),
   message: z.string(),
 });
 
 export const registeredToolsetView = toolsetView.extend({
-  omittedTools: z.array(omittedTool).describe("Tools of the servers left out of the toolset because a schema of theirs can't be used; not part of the pinned document"),
+  omittedTools: z
+    .array(omittedTool)
+    .describe(
+      "Tools of the servers left out of the toolset because a schema of theirs can't be used; not part of the pinned document",
+    ),
 });
 
 const runState = z.enum(["running", "parked", "completed", "failed", "cancelled"]);
@@ -91,7 +110,11 @@ export const parkedCall = z.object({
   seq: z.number().int(),
   tool: z.string(),
   args: z.unknown().optional(),
-  reason: z.string().describe("`approval`, `credentialsExpired`, `insufficientScope`, `schemaChanged`, or `elicitationRequested` (the call is in flight and its server asks for input: answer it with POST …/elicitation)"),
+  reason: z
+    .string()
+    .describe(
+      "`approval`, `credentialsExpired`, `insufficientScope`, `schemaChanged`, or `elicitationRequested` (the call is in flight and its server asks for input: answer it with POST …/elicitation)",
+    ),
   details: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -100,7 +123,9 @@ export const runView = z.object({
   status: runState,
   toolset: z.string().optional(),
   endUser: z.string().optional(),
-  startedAt: timestamp.optional().describe("When the run started (its first execution, whatever continue-as-new did since)"),
+  startedAt: timestamp
+    .optional()
+    .describe("When the run started (its first execution, whatever continue-as-new did since)"),
   closedAt: timestamp.optional(),
   result: z.unknown().optional().describe("The script's return value, once completed"),
   error: z.object({ type: z.string(), message: z.string(), details: z.unknown().optional() }).optional(),
@@ -112,10 +137,14 @@ export const forkedRunView = runView.extend({ forkedFrom: z.string().describe("T
 
 export const runListItem = z.object({
   id: z.string(),
-  status: runState.describe("`parked` while a call waits for the harness (from the run's RewindStatus search attribute); `failed` includes terminated and timed-out runs"),
+  status: runState.describe(
+    "`parked` while a call waits for the harness (from the run's RewindStatus search attribute); `failed` includes terminated and timed-out runs",
+  ),
   toolset: z.string().optional(),
   endUser: z.string().optional(),
-  startedAt: timestamp.optional().describe("When the run started (its first execution, whatever continue-as-new did since)"),
+  startedAt: timestamp
+    .optional()
+    .describe("When the run started (its first execution, whatever continue-as-new did since)"),
   closedAt: timestamp.optional(),
   temporalUrl: z.string().optional(),
 });
@@ -136,7 +165,11 @@ const toolErrorData = z.object({
 const workflowTime = z.number().describe("Workflow time, ms since the epoch");
 
 export const decider = z.object({
-  principal: z.string().describe("The API key that decided: its namespace and a fingerprint of the key (`acme/key-1a2b3c4d`), or `default/loopback` without keys"),
+  principal: z
+    .string()
+    .describe(
+      "The API key that decided: its namespace and a fingerprint of the key (`acme/key-1a2b3c4d`), or `default/loopback` without keys",
+    ),
   by: z.string().optional().describe("On whose behalf, as the caller said (`by` in the request)"),
   at: workflowTime,
   decision: z.enum(["approved", "rejected", "resumed"]),
@@ -156,7 +189,10 @@ const callInputRecord = z.object({
   message: z.string(),
   requestedSchema: z.record(z.string(), z.unknown()),
   requestedAt: workflowTime,
-  outcome: z.enum(["accept", "decline", "cancel", "withdrawn"]).optional().describe("The harness's answer, or `withdrawn` (the attempt or call ended first); absent while it waits"),
+  outcome: z
+    .enum(["accept", "decline", "cancel", "withdrawn"])
+    .optional()
+    .describe("The harness's answer, or `withdrawn` (the attempt or call ended first); absent while it waits"),
   content: z.record(z.string(), z.unknown()).optional().describe("An accepted answer's content"),
   endedAt: workflowTime.optional(),
 });
@@ -170,21 +206,32 @@ export const journalEntry = z.object({
   error: toolErrorData.optional(),
   attempts: z.number().int().min(0),
   approved: z.boolean().optional(),
-  decidedBy: decider.optional().describe("Who last decided the call while it was parked (approve, reject, resume through the API)"),
+  decidedBy: decider
+    .optional()
+    .describe("Who last decided the call while it was parked (approve, reject, resume through the API)"),
   fromParent: z.string().optional().describe("Set when a fork reused its parent's outcome instead of sending the call"),
-  credentials: z.enum(["run", "endUser", "toolset"]).optional().describe("Whose credentials an MCP call was last sent with; absent when it was sent with none"),
+  credentials: z
+    .enum(["run", "endUser", "toolset"])
+    .optional()
+    .describe("Whose credentials an MCP call was last sent with; absent when it was sent with none"),
   issuedAt: workflowTime,
   startedAt: workflowTime.optional(),
   completedAt: workflowTime.optional(),
   progress: callProgress.optional().describe("The latest progress the call's server reported while it was in flight"),
-  inputs: z.array(callInputRecord).optional().describe("Input the call's server asked the harness for (elicitations), latest last"),
+  inputs: z
+    .array(callInputRecord)
+    .optional()
+    .describe("Input the call's server asked the harness for (elicitations), latest last"),
 });
 
 export const journalView = z.object({
   entries: z.array(journalEntry),
   completionOrder: z.array(z.number().int()).describe("Seqs in the order their results reached the script"),
   nextAfterSeq: z.number().int().optional().describe("Set when there are more entries: pass it as afterSeq"),
-  fork: z.object({ parentRunId: z.string(), divergedAt: z.number().int().nullable() }).optional().describe("For a fork: its parent, and the first seq sent for real"),
+  fork: z
+    .object({ parentRunId: z.string(), divergedAt: z.number().int().nullable() })
+    .optional()
+    .describe("For a fork: its parent, and the first seq sent for real"),
 });
 
 export const cassette = z.object({
@@ -197,15 +244,29 @@ export const cassette = z.object({
   input: z.unknown(),
   startedAt: workflowTime,
   entries: z.array(journalEntry),
-  batches: z.array(z.object({ at: workflowTime, seqs: z.array(z.number().int()) })).describe("Completions in the order and groups they reached the script"),
-  runtimeVersion: z.number().int().optional().describe("The sandbox runtime the run started on (absent: 1); a replay uses the same"),
+  batches: z
+    .array(z.object({ at: workflowTime, seqs: z.array(z.number().int()) }))
+    .describe("Completions in the order and groups they reached the script"),
+  runtimeVersion: z
+    .number()
+    .int()
+    .optional()
+    .describe("The sandbox runtime the run started on (absent: 1); a replay uses the same"),
 });
 
-export const callDecision = z.object({ seq: z.number().int(), decidedBy: decider.optional().describe("As the call's journal entry records it") });
-export const eventsEndpointView = z.object({ url: z.string(), secret: z.string().optional().describe("Only when generated, and only once") });
+export const callDecision = z.object({
+  seq: z.number().int(),
+  decidedBy: decider.optional().describe("As the call's journal entry records it"),
+});
+export const eventsEndpointView = z.object({
+  url: z.string(),
+  secret: z.string().optional().describe("Only when generated, and only once"),
+});
 export const storedWorkflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string() });
 export const workflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string(), scriptHash: z.string() });
-export const credentialsWritten = z.object({ resumedRuns: z.number().int().min(0).describe("Parked runs woken to send their calls again") });
+export const credentialsWritten = z.object({
+  resumedRuns: z.number().int().min(0).describe("Parked runs woken to send their calls again"),
+});
 export const runCredentialsRenewed = z.object({ runId: z.string(), scope: z.literal("run") });
 export const hookAccepted = z.object({ accepted: z.literal(true) });
 export const health = z.object({ ok: z.literal(true) });
@@ -215,7 +276,9 @@ const codecPayloadView = z.looseObject({
   data: z.string().optional().describe("Base64"),
 });
 export const codecPayloads = z.object({
-  payloads: z.array(codecPayloadView).describe("In the order sent: each reference replaced by the payload it names, every other payload as it was"),
+  payloads: z
+    .array(codecPayloadView)
+    .describe("In the order sent: each reference replaced by the payload it names, every other payload as it was"),
 });
 
 export type ApiErrorBody = z.infer<typeof errorBody>;

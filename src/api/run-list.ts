@@ -23,7 +23,10 @@ export interface RunListFilters {
 }
 
 /** A run as the list shows it: its view without what only the run itself can answer. */
-export type RunListItem = Pick<RunView, "id" | "status" | "toolset" | "endUser" | "startedAt" | "closedAt" | "temporalUrl">;
+export type RunListItem = Pick<
+  RunView,
+  "id" | "status" | "toolset" | "endUser" | "startedAt" | "closedAt" | "temporalUrl"
+>;
 
 /** A string literal of Temporal's visibility query language: quotes and backslashes escaped. */
 export function quoteVisibility(value: string): string {
@@ -50,7 +53,9 @@ function startedClause(operator: ">=" | "<", at: Date): string {
 /** The visibility query of a namespace's runs (one row per run: executions closed by continue-as-new are left out). */
 export function runsQuery(namespace: string, filters: RunListFilters = {}): string {
   return [
-    `WorkflowType = ${quoteVisibility(RUN_WORKFLOW_TYPE)}`, `${NS.name} = ${quoteVisibility(namespace)}`, "ExecutionStatus != 'ContinuedAsNew'",
+    `WorkflowType = ${quoteVisibility(RUN_WORKFLOW_TYPE)}`,
+    `${NS.name} = ${quoteVisibility(namespace)}`,
+    "ExecutionStatus != 'ContinuedAsNew'",
     ...(filters.status ? [STATE_CLAUSES[filters.status]] : []),
     ...(filters.toolset ? [`${TOOLSET.name} = ${quoteVisibility(filters.toolset)}`] : []),
     ...(filters.endUser ? [`${END_USER.name} = ${quoteVisibility(filters.endUser)}`] : []),
@@ -65,7 +70,10 @@ const PAGE_TOKEN_DEADLINE_MS = 2_000;
 const isoOf = (ts: google.protobuf.ITimestamp | null | undefined): string | undefined =>
   ts?.seconds ? new Date(Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6)).toISOString() : undefined;
 
-function itemOf(e: temporal.api.workflow.v1.IWorkflowExecutionInfo, uiLink: (id: string) => string | undefined): RunListItem {
+function itemOf(
+  e: temporal.api.workflow.v1.IWorkflowExecutionInfo,
+  uiLink: (id: string) => string | undefined,
+): RunListItem {
   const attributes = decodeTypedSearchAttributes(e.searchAttributes?.indexedFields);
   const id = e.execution?.workflowId ?? "";
   const closed = CLOSED[e.status ?? 0];
@@ -86,18 +94,35 @@ export interface RunListPage {
   nextPageToken: string | undefined;
 }
 
-export async function listRuns(client: Client, uiLink: (id: string) => string | undefined, namespace: string, page: { pageSize: number; pageToken?: string | undefined }, filters: RunListFilters): Promise<RunListPage> {
+export async function listRuns(
+  client: Client,
+  uiLink: (id: string) => string | undefined,
+  namespace: string,
+  page: { pageSize: number; pageToken?: string | undefined },
+  filters: RunListFilters,
+): Promise<RunListPage> {
   const { pageSize, pageToken } = page;
-  const request = { namespace: client.options.namespace, pageSize, nextPageToken: pageToken ? Buffer.from(pageToken, "base64url") : undefined, query: runsQuery(namespace, filters) };
+  const request = {
+    namespace: client.options.namespace,
+    pageSize,
+    nextPageToken: pageToken ? Buffer.from(pageToken, "base64url") : undefined,
+    query: runsQuery(namespace, filters),
+  };
   // Temporal answers a token it cannot read with UNKNOWN, which the client retries for ~20 s:
   // with a token, the call gets a deadline, and its failure is the caller's bad token.
   const response = !pageToken
     ? await client.workflowService.listWorkflowExecutions(request)
-    : await client.connection.withDeadline(Date.now() + PAGE_TOKEN_DEADLINE_MS, () => client.workflowService.listWorkflowExecutions(request)).catch((error: unknown) => {
-      if (isGrpcServiceError(error)) throw new HttpError(400, "badRequest", "pageToken is not a nextPageToken this API answered");
-      throw error;
-    });
+    : await client.connection
+        .withDeadline(Date.now() + PAGE_TOKEN_DEADLINE_MS, () => client.workflowService.listWorkflowExecutions(request))
+        .catch((error: unknown) => {
+          if (isGrpcServiceError(error))
+            throw new HttpError(400, "badRequest", "pageToken is not a nextPageToken this API answered");
+          throw error;
+        });
   const runs = (response.executions ?? []).map((e) => itemOf(e, uiLink));
-  const next = response.nextPageToken && response.nextPageToken.length > 0 ? Buffer.from(response.nextPageToken).toString("base64url") : undefined;
+  const next =
+    response.nextPageToken && response.nextPageToken.length > 0
+      ? Buffer.from(response.nextPageToken).toString("base64url")
+      : undefined;
   return { runs, nextPageToken: next };
 }

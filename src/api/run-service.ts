@@ -6,18 +6,40 @@
  * details, a memo (toolset, end user) and its start time as a search attribute.
  */
 import { createHash } from "node:crypto";
-import { WorkflowFailedError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from "@temporalio/client";
+import {
+  WorkflowFailedError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowExecutionDescription,
+} from "@temporalio/client";
 import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
 import { fromHistoryPayload } from "../payloads/external-storage.ts";
 import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/runtime-version.ts";
-import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type Cassette, type ForkSeed, type JournalView, type RunInput, type RunState } from "../shared/run.ts";
+import {
+  RUN_ID_PREFIX,
+  RUN_WORKFLOW_TYPE,
+  SEARCH_ATTRIBUTES,
+  type Cassette,
+  type ForkSeed,
+  type JournalView,
+  type RunInput,
+  type RunState,
+} from "../shared/run.ts";
 import type { ElicitationAnswer } from "../shared/call-input.ts";
 import { describeRunStart } from "../shared/run-summary.ts";
 import type { JsonSchema } from "../shared/toolset.ts";
 import { validateAgainstSchema } from "../sandbox/index.ts";
 import {
-  answerCallInputUpdate, approveCallUpdate, getJournalQuery, getRunCredentialsQuery, getStatusQuery, rejectCallUpdate, resumeCallUpdate, runCredentialsRenewedSignal,
+  answerCallInputUpdate,
+  approveCallUpdate,
+  getJournalQuery,
+  getRunCredentialsQuery,
+  getStatusQuery,
+  rejectCallUpdate,
+  resumeCallUpdate,
+  runCredentialsRenewedSignal,
   type CallDecided,
 } from "../workflows/messages.ts";
 import { sendCallUpdate } from "./call-updates.ts";
@@ -50,7 +72,10 @@ export interface RunView {
 export type StartRunInput = Omit<RunInput, "runId"> & { idempotencyKey?: string };
 
 /** A decision on a parked call, with who decided: the API key's principal and, if given, on whose behalf. */
-export type CallDecisionInput = ({ approve: true } | { approve: false; reason?: string } | { resume: true }) & { principal: string; by?: string | undefined };
+export type CallDecisionInput = ({ approve: true } | { approve: false; reason?: string } | { resume: true }) & {
+  principal: string;
+  by?: string | undefined;
+};
 
 /** When a run started: its first execution's start (`RewindStartedAt`), else, for runs older than it, this execution's. */
 function startedAtOf(d: WorkflowExecutionDescription): Date {
@@ -58,14 +83,19 @@ function startedAtOf(d: WorkflowExecutionDescription): Date {
 }
 
 const TEMPORAL_STATUS: Record<string, RunState> = {
-  COMPLETED: "completed", FAILED: "failed", TERMINATED: "failed", TIMED_OUT: "failed", CANCELLED: "cancelled",
+  COMPLETED: "completed",
+  FAILED: "failed",
+  TERMINATED: "failed",
+  TIMED_OUT: "failed",
+  CANCELLED: "cancelled",
 };
 
 export const RUN_ID_PATTERN = /^run_[0-9A-Za-z]{10,64}$/;
 
 export function createRunService(options: RunServiceOptions) {
   const { client } = options;
-  const uiLink = (runId: string) => options.uiUrl ? `${options.uiUrl}/namespaces/${client.options.namespace}/workflows/${runId}` : undefined;
+  const uiLink = (runId: string) =>
+    options.uiUrl ? `${options.uiUrl}/namespaces/${client.options.namespace}/workflows/${runId}` : undefined;
 
   function runIdFor(namespace: string, idempotencyKey: string | undefined): string {
     if (!idempotencyKey) return RUN_ID_PREFIX + ulid();
@@ -106,7 +136,16 @@ export function createRunService(options: RunServiceOptions) {
         await client.workflow.start(RUN_WORKFLOW_TYPE, {
           taskQueue: options.taskQueue,
           workflowId: runId,
-          args: [{ ...rest, runId, runtimeVersion: SANDBOX_RUNTIME_VERSION, ...(options.continueAsNewAfterEvents ? { continueAsNewAfterEvents: options.continueAsNewAfterEvents } : {}) } satisfies RunInput],
+          args: [
+            {
+              ...rest,
+              runId,
+              runtimeVersion: SANDBOX_RUNTIME_VERSION,
+              ...(options.continueAsNewAfterEvents
+                ? { continueAsNewAfterEvents: options.continueAsNewAfterEvents }
+                : {}),
+            } satisfies RunInput,
+          ],
           typedSearchAttributes: attributes,
           memo: { ...memo },
           staticSummary,
@@ -114,7 +153,13 @@ export function createRunService(options: RunServiceOptions) {
           workflowIdReusePolicy: "REJECT_DUPLICATE",
         });
         const view: RunView = {
-          id: runId, status: "running", toolset: input.toolsetId, endUser: input.endUser, startedAt: requestedAt.toISOString(), closedAt: undefined, temporalUrl: uiLink(runId),
+          id: runId,
+          status: "running",
+          toolset: input.toolsetId,
+          endUser: input.endUser,
+          startedAt: requestedAt.toISOString(),
+          closedAt: undefined,
+          temporalUrl: uiLink(runId),
         };
         return { id: runId, created: true, view };
       } catch (error) {
@@ -150,14 +195,21 @@ export function createRunService(options: RunServiceOptions) {
      */
     async decide(runId: string, namespace: string, seq: number, decision: CallDecisionInput): Promise<CallDecided> {
       const d = await describeOwned(runId, namespace);
-      if (d.status.name !== "RUNNING") throw new HttpError(409, "conflict", `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its calls can no longer be decided`);
+      if (d.status.name !== "RUNNING")
+        throw new HttpError(
+          409,
+          "conflict",
+          `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its calls can no longer be decided`,
+        );
       const handle = client.workflow.getHandle(runId);
       const decidedBy = { principal: decision.principal, ...(decision.by ? { by: decision.by } : {}) };
       const send = () => {
         if ("resume" in decision) return handle.executeUpdate(resumeCallUpdate, { args: [{ seq, decidedBy }] });
         return decision.approve
           ? handle.executeUpdate(approveCallUpdate, { args: [{ seq, decidedBy }] })
-          : handle.executeUpdate(rejectCallUpdate, { args: [{ seq, decidedBy, ...(decision.reason ? { reason: decision.reason } : {}) }] });
+          : handle.executeUpdate(rejectCallUpdate, {
+              args: [{ seq, decidedBy, ...(decision.reason ? { reason: decision.reason } : {}) }],
+            });
       };
       return sendCallUpdate(client, runId, send, `call ${seq} of run ${runId} is not waiting for a decision`);
     },
@@ -167,9 +219,19 @@ export function createRunService(options: RunServiceOptions) {
      * made, 409 when the call waits for no input, 422 when accepted content does not fit the
      * schema the server asked for.
      */
-    async answerInput(runId: string, namespace: string, seq: number, answer: ElicitationAnswer): Promise<{ seq: number }> {
+    async answerInput(
+      runId: string,
+      namespace: string,
+      seq: number,
+      answer: ElicitationAnswer,
+    ): Promise<{ seq: number }> {
       const d = await describeOwned(runId, namespace);
-      if (d.status.name !== "RUNNING") throw new HttpError(409, "conflict", `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its calls can no longer be answered`);
+      if (d.status.name !== "RUNNING")
+        throw new HttpError(
+          409,
+          "conflict",
+          `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its calls can no longer be answered`,
+        );
       const status = await withinQueryTimeout(client.workflow.getHandle(runId).query(getStatusQuery));
       if (!status) throw new HttpError(503, "unavailable", `no worker answered for run ${runId}; try again`);
       if (seq > status.calls.total) throw notFound(`call ${seq} of run ${runId}`);
@@ -179,11 +241,25 @@ export function createRunService(options: RunServiceOptions) {
       if (typeof requestId !== "string") throw new HttpError(409, "conflict", refused);
       if (answer.action === "accept") {
         const schema = waiting?.details?.["requestedSchema"];
-        const problem = validateAgainstSchema(typeof schema === "object" && schema !== null ? schema as JsonSchema : {}, answer.content);
-        if (problem) throw new HttpError(422, "invalidAnswer", `the content does not fit the schema call ${seq} asked for: ${problem.message}`, problem.details);
+        const problem = validateAgainstSchema(
+          typeof schema === "object" && schema !== null ? (schema as JsonSchema) : {},
+          answer.content,
+        );
+        if (problem)
+          throw new HttpError(
+            422,
+            "invalidAnswer",
+            `the content does not fit the schema call ${seq} asked for: ${problem.message}`,
+            problem.details,
+          );
       }
       const handle = client.workflow.getHandle(runId);
-      return sendCallUpdate(client, runId, () => handle.executeUpdate(answerCallInputUpdate, { args: [{ seq, requestId, answer }] }), refused);
+      return sendCallUpdate(
+        client,
+        runId,
+        () => handle.executeUpdate(answerCallInputUpdate, { args: [{ seq, requestId, answer }] }),
+        refused,
+      );
     },
 
     async cancel(runId: string, namespace: string): Promise<RunView> {
@@ -197,58 +273,112 @@ export function createRunService(options: RunServiceOptions) {
      * seals them; its calls parked on them are sent again with the same key, and every later call
      * uses them. 409 once the run ended. One describe answers ownership, state and toolset.
      */
-    async renewCredentials(runId: string, namespace: string, seal: (toolsetId: string) => Promise<string>): Promise<void> {
+    async renewCredentials(
+      runId: string,
+      namespace: string,
+      seal: (toolsetId: string) => Promise<string>,
+    ): Promise<void> {
       const d = await describeOwned(runId, namespace);
-      if (d.status.name !== "RUNNING") throw new HttpError(409, "conflict", `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its credentials can no longer be renewed`);
+      if (d.status.name !== "RUNNING")
+        throw new HttpError(
+          409,
+          "conflict",
+          `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its credentials can no longer be renewed`,
+        );
       const sealed = await seal(String(d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset) ?? ""));
       await client.workflow.getHandle(runId).signal(runCredentialsRenewedSignal, { sealed });
     },
 
     /** The run's own credentials as its calls now use them (renewed ones once renewed), sealed. */
     async currentCredentials(runId: string): Promise<string | undefined> {
-      return (await withinQueryTimeout(client.workflow.getHandle(runId).query(getRunCredentialsQuery)))?.sealed ?? undefined;
+      return (
+        (await withinQueryTimeout(client.workflow.getHandle(runId).query(getRunCredentialsQuery)))?.sealed ?? undefined
+      );
     },
 
     /** What a fork needs of its parent: its toolset, end user, input, own credentials and finished calls. */
-    async forkSource(runId: string, namespace: string): Promise<{ toolsetId: string; endUser?: string; input: RunInput; seed: ForkSeed }> {
+    async forkSource(
+      runId: string,
+      namespace: string,
+    ): Promise<{ toolsetId: string; endUser?: string; input: RunInput; seed: ForkSeed }> {
       const d = await describeOwned(runId, namespace);
-      const history = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId: runId, runId: d.runId }, maximumPageSize: 1 });
+      const history = await client.workflowService.getWorkflowExecutionHistory({
+        namespace: client.options.namespace,
+        execution: { workflowId: runId, runId: d.runId },
+        maximumPageSize: 1,
+      });
       const payload = history.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
       if (!payload) throw new HttpError(409, "conflict", `run ${runId} has no readable start`);
       const input = await fromHistoryPayload<RunInput>(client.options.loadedDataConverter, payload);
-      const view = await client.workflow.getHandle(runId).query(getJournalQuery, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER });
+      const view = await client.workflow
+        .getHandle(runId)
+        .query(getJournalQuery, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER });
       const calls = view.entries.flatMap((e): ForkSeed["calls"] => {
-        if (e.status === "completed") return [{ seq: e.seq, tool: e.tool, args: e.args, outcome: { ok: true as const, value: e.result ?? null } }];
-        if (e.status === "failed" && e.error) return [{ seq: e.seq, tool: e.tool, args: e.args, outcome: { ok: false as const, error: e.error } }];
+        if (e.status === "completed")
+          return [{ seq: e.seq, tool: e.tool, args: e.args, outcome: { ok: true as const, value: e.result ?? null } }];
+        if (e.status === "failed" && e.error)
+          return [{ seq: e.seq, tool: e.tool, args: e.args, outcome: { ok: false as const, error: e.error } }];
         return [];
       });
-      return { toolsetId: input.toolsetId, ...(input.endUser ? { endUser: input.endUser } : {}), input, seed: { parentRunId: runId, calls } };
+      return {
+        toolsetId: input.toolsetId,
+        ...(input.endUser ? { endUser: input.endUser } : {}),
+        input,
+        seed: { parentRunId: runId, calls },
+      };
     },
 
     /** The run as a cassette: toolset, script, input and every call with its outcome; no credentials. */
     async cassette(runId: string, namespace: string): Promise<Cassette> {
       const source = await this.forkSource(runId, namespace);
-      const view = await client.workflow.getHandle(runId).query(getJournalQuery, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER, withBatches: true });
+      const view = await client.workflow
+        .getHandle(runId)
+        .query(getJournalQuery, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER, withBatches: true });
       const { input } = source;
       return {
-        format: "rewind.cassette/1", runId, toolsetId: input.toolsetId, toolset: input.toolset, scriptHash: input.scriptHash, script: input.script,
-        input: input.input, startedAt: view.startedAt ?? 0, entries: view.entries, batches: view.batches ?? [],
+        format: "rewind.cassette/1",
+        runId,
+        toolsetId: input.toolsetId,
+        toolset: input.toolset,
+        scriptHash: input.scriptHash,
+        script: input.script,
+        input: input.input,
+        startedAt: view.startedAt ?? 0,
+        entries: view.entries,
+        batches: view.batches ?? [],
         runtimeVersion: runtimeVersionOf(input),
       };
     },
 
     /** The run's journal, a page of entries at a time (answered by a worker, from its state). */
-    async journal(runId: string, namespace: string, afterSeq: number, limit: number, maxBytes?: number): Promise<JournalView & { nextAfterSeq?: number }> {
+    async journal(
+      runId: string,
+      namespace: string,
+      afterSeq: number,
+      limit: number,
+      maxBytes?: number,
+    ): Promise<JournalView & { nextAfterSeq?: number }> {
       await describeOwned(runId, namespace);
-      const view = await client.workflow.getHandle(runId).query(getJournalQuery, { afterSeq, limit: limit + 1, ...(maxBytes === undefined ? {} : { maxBytes }) });
+      const view = await client.workflow
+        .getHandle(runId)
+        .query(getJournalQuery, { afterSeq, limit: limit + 1, ...(maxBytes === undefined ? {} : { maxBytes }) });
       const more = view.entries.length > limit || view.truncated === true;
       const entries = view.entries.slice(0, limit);
       const last = entries.at(-1);
-      return { entries, completionOrder: view.completionOrder, ...(view.fork ? { fork: view.fork } : {}), ...(more && last ? { nextAfterSeq: last.seq } : {}) };
+      return {
+        entries,
+        completionOrder: view.completionOrder,
+        ...(view.fork ? { fork: view.fork } : {}),
+        ...(more && last ? { nextAfterSeq: last.seq } : {}),
+      };
     },
 
     /** A page of the namespace's runs, newest first, filtered (run-list.ts). */
-    async list(namespace: string, page: { pageSize: number; pageToken?: string | undefined }, filters: RunListFilters = {}) {
+    async list(
+      namespace: string,
+      page: { pageSize: number; pageToken?: string | undefined },
+      filters: RunListFilters = {},
+    ) {
       return listRuns(client, uiLink, namespace, page, filters);
     },
   };

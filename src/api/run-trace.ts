@@ -8,5 +8,7 @@ import { parseTraceparent, type RunTrace } from "../shared/trace-context.ts";
 export function newRunTrace(traceparent: string | undefined): RunTrace {
   const caller = parseTraceparent(traceparent);
   const rootSpanId = randomBytes(8).toString("hex");
-  return caller ? { traceId: caller.traceId, rootSpanId, parentSpanId: caller.spanId } : { traceId: randomBytes(16).toString("hex"), rootSpanId };
+  return caller
+    ? { traceId: caller.traceId, rootSpanId, parentSpanId: caller.spanId }
+    : { traceId: randomBytes(16).toString("hex"), rootSpanId };
 }

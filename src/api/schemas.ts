@@ -10,28 +10,49 @@ import { credentialsBody } from "../credentials/credentials-schema.ts";
 export { credentialsBody, type CredentialsBody } from "../credentials/credentials-schema.ts";
 
 export const startRunBody = z.strictObject({
-  script: z.string().min(1, "script must not be empty").max(MAX_SCRIPT_BYTES, `script must be at most ${MAX_SCRIPT_BYTES} characters`),
+  script: z
+    .string()
+    .min(1, "script must not be empty")
+    .max(MAX_SCRIPT_BYTES, `script must be at most ${MAX_SCRIPT_BYTES} characters`),
   input: z.unknown().optional(),
-  toolset: z.string().regex(TOOLSET_ID_PATTERN, "toolset must be a toolset id (ts_ followed by 64 hex digits)").optional(),
+  toolset: z
+    .string()
+    .regex(TOOLSET_ID_PATTERN, "toolset must be a toolset id (ts_ followed by 64 hex digits)")
+    .optional(),
   endUser: z.string().min(1).max(200).optional(),
   credentials: credentialsBody.optional(),
 });
 
 /** What `by` may be: who the decision is on behalf of, as the caller names them (a person, a bot). */
-const decidedBy = z.string().min(1).max(200).regex(/^[^\p{Cc}]*$/u, "by may not hold control characters")
-  .describe("On whose behalf the caller decides (a user, a reviewer bot); recorded with the API key's principal in the journal");
+const decidedBy = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\p{Cc}]*$/u, "by may not hold control characters")
+  .describe(
+    "On whose behalf the caller decides (a user, a reviewer bot); recorded with the API key's principal in the journal",
+  );
 
 /** The run states a list can filter by (`failed` takes in terminated and timed-out runs). */
 export const RUN_STATES = ["running", "parked", "completed", "failed", "cancelled"] as const;
 
-const instant = (name: string) => z.iso.datetime({ offset: true, error: `${name} must be an ISO 8601 date-time, e.g. 2026-11-30T09:00:00Z` })
-  .transform((value) => new Date(value));
+const instant = (name: string) =>
+  z.iso
+    .datetime({ offset: true, error: `${name} must be an ISO 8601 date-time, e.g. 2026-11-30T09:00:00Z` })
+    .transform((value) => new Date(value));
 
 export const listRunsQuery = z.strictObject({
   pageSize: z.coerce.number().int().min(1).max(1000).default(50),
   pageToken: z.string().max(4096).optional(),
-  status: z.enum(RUN_STATES).optional().describe("Only runs in this state (`failed` includes terminated and timed-out runs)"),
-  toolset: z.string().regex(TOOLSET_ID_PATTERN, "toolset must be a toolset id (ts_ followed by 64 hex digits)").optional().describe("Only runs of this toolset"),
+  status: z
+    .enum(RUN_STATES)
+    .optional()
+    .describe("Only runs in this state (`failed` includes terminated and timed-out runs)"),
+  toolset: z
+    .string()
+    .regex(TOOLSET_ID_PATTERN, "toolset must be a toolset id (ts_ followed by 64 hex digits)")
+    .optional()
+    .describe("Only runs of this toolset"),
   endUser: z.string().min(1).max(200).optional().describe("Only runs started for this end user"),
   startedAfter: instant("startedAfter").optional().describe("Only runs started at or after this time (ISO 8601)"),
   startedBefore: instant("startedBefore").optional().describe("Only runs started before this time (ISO 8601)"),
@@ -43,7 +64,12 @@ export const journalQuery = z.strictObject({
   afterSeq: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(200),
   /** A page stops once its entries pass this many bytes of JSON (it always holds at least one). */
-  maxBytes: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+  maxBytes: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(4 * 1024 * 1024),
 });
 
 export const rejectCallBody = z.strictObject({
@@ -60,7 +86,9 @@ export const decideCallBody = z.strictObject({
 export const elicitationAnswerBody = z.discriminatedUnion("action", [
   z.strictObject({
     action: z.literal("accept"),
-    content: z.record(z.string(), z.unknown()).describe("The answer; it must fit the schema the server asked for (else 422)"),
+    content: z
+      .record(z.string(), z.unknown())
+      .describe("The answer; it must fit the schema the server asked for (else 422)"),
   }),
   z.strictObject({ action: z.literal("decline") }),
   z.strictObject({ action: z.literal("cancel") }),
@@ -68,7 +96,10 @@ export const elicitationAnswerBody = z.discriminatedUnion("action", [
 
 export const eventsEndpointBody = z.strictObject({
   url: z.url({ protocol: /^https?$/, error: "url must be an http or https URL" }),
-  secret: z.string().regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, "secret must be a Standard Webhooks secret: whsec_ followed by base64").optional(),
+  secret: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, "secret must be a Standard Webhooks secret: whsec_ followed by base64")
+    .optional(),
 });
 
 export const forkRunBody = z.strictObject({
@@ -93,7 +124,10 @@ export const MAX_CODEC_PAYLOADS = 1000;
 export const codecPayload = z.looseObject({
   metadata: z.record(z.string(), base64).nullable().optional(),
   data: base64.nullable().optional(),
-  externalPayloads: z.array(z.looseObject({ sizeBytes: z.union([z.string().regex(/^\d+$/), z.number().int().min(0)]).optional() })).nullable().optional()
+  externalPayloads: z
+    .array(z.looseObject({ sizeBytes: z.union([z.string().regex(/^\d+$/), z.number().int().min(0)]).optional() }))
+    .nullable()
+    .optional()
     .describe("Set on an External Storage reference: the stored payload's size"),
 });
 

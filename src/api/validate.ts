@@ -11,7 +11,10 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, whe
   }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const problems = result.error.issues.map((issue) => ({ path: issue.path.join(".") || "(root)", message: issue.message }));
+  const problems = result.error.issues.map((issue) => ({
+    path: issue.path.join(".") || "(root)",
+    message: issue.message,
+  }));
   const summary = problems.map((p) => `${p.path}: ${p.message}`).join("; ");
   throw new HttpError(400, "badRequest", `invalid request ${where}: ${summary}`, { problems });
 }

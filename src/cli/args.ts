@@ -42,7 +42,12 @@ export function parseCommand(argv: string[], spec: CommandSpec): ParsedCommand {
   }
   const wanted = spec.positionals ?? [];
   if (parsed.positionals.length < wanted.length) {
-    throw new UsageError(`missing ${wanted.slice(parsed.positionals.length).map((name) => `<${name}>`).join(" ")}\nusage: ${spec.usage}`);
+    throw new UsageError(
+      `missing ${wanted
+        .slice(parsed.positionals.length)
+        .map((name) => `<${name}>`)
+        .join(" ")}\nusage: ${spec.usage}`,
+    );
   }
   const most = wanted.length + (spec.optionalPositionals ?? 0);
   if (parsed.positionals.length > most) {
@@ -65,6 +70,7 @@ export function arg(parsed: ParsedCommand, index: number): string {
 /** A call's seq as the user typed it: a positive integer, or a usage error. */
 export function seqArg(value: string): number {
   const seq = Number(value);
-  if (!Number.isInteger(seq) || seq < 1) throw new UsageError(`<seq> must be a positive integer (the call's number in the journal), got "${value}"`);
+  if (!Number.isInteger(seq) || seq < 1)
+    throw new UsageError(`<seq> must be a positive integer (the call's number in the journal), got "${value}"`);
   return seq;
 }

@@ -22,7 +22,10 @@ interface Seen {
 type InputRecord = NonNullable<JournalEntryBody["inputs"]>[number];
 
 const OUTCOME_TEXT: Record<NonNullable<InputRecord["outcome"]>, string> = {
-  accept: "accepted", decline: "declined", cancel: "cancelled", withdrawn: "withdrawn (the attempt ended first)",
+  accept: "accepted",
+  decline: "declined",
+  cancel: "cancelled",
+  withdrawn: "withdrawn (the attempt ended first)",
 };
 
 const FINAL = new Set(["completed", "failed"]);
@@ -39,13 +42,15 @@ export function createCallTracker(runId: string) {
     const took = e.completedAt !== undefined ? `  ${formatDuration(e.completedAt - (e.startedAt ?? e.issuedAt))}` : "";
     const tries = e.attempts > 1 ? ` after ${e.attempts} attempts` : "";
     const label = before?.announced ? name(e) : call(e);
-    if (e.status === "completed") return `✓ ${label}${took}${tries}${e.result === undefined || e.result === null ? "" : ` → ${compact(e.result)}`}`;
+    if (e.status === "completed")
+      return `✓ ${label}${took}${tries}${e.result === undefined || e.result === null ? "" : ` → ${compact(e.result)}`}`;
     return `✗ ${label}${took}${tries} failed: ${e.error ? `${e.error.code}: ${e.error.message}` : "unknown error"}`;
   }
 
   function parked(e: JournalEntryBody, run: RunViewBody): string[] {
     const parkedCall = run.parked?.find((p) => p.seq === e.seq);
-    const details = parkedCall?.details && Object.keys(parkedCall.details).length > 0 ? ` ${compact(parkedCall.details, 120)}` : "";
+    const details =
+      parkedCall?.details && Object.keys(parkedCall.details).length > 0 ? ` ${compact(parkedCall.details, 120)}` : "";
     return [
       `⏸ ${call(e)} waits for ${parkedCall?.reason ?? "approval"}${details}`,
       `    approve: rewind runs approve ${runId} ${e.seq}`,
@@ -69,7 +74,9 @@ export function createCallTracker(runId: string) {
       seen.asked.add(input.requestId);
       if (input.outcome && !seen.ended.has(input.requestId)) {
         seen.ended.add(input.requestId);
-        lines.push(`→ ${name(e)} input ${OUTCOME_TEXT[input.outcome]}${input.outcome === "withdrawn" ? "" : ", the call goes on"}`);
+        lines.push(
+          `→ ${name(e)} input ${OUTCOME_TEXT[input.outcome]}${input.outcome === "withdrawn" ? "" : ", the call goes on"}`,
+        );
       }
     }
     return lines;
@@ -80,10 +87,14 @@ export function createCallTracker(runId: string) {
     const isFinal = FINAL.has(e.status);
     if (!before && !isFinal) lines.push(`→ ${call(e)}`);
     if (e.approved && !before?.approved && before?.status === "parked") lines.push(`→ ${name(e)} approved, sending`);
-    if (!isFinal && e.attempts > 1 && e.attempts > (before?.attempts ?? 1)) lines.push(`↻ ${name(e)} retrying, attempt ${e.attempts}`);
-    if (!isFinal && e.progress && e.progress.at !== before?.progressAt) lines.push(`⋯ call ${name(e)} ${progressText(e.progress)}`);
+    if (!isFinal && e.attempts > 1 && e.attempts > (before?.attempts ?? 1))
+      lines.push(`↻ ${name(e)} retrying, attempt ${e.attempts}`);
+    if (!isFinal && e.progress && e.progress.at !== before?.progressAt)
+      lines.push(`⋯ call ${name(e)} ${progressText(e.progress)}`);
     // A call parked for input is shown by its request (which names the command that answers it).
-    const reason = run.parked?.find((p) => p.seq === e.seq)?.reason ?? (e.inputs?.at(-1)?.outcome === undefined && e.inputs?.length ? "elicitationRequested" : undefined);
+    const reason =
+      run.parked?.find((p) => p.seq === e.seq)?.reason ??
+      (e.inputs?.at(-1)?.outcome === undefined && e.inputs?.length ? "elicitationRequested" : undefined);
     const asking = reason === "elicitationRequested";
     lines.push(...inputs(e, seen, isFinal));
     if (e.status === "parked" && before?.status !== "parked" && !asking) lines.push(...parked(e, run));
@@ -103,8 +114,13 @@ export function createCallTracker(runId: string) {
       for (const e of entries) {
         const before = seen.get(e.seq);
         const now: Seen = {
-          status: e.status, attempts: e.attempts, approved: e.approved === true, announced: (before?.announced ?? false) || !FINAL.has(e.status),
-          progressAt: e.progress?.at, asked: before?.asked ?? new Set(), ended: before?.ended ?? new Set(),
+          status: e.status,
+          attempts: e.attempts,
+          approved: e.approved === true,
+          announced: (before?.announced ?? false) || !FINAL.has(e.status),
+          progressAt: e.progress?.at,
+          asked: before?.asked ?? new Set(),
+          ended: before?.ended ?? new Set(),
         };
         lines.push(...changes(e, before, run, now));
         seen.set(e.seq, now);

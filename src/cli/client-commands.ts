@@ -65,7 +65,9 @@ function find(argv: string[]): { command: Command; rest: string[] } {
     const next: Command | Group | undefined = word !== undefined ? node[word] : undefined;
     if (!word || !next || word.startsWith("-")) {
       const choices = Object.keys(node).join(", ");
-      throw new UsageError(`${word && !word.startsWith("-") ? `unknown command "${[...path, word].join(" ")}"` : `rewind ${path.join(" ")} needs a command`}: ${choices}`);
+      throw new UsageError(
+        `${word && !word.startsWith("-") ? `unknown command "${[...path, word].join(" ")}"` : `rewind ${path.join(" ")} needs a command`}: ${choices}`,
+      );
     }
     path.push(word);
     node = next;
@@ -79,8 +81,12 @@ function report(error: unknown, json: boolean): number {
     process.stderr.write(`rewind: ${error.message}\n`);
     return 2;
   }
-  if (error instanceof RewindApiError && json && error.body !== undefined) process.stdout.write(`${JSON.stringify(error.body, null, 2)}\n`);
-  const message = error instanceof RewindApiError || error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+  if (error instanceof RewindApiError && json && error.body !== undefined)
+    process.stdout.write(`${JSON.stringify(error.body, null, 2)}\n`);
+  const message =
+    error instanceof RewindApiError || error instanceof ConfigError || error instanceof Error
+      ? error.message
+      : String(error);
   process.stderr.write(`rewind: ${message}\n`);
   return 1;
 }

@@ -51,7 +51,11 @@ export async function runDev(config: Config, logger: Logger): Promise<void> {
   let address = config.temporal.address;
   let uiUrl = config.temporal.uiUrl;
   if (!address) {
-    const cliPath = await findOrInstallTemporalCli({ explicitPath: config.temporal.cliPath, stateDir: config.stateDir, log: (line) => logger.info(line) });
+    const cliPath = await findOrInstallTemporalCli({
+      explicitPath: config.temporal.cliPath,
+      stateDir: config.stateDir,
+      log: (line) => logger.info(line),
+    });
     const devConfig = await loadDevServerConfig(path.join(REPO_ROOT, "temporal-dev.yml"));
     server = await startDevServer({
       cliPath,
@@ -81,16 +85,18 @@ export async function runDev(config: Config, logger: Logger): Promise<void> {
   }
   const started = worker;
 
-  process.stdout.write([
-    "",
-    `  Rewind API     ${api.url}`,
-    `  Temporal UI    ${uiUrl ?? "(not available for this cluster)"}`,
-    `  Temporal       ${address}${server ? " (dev server, state in " + path.relative(process.cwd(), config.stateDir) + ")" : ""}`,
-    "",
-    `  Try: curl -s -X POST ${api.url}/v1/runs -H 'content-type: application/json' \\`,
-    `         -d '{"script":"export default async (i: {n: number}) => i.n * 2","input":{"n":21}}'`,
-    "",
-  ].join("\n") + "\n");
+  process.stdout.write(
+    [
+      "",
+      `  Rewind API     ${api.url}`,
+      `  Temporal UI    ${uiUrl ?? "(not available for this cluster)"}`,
+      `  Temporal       ${address}${server ? " (dev server, state in " + path.relative(process.cwd(), config.stateDir) + ")" : ""}`,
+      "",
+      `  Try: curl -s -X POST ${api.url}/v1/runs -H 'content-type: application/json' \\`,
+      `         -d '{"script":"export default async (i: {n: number}) => i.n * 2","input":{"n":21}}'`,
+      "",
+    ].join("\n") + "\n",
+  );
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {

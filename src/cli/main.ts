@@ -54,7 +54,9 @@ async function main(argv: string[]): Promise<void> {
     case "worker": {
       const { startWorker } = await import("./start-worker.ts");
       if (!config.api.publicUrlSet) {
-        logger.warn(`REWIND_PUBLIC_URL is not set: the URLs webhook(name) gives scripts on this worker start with ${config.api.publicUrl} (REWIND_HOST:REWIND_PORT), which works only if harnesses reach the API there; set it to the URL harnesses reach the API at`);
+        logger.warn(
+          `REWIND_PUBLIC_URL is not set: the URLs webhook(name) gives scripts on this worker start with ${config.api.publicUrl} (REWIND_HOST:REWIND_PORT), which works only if harnesses reach the API there; set it to the URL harnesses reach the API at`,
+        );
       }
       const worker = await startWorker(config, requireAddress(config.temporal.address, "worker"), logger);
       process.once("SIGINT", () => void worker.shutdown());

@@ -15,7 +15,7 @@ export function printLine(text = ""): void {
 
 /** One value on one line, cut at `max` characters. */
 export function compact(value: unknown, max = 100): string {
-  const text = value === undefined ? "undefined" : JSON.stringify(value) ?? String(value);
+  const text = value === undefined ? "undefined" : (JSON.stringify(value) ?? String(value));
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
@@ -34,15 +34,24 @@ export function formatDuration(ms: number): string {
 }
 
 /** A call's progress as `40/100 indexing…`: the count, the total when known, the server's message. */
-export function progressText(progress: { progress: number; total?: number | undefined; message?: string | undefined }): string {
+export function progressText(progress: {
+  progress: number;
+  total?: number | undefined;
+  message?: string | undefined;
+}): string {
   return `${progress.progress}${progress.total === undefined ? "" : `/${progress.total}`}${progress.message ? ` ${progress.message}` : ""}`;
 }
 
 /** Left-aligned columns for listings. */
 export function table(rows: string[][]): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => { widths[i] = Math.max(widths[i] ?? 0, cell.length); });
-  return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ")).join("\n");
+  for (const row of rows)
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  return rows
+    .map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  "))
+    .join("\n");
 }
 
 /**
@@ -68,6 +77,15 @@ export function formatDiagnostics(diagnostics: Diagnostic[], source: string, fil
 }
 
 export function isDiagnosticList(value: unknown): value is Diagnostic[] {
-  return Array.isArray(value) && value.every((d) => typeof d === "object" && d !== null
-    && typeof (d as Diagnostic).line === "number" && typeof (d as Diagnostic).column === "number" && typeof (d as Diagnostic).message === "string");
+  return (
+    Array.isArray(value) &&
+    value.every(
+      (d) =>
+        typeof d === "object" &&
+        d !== null &&
+        typeof (d as Diagnostic).line === "number" &&
+        typeof (d as Diagnostic).column === "number" &&
+        typeof (d as Diagnostic).message === "string",
+    )
+  );
 }

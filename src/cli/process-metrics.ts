@@ -17,7 +17,10 @@ export function processMetrics(config: Config, logger: Logger): Promise<Promethe
     const { port, address } = config.metrics;
     if (port !== undefined) {
       const server = await startMetricsServer({
-        host: address, port, contentType: metrics.contentType, scrape: () => metrics.scrape(),
+        host: address,
+        port,
+        contentType: metrics.contentType,
+        scrape: () => metrics.scrape(),
         onError: (error) => logger.warn("a metrics scrape failed", { error: String(error) }),
       });
       logger.info("serving metrics", { url: server.url });

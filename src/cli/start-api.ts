@@ -59,7 +59,13 @@ export interface StartApiOptions {
   metrics?: PrometheusMetrics;
 }
 
-export async function startApi(config: Config, temporalAddress: string, uiUrl: string | undefined, logger: Logger, options: StartApiOptions = {}): Promise<RunningApi> {
+export async function startApi(
+  config: Config,
+  temporalAddress: string,
+  uiUrl: string | undefined,
+  logger: Logger,
+  options: StartApiOptions = {},
+): Promise<RunningApi> {
   const secretKey = await resolveSecretKey(config);
   const connection = await connectClient(connectionSettings(config.temporal, temporalAddress));
   try {
@@ -69,9 +75,13 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
     await connection.close();
     throw error;
   }
-  const metrics = options.metrics ?? await processMetrics(config, logger);
+  const metrics = options.metrics ?? (await processMetrics(config, logger));
   const storage = createExternalStorage(config.payloads, measuredDriver(createStorageDriver(config.payloads), metrics));
-  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(storage) });
+  const client = new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    dataConverter: rewindDataConverter(storage),
+  });
   const workflows = createTemporalWorkflowStore(client, config.temporal.taskQueue);
   const box = createSecretBox(secretKey);
   const targets = options.targets ?? createTargetPolicy(config.outbound);
@@ -79,10 +89,20 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
     store: createTemporalToolsetStore(client, config.temporal.taskQueue),
     listTools: (url, headers) => listAllTools({ url, headers, timeoutMs: REGISTRATION_TIMEOUT_MS, targets }),
     workflowExists: async (namespace, id) => (await workflows.load(namespace, id)) !== undefined,
-    loadObserved: (namespace, id) => queryWithin(client.workflow.getHandle(toolsetWorkflowId(namespace, id)).query(getObservedQuery), OBSERVED_QUERY_MS, {}),
+    loadObserved: (namespace, id) =>
+      queryWithin(
+        client.workflow.getHandle(toolsetWorkflowId(namespace, id)).query(getObservedQuery),
+        OBSERVED_QUERY_MS,
+        {},
+      ),
   });
   const app = createApp({
-    runs: createRunService({ client, taskQueue: config.temporal.taskQueue, uiUrl, continueAsNewAfterEvents: config.continueAsNewAfterEvents }),
+    runs: createRunService({
+      client,
+      taskQueue: config.temporal.taskQueue,
+      uiUrl,
+      continueAsNewAfterEvents: config.continueAsNewAfterEvents,
+    }),
     toolsets,
     workflows,
     typeChecker: createTypeChecker(),
@@ -90,17 +110,24 @@ export async function startApi(config: Config, temporalAddress: string, uiUrl: s
     hooks: { client, webhookTokens: createWebhookTokens(secretKey) },
     credentials: { client, taskQueue: config.temporal.taskQueue, box, toolsets },
     // The Web UI's origin may call the codec routes: the one configured, or that of the UI runs link to.
-    codec: { storage, temporalNamespace: config.temporal.namespace, corsOrigins: config.api.codecCorsOrigins ?? originOf(uiUrl) },
+    codec: {
+      storage,
+      temporalNamespace: config.temporal.namespace,
+      corsOrigins: config.api.codecCorsOrigins ?? originOf(uiUrl),
+    },
     box,
     apiKeys: config.api.keys,
     metrics,
     logger,
   });
   const unwatchRuns = metrics.watchOpenRuns(createOpenRunCounter(client, config.temporal.taskQueue));
-  if (config.api.keys.size === 0) logger.warn("REWIND_API_KEYS is not set: serving loopback callers without a key, as namespace default");
+  if (config.api.keys.size === 0)
+    logger.warn("REWIND_API_KEYS is not set: serving loopback callers without a key, as namespace default");
   const server: Server = await new Promise((resolve, reject) => {
     // Express 5 calls back with the error when listening fails (a port in use).
-    const listening = app.listen(config.api.port, config.api.host, (error?: Error) => (error ? reject(error) : resolve(listening)));
+    const listening = app.listen(config.api.port, config.api.host, (error?: Error) =>
+      error ? reject(error) : resolve(listening),
+    );
     listening.once("error", reject);
   });
   const { port } = server.address() as AddressInfo;

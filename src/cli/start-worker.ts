@@ -51,6 +51,11 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     payloads: config.payloads,
     targets: createTargetPolicy(config.outbound),
     metrics,
-    tracing: createTracing({ serviceName: config.otel?.serviceName ?? "rewind", ...(config.otel ? { otlp: { url: config.otel.url, headers: config.otel.headers, protocol: config.otel.protocol } } : {}) }),
+    tracing: createTracing({
+      serviceName: config.otel?.serviceName ?? "rewind",
+      ...(config.otel
+        ? { otlp: { url: config.otel.url, headers: config.otel.headers, protocol: config.otel.protocol } }
+        : {}),
+    }),
   });
 }

@@ -46,7 +46,8 @@ function statusText(run: RunViewBody, tracker: CallTracker, since: number): stri
 }
 
 function outcome(run: RunViewBody, view: WatchView): void {
-  const took = run.startedAt && run.closedAt ? ` in ${formatDuration(Date.parse(run.closedAt) - Date.parse(run.startedAt))}` : "";
+  const took =
+    run.startedAt && run.closedAt ? ` in ${formatDuration(Date.parse(run.closedAt) - Date.parse(run.startedAt))}` : "";
   if (run.status === "completed") view.line(`completed${took}\nresult: ${full(run.result)}`);
   else if (run.status === "cancelled") view.line(`cancelled${took}`);
   else view.line(`failed${took}: ${run.error ? `${run.error.type}: ${run.error.message}` : "no error reported"}`);
@@ -54,14 +55,16 @@ function outcome(run: RunViewBody, view: WatchView): void {
 }
 
 export async function watchRun(api: ApiClient, runId: string, options: WatchOptions): Promise<number> {
-  const view: WatchView = options.json ? { line: () => undefined, status: () => undefined, done: () => undefined } : createWatchView();
+  const view: WatchView = options.json
+    ? { line: () => undefined, status: () => undefined, done: () => undefined }
+    : createWatchView();
   const tracker = createCallTracker(runId);
   const stop = new AbortController();
   const onSigint = () => stop.abort();
   process.once("SIGINT", onSigint);
   const since = Date.now();
   let failures = 0;
-  let run = options.initial ?? await api.getRun(runId);
+  let run = options.initial ?? (await api.getRun(runId));
   let current = true;
   try {
     for (;;) {

@@ -9,7 +9,13 @@
  * so a renewal is seen by the next call.
  */
 import type { Client } from "@temporalio/client";
-import { credentialsWorkflowId, type CredentialRef, type CredentialScope, type CredentialSet, type StoredCredentials } from "../shared/credentials.ts";
+import {
+  credentialsWorkflowId,
+  type CredentialRef,
+  type CredentialScope,
+  type CredentialSet,
+  type StoredCredentials,
+} from "../shared/credentials.ts";
 import { getCredentialsQuery } from "../workflows/toolset-credentials.ts";
 import type { SecretBox } from "./secret-box.ts";
 
@@ -36,7 +42,9 @@ export function createCredentialResolver(options: { client: Client; box: SecretB
       const startedAt = Date.now();
       pending = (async () => {
         try {
-          const value = await options.client.workflow.getHandle(credentialsWorkflowId(namespace, toolsetId)).query(getCredentialsQuery);
+          const value = await options.client.workflow
+            .getHandle(credentialsWorkflowId(namespace, toolsetId))
+            .query(getCredentialsQuery);
           cache.set(key, { at: startedAt, stored: value });
           return value;
         } catch (error) {
@@ -52,10 +60,16 @@ export function createCredentialResolver(options: { client: Client; box: SecretB
     return pending;
   }
 
-  async function stored(namespace: string, toolsetId: string, notBefore: number, minRevision: number): Promise<StoredCredentials | undefined> {
+  async function stored(
+    namespace: string,
+    toolsetId: string,
+    notBefore: number,
+    minRevision: number,
+  ): Promise<StoredCredentials | undefined> {
     const key = `${namespace}/${toolsetId}`;
     const hit = cache.get(key);
-    const fresh = hit && Date.now() - hit.at < CACHE_MS && hit.at >= notBefore && (hit.stored?.revision ?? 0) >= minRevision;
+    const fresh =
+      hit && Date.now() - hit.at < CACHE_MS && hit.at >= notBefore && (hit.stored?.revision ?? 0) >= minRevision;
     if (fresh) return hit.stored;
     const value = await read(key, namespace, toolsetId);
     // A read that began before a renewal the run was told of may still be stale: read again.
@@ -80,9 +94,12 @@ export function createCredentialResolver(options: { client: Client; box: SecretB
       const notBefore = ref.notBefore ?? 0;
       const [own, base] = await Promise.all([
         stored(ref.namespace, ref.toolsetId, notBefore, ref.minRevision ?? 0),
-        ref.baseToolsetId === undefined ? undefined : stored(ref.namespace, ref.baseToolsetId, notBefore, ref.baseMinRevision ?? 0),
+        ref.baseToolsetId === undefined
+          ? undefined
+          : stored(ref.namespace, ref.baseToolsetId, notBefore, ref.baseMinRevision ?? 0),
       ]);
-      const fromEndUser = headersIn(endUserOf(own, ref.endUser), server) ?? headersIn(endUserOf(base, ref.endUser), server);
+      const fromEndUser =
+        headersIn(endUserOf(own, ref.endUser), server) ?? headersIn(endUserOf(base, ref.endUser), server);
       if (fromEndUser) return { scope: "endUser", headers: fromEndUser };
       const fromToolset = headersIn(own?.toolset, server) ?? headersIn(base?.toolset, server);
       if (fromToolset) return { scope: "toolset", headers: fromToolset };

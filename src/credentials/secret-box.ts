@@ -20,13 +20,19 @@ export interface SecretBox {
 
 /** `key` is 32 bytes, e.g. from REWIND_SECRET_KEY (base64). */
 export function createSecretBox(key: Buffer): SecretBox {
-  if (key.length !== KEY_BYTES) throw new SecretBoxError(`the secret key must be ${KEY_BYTES} bytes, got ${key.length}`);
+  if (key.length !== KEY_BYTES)
+    throw new SecretBoxError(`the secret key must be ${KEY_BYTES} bytes, got ${key.length}`);
   return {
     seal(plaintext) {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv("aes-256-gcm", key, iv);
       const data = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
-      return [VERSION, iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), data.toString("base64url")].join(".");
+      return [
+        VERSION,
+        iv.toString("base64url"),
+        cipher.getAuthTag().toString("base64url"),
+        data.toString("base64url"),
+      ].join(".");
     },
     open(sealed) {
       const [version, iv, tag, data] = sealed.split(".");
@@ -36,7 +42,9 @@ export function createSecretBox(key: Buffer): SecretBox {
         decipher.setAuthTag(Buffer.from(tag, "base64url"));
         return Buffer.concat([decipher.update(Buffer.from(data, "base64url")), decipher.final()]).toString("utf8");
       } catch {
-        throw new SecretBoxError("the sealed secret does not open with this key (wrong REWIND_SECRET_KEY, or tampered)");
+        throw new SecretBoxError(
+          "the sealed secret does not open with this key (wrong REWIND_SECRET_KEY, or tampered)",
+        );
       }
     },
   };

@@ -10,17 +10,24 @@ import path from "node:path";
 import { ConfigError, type Config } from "../config.ts";
 import { generateSecretKey } from "./secret-box.ts";
 
-export async function resolveSecretKey(config: Pick<Config, "secretKey" | "production" | "stateDir"> & { temporal?: Pick<Config["temporal"], "address"> }): Promise<Buffer> {
+export async function resolveSecretKey(
+  config: Pick<Config, "secretKey" | "production" | "stateDir"> & { temporal?: Pick<Config["temporal"], "address"> },
+): Promise<Buffer> {
   if (config.secretKey) return config.secretKey;
-  if (config.production) throw new ConfigError("REWIND_SECRET_KEY is required when NODE_ENV=production (32 bytes, base64)");
+  if (config.production)
+    throw new ConfigError("REWIND_SECRET_KEY is required when NODE_ENV=production (32 bytes, base64)");
   if (config.temporal?.address) {
-    throw new ConfigError("REWIND_SECRET_KEY is required with TEMPORAL_ADDRESS: give the API and every worker the same key (32 bytes, base64, e.g. `openssl rand -base64 32`), or webhook URLs and credentials sealed by one process are refused by the others");
+    throw new ConfigError(
+      "REWIND_SECRET_KEY is required with TEMPORAL_ADDRESS: give the API and every worker the same key (32 bytes, base64, e.g. `openssl rand -base64 32`), or webhook URLs and credentials sealed by one process are refused by the others",
+    );
   }
   const file = path.join(config.stateDir, "secret.key");
   try {
     const key = Buffer.from((await readFile(file, "utf8")).trim(), "base64");
     if (key.length === 32) return key;
-    throw new ConfigError(`${file} does not hold a 32-byte base64 key; fix or delete it (deleting loses stored secrets)`);
+    throw new ConfigError(
+      `${file} does not hold a 32-byte base64 key; fix or delete it (deleting loses stored secrets)`,
+    );
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }

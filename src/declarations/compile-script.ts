@@ -9,8 +9,7 @@ import type { Diagnostic, TypeChecker } from "./type-check.ts";
 import { SCRIPT_FILE } from "./type-check.ts";
 
 export type CompileResult =
-  | { ok: true; javascript: string; scriptHash: string }
-  | { ok: false; diagnostics: Diagnostic[] };
+  { ok: true; javascript: string; scriptHash: string } | { ok: false; diagnostics: Diagnostic[] };
 
 export const MAX_SCRIPT_BYTES = 512 * 1024;
 

@@ -66,7 +66,12 @@ const LINE_WIDTH = 100;
 
 export function jsonSchemaToTs(schema: unknown, options: JsonSchemaToTsOptions = {}): string {
   try {
-    const cx: Ctx = { root: options.root ?? schema, maxDepth: options.maxDepth ?? 8, budget: NODE_BUDGET, path: new Map() };
+    const cx: Ctx = {
+      root: options.root ?? schema,
+      maxDepth: options.maxDepth ?? 8,
+      budget: NODE_BUDGET,
+      path: new Map(),
+    };
     const text = print(convert(schema, 0, 0, cx), options.style ?? "dts", options.indent ?? "");
     return text.length > MAX_OUTPUT ? "unknown" : text;
   } catch {
@@ -77,7 +82,11 @@ export function jsonSchemaToTs(schema: unknown, options: JsonSchemaToTsOptions =
 /** A JSDoc block at `indent`, one line when the text is; `*\/` cannot end the comment early. */
 export function formatJsDoc(text: string, indent: string): string {
   const clipped = text.length > MAX_DOC ? `${text.slice(0, MAX_DOC)}…` : text;
-  const lines = clipped.replaceAll("*/", "*\\/").trim().split(/\r?\n/).map((line) => line.trimEnd());
+  const lines = clipped
+    .replaceAll("*/", "*\\/")
+    .trim()
+    .split(/\r?\n/)
+    .map((line) => line.trimEnd());
   if (lines.length === 1) return `${indent}/** ${lines[0]} */`;
   return [`${indent}/**`, ...lines.map((line) => `${indent} *${line ? ` ${line}` : ""}`), `${indent} */`].join("\n");
 }
@@ -110,7 +119,8 @@ function convert(schema: unknown, depth: number, hops: number, cx: Ctx): Ts {
   if (schema === true) return UNKNOWN;
   if (schema === false) return NEVER;
   const expanding = isRecord(schema) ? (cx.path.get(schema) ?? 0) : 0;
-  if (!isRecord(schema) || depth > cx.maxDepth || hops > MAX_HOPS || --cx.budget < 0 || expanding > MAX_REENTRY) return UNKNOWN;
+  if (!isRecord(schema) || depth > cx.maxDepth || hops > MAX_HOPS || --cx.budget < 0 || expanding > MAX_REENTRY)
+    return UNKNOWN;
   cx.path.set(schema, expanding + 1);
   try {
     const parts = [ownType(schema, depth, hops, cx)];
@@ -132,7 +142,13 @@ function ownType(schema: Record<string, unknown>, depth: number, hops: number, c
   const values = asArray(schema.enum);
   if (values) {
     if (values.length <= MAX_LITERALS) return union(values.map(literal));
-    return union(values.map((v) => (v === null ? NULL : name(typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? typeof v : "unknown"))));
+    return union(
+      values.map((v) =>
+        v === null
+          ? NULL
+          : name(typeof v === "string" || typeof v === "number" || typeof v === "boolean" ? typeof v : "unknown"),
+      ),
+    );
   }
   return union(typeNames(schema).map((type) => byType(type, schema, depth, hops, cx)));
 }
@@ -164,7 +180,8 @@ function byType(type: string, schema: Record<string, unknown>, depth: number, ho
 }
 
 function literal(value: unknown): Ts {
-  if (typeof value === "string") return value.length > MAX_LITERAL_LENGTH ? name("string") : name(JSON.stringify(value));
+  if (typeof value === "string")
+    return value.length > MAX_LITERAL_LENGTH ? name("string") : name(JSON.stringify(value));
   if (typeof value === "number") return Number.isFinite(value) ? name(JSON.stringify(value)) : name("number");
   if (typeof value === "boolean" || value === null) return name(String(value));
   return UNKNOWN;
@@ -181,7 +198,12 @@ function arrayType(schema: Record<string, unknown>, depth: number, hops: number,
   const items = prefix.slice(0, MAX_TUPLE).map(sub);
   if (prefix.length > MAX_TUPLE) return { k: "array", of: union([...items, UNKNOWN]) };
   const minItems = typeof schema.minItems === "number" ? schema.minItems : 0;
-  return { k: "tuple", items, required: Math.min(minItems, items.length), rest: isName(rest, "never") ? undefined : rest };
+  return {
+    k: "tuple",
+    items,
+    required: Math.min(minItems, items.length),
+    rest: isName(rest, "never") ? undefined : rest,
+  };
 }
 
 function objectType(schema: Record<string, unknown>, depth: number, hops: number, cx: Ctx): Ts {

@@ -16,13 +16,17 @@ const SUMMARY_LENGTH = 200;
 export function renderPrompt(toolset: PinnedToolset, options: RenderOptions = {}): string {
   const groups = listToolGroups(toolset);
   const workflows = Object.keys(toolset.workflows);
-  const imports = groups.map(({ group }) => (isBindingName(group) ? group : `${JSON.stringify(group)} as ${localName(group)}`));
+  const imports = groups.map(({ group }) =>
+    isBindingName(group) ? group : `${JSON.stringify(group)} as ${localName(group)}`,
+  );
   imports.push("sleep", "waitForSignal", "webhook", ...(workflows.length > 0 ? ["workflows"] : []), "ToolError");
   const lines = [`import { ${imports.join(", ")} } from "rewind:tools";`];
   for (const { group, kind, tools } of groups) {
     for (const tool of tools) lines.push(toolLine(localName(group), group, kind, tool, options));
   }
-  const undeclared = groups.some(({ kind, tools }) => kind === "mcp" && tools.some((tool) => tool.outputSchema === undefined));
+  const undeclared = groups.some(
+    ({ kind, tools }) => kind === "mcp" && tools.some((tool) => tool.outputSchema === undefined),
+  );
   if (undeclared) lines.push(`MCP tools without an output schema: ${UNDECLARED_MCP_RESULT}`);
   lines.push(...builtinLines(workflows, toolset.http?.allowedHosts));
   return `${lines.join("\n")}\n`;
@@ -30,7 +34,12 @@ export function renderPrompt(toolset: PinnedToolset, options: RenderOptions = {}
 
 /** The first sentence of a description, on one line and short enough for a prompt. */
 export function summarize(description: string | undefined): string {
-  const text = (description ?? "").trim().split(/\n\s*\n/)[0]?.replace(/\s+/g, " ").trim() ?? "";
+  const text =
+    (description ?? "")
+      .trim()
+      .split(/\n\s*\n/)[0]
+      ?.replace(/\s+/g, " ")
+      .trim() ?? "";
   const sentence = /^(.+?[.!?])\s(?=\S)/.exec(text)?.[1] ?? text;
   if (sentence.length <= SUMMARY_LENGTH) return sentence;
   const cut = sentence.slice(0, SUMMARY_LENGTH - 1);
@@ -45,7 +54,13 @@ function localName(group: string): string {
   return isBindingName(alias) ? alias : `_${alias}`;
 }
 
-function toolLine(local: string, group: string, kind: "mcp" | "host", tool: PinnedTool, options: RenderOptions): string {
+function toolLine(
+  local: string,
+  group: string,
+  kind: "mcp" | "host",
+  tool: PinnedTool,
+  options: RenderOptions,
+): string {
   const access = isIdentifierName(tool.name) ? `.${tool.name}` : `[${JSON.stringify(tool.name)}]`;
   const args = jsonSchemaToTs(tool.inputSchema, { style: "prompt" });
   const result = resultSchemaOf(group, kind, tool, options);
@@ -64,8 +79,12 @@ function builtinLines(workflows: string[], allowedHosts: string[] | undefined): 
   ];
   for (const name of workflows) {
     const ref = isIdentifierName(name) ? `workflows.${name}` : `workflows[${JSON.stringify(name)}]`;
-    lines.push(`${ref}.start(input?) → { runId: string, result(): unknown } · ${from} starts the workflow \`${name}\` as a new run; \`result()\` waits for its result.`);
-    lines.push(`${ref}.signal(runId, signal, payload?) → void · ${from} sends a signal to a run of \`${name}\` started by this one.`);
+    lines.push(
+      `${ref}.start(input?) → { runId: string, result(): unknown } · ${from} starts the workflow \`${name}\` as a new run; \`result()\` waits for its result.`,
+    );
+    lines.push(
+      `${ref}.signal(runId, signal, payload?) → void · ${from} sends a signal to a run of \`${name}\` started by this one.`,
+    );
   }
   if (allowedHosts) {
     const hosts = allowedHosts.join(", ") || "none";
@@ -74,6 +93,8 @@ function builtinLines(workflows: string[], allowedHosts: string[] | undefined): 
     );
   }
   const codes = TOOL_ERROR_CODES.map((code) => JSON.stringify(code)).join(" | ");
-  lines.push(`ToolError { code, tool, seq, message, details? } · ${from} what every failed call rejects with; code: ${codes}.`);
+  lines.push(
+    `ToolError { code, tool, seq, message, details? } · ${from} what every failed call rejects with; code: ${codes}.`,
+  );
   return lines;
 }

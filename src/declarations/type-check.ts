@@ -67,7 +67,10 @@ export function createTypeChecker(): TypeChecker {
   function lib(fileName: string): ts.SourceFile | undefined {
     if (!libs.has(fileName)) {
       const text = ts.sys.readFile(fileName);
-      libs.set(fileName, text === undefined ? undefined : ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2023, true));
+      libs.set(
+        fileName,
+        text === undefined ? undefined : ts.createSourceFile(fileName, text, ts.ScriptTarget.ES2023, true),
+      );
     }
     return libs.get(fileName);
   }
@@ -84,7 +87,13 @@ export function createTypeChecker(): TypeChecker {
 
   const remembered = new Map<string, Diagnostic[]>();
   const answerKey = (input: TypeCheckInput) =>
-    createHash("sha256").update(input.source).update("\0").update(input.declarationsKey).update("\0").update(input.declarations).digest("hex");
+    createHash("sha256")
+      .update(input.source)
+      .update("\0")
+      .update(input.declarationsKey)
+      .update("\0")
+      .update(input.declarations)
+      .digest("hex");
 
   return {
     check(input) {
@@ -102,7 +111,14 @@ export function createTypeChecker(): TypeChecker {
     const script = ts.createSourceFile(SCRIPT_FILE, input.source, ts.ScriptTarget.ES2023, true, ts.ScriptKind.TS);
     const tools = declarations(input.declarationsKey, input.declarations);
     const host: ts.CompilerHost = {
-      getSourceFile: (name) => (name === SCRIPT_FILE ? script : name === DECLARATIONS_FILE ? tools : name === GLOBALS_FILE ? globals : lib(name)),
+      getSourceFile: (name) =>
+        name === SCRIPT_FILE
+          ? script
+          : name === DECLARATIONS_FILE
+            ? tools
+            : name === GLOBALS_FILE
+              ? globals
+              : lib(name),
       getDefaultLibFileName: () => path.join(LIB_DIR, "lib.es2023.d.ts"),
       getDefaultLibLocation: () => LIB_DIR,
       writeFile: () => undefined,
@@ -110,10 +126,16 @@ export function createTypeChecker(): TypeChecker {
       getCanonicalFileName: (name) => name,
       useCaseSensitiveFileNames: () => true,
       getNewLine: () => "\n",
-      fileExists: (name) => name === SCRIPT_FILE || name === DECLARATIONS_FILE || name === GLOBALS_FILE || ts.sys.fileExists(name),
+      fileExists: (name) =>
+        name === SCRIPT_FILE || name === DECLARATIONS_FILE || name === GLOBALS_FILE || ts.sys.fileExists(name),
       readFile: (name) => ts.sys.readFile(name),
     };
-    const program = ts.createProgram({ rootNames: [SCRIPT_FILE, DECLARATIONS_FILE, GLOBALS_FILE], options: OPTIONS, host, oldProgram: previous });
+    const program = ts.createProgram({
+      rootNames: [SCRIPT_FILE, DECLARATIONS_FILE, GLOBALS_FILE],
+      options: OPTIONS,
+      host,
+      oldProgram: previous,
+    });
     previous = program;
     const found = [...program.getSyntacticDiagnostics(script), ...program.getSemanticDiagnostics(script)];
     const diagnostics = found.map(toDiagnostic);
@@ -133,13 +155,25 @@ function toDiagnostic(d: ts.Diagnostic): Diagnostic {
 function checkDefaultExport(program: ts.Program, script: ts.SourceFile): Diagnostic[] {
   const checker = program.getTypeChecker();
   const moduleSymbol = checker.getSymbolAtLocation(script);
-  const exported = moduleSymbol ? checker.getExportsOfModule(moduleSymbol).find((s) => s.name === "default") : undefined;
+  const exported = moduleSymbol
+    ? checker.getExportsOfModule(moduleSymbol).find((s) => s.name === "default")
+    : undefined;
   if (!exported) {
-    return [{ file: SCRIPT_FILE, line: 1, column: 1, message: "The script must have a default export: `export default async function main(input) { … }`.", code: 0 }];
+    return [
+      {
+        file: SCRIPT_FILE,
+        line: 1,
+        column: 1,
+        message: "The script must have a default export: `export default async function main(input) { … }`.",
+        code: 0,
+      },
+    ];
   }
   const type = checker.getTypeOfSymbolAtLocation(exported, script);
   if (type.getCallSignatures().length === 0) {
-    return [{ file: SCRIPT_FILE, line: 1, column: 1, message: "The script's default export must be a function.", code: 0 }];
+    return [
+      { file: SCRIPT_FILE, line: 1, column: 1, message: "The script's default export must be a function.", code: 0 },
+    ];
   }
   return [];
 }

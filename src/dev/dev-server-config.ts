@@ -18,7 +18,10 @@ const identifier = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const dynamicConfigKey = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$/;
 
 const schema = z.strictObject({
-  namespace: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "must be a namespace name").default("default"),
+  namespace: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "must be a namespace name")
+    .default("default"),
   ip: z.string().min(1).default("127.0.0.1"),
   port: port.default(7233),
   uiPort: port.default(8233),

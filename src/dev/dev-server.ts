@@ -103,7 +103,12 @@ export async function startDevServer(options: StartDevServerOptions): Promise<De
   const address = `${host}:${port}`;
   const started = Date.now();
   try {
-    await waitForTemporal({ address, namespace: config.namespace, timeoutMs: options.readyTimeoutMs ?? 60_000, exited });
+    await waitForTemporal({
+      address,
+      namespace: config.namespace,
+      timeoutMs: options.readyTimeoutMs ?? 60_000,
+      exited,
+    });
   } catch (error) {
     await stop();
     throw new Error(startFailure(options.cliPath, args, (error as Error).message, tail), { cause: error });

@@ -17,7 +17,10 @@ export interface InstallLockOptions {
 }
 
 /** Takes the lock at `lockDir` and resolves with a function that releases it. */
-export async function acquireInstallLock(lockDir: string, options: InstallLockOptions = {}): Promise<() => Promise<void>> {
+export async function acquireInstallLock(
+  lockDir: string,
+  options: InstallLockOptions = {},
+): Promise<() => Promise<void>> {
   const deadline = Date.now() + (options.timeoutMs ?? 20 * 60_000);
   let waited = false;
   for (;;) {

@@ -21,7 +21,11 @@ export interface CommandOutput {
 }
 
 /** Runs `file args…` without a shell; resolves with its output, rejects with a readable Error. */
-export async function runCommand(file: string, args: string[], options: RunCommandOptions = {}): Promise<CommandOutput> {
+export async function runCommand(
+  file: string,
+  args: string[],
+  options: RunCommandOptions = {},
+): Promise<CommandOutput> {
   const shown = [file, ...args].join(" ");
   return new Promise<CommandOutput>((resolve, reject) => {
     execFile(
@@ -58,5 +62,8 @@ function describeFailure(error: ExecFileException): string {
 export function outputTail(stdout: string, stderr: string, maxLines = 12): string {
   const lines = `${stdout}\n${stderr}`.split("\n").filter((line) => line.trim() !== "");
   if (lines.length === 0) return "";
-  return `:\n${lines.slice(-maxLines).map((line) => `    ${line}`).join("\n")}`;
+  return `:\n${lines
+    .slice(-maxLines)
+    .map((line) => `    ${line}`)
+    .join("\n")}`;
 }

@@ -89,10 +89,14 @@ async function installWithGo(options: InstallTemporalCliOptions): Promise<string
     try {
       await runCommand(tool, ["version"], { env, timeoutMs: 30_000 });
     } catch (error) {
-      throw new Error(`${what}: skipped, no working \`${tool}\` on PATH (${(error as Error).message})`, { cause: error });
+      throw new Error(`${what}: skipped, no working \`${tool}\` on PATH (${(error as Error).message})`, {
+        cause: error,
+      });
     }
   }
-  options.log(`temporal CLI: pip failed; building temporal ${tag} from source with go into ${binDir} (several minutes)`);
+  options.log(
+    `temporal CLI: pip failed; building temporal ${tag} from source with go into ${binDir} (several minutes)`,
+  );
   const source = await mkdtemp(join(options.stateDir, "cli-source-"));
   try {
     await runCommand("git", ["clone", "--quiet", "--depth", "1", "--branch", tag, CLI_REPOSITORY, source], {

@@ -97,13 +97,23 @@ export function cachedCandidates(stateDir: string): string[] {
   return [join(stateDir, "bin", "temporal"), join(stateDir, "venv", "bin", "temporal")];
 }
 
-async function findCachedTemporalCli(stateDir: string, env: NodeJS.ProcessEnv | undefined): Promise<string | undefined> {
+async function findCachedTemporalCli(
+  stateDir: string,
+  env: NodeJS.ProcessEnv | undefined,
+): Promise<string | undefined> {
   for (const bin of cachedCandidates(stateDir)) {
     const exists = await access(bin, constants.X_OK).then(
       () => true,
       () => false,
     );
-    if (exists && (await verifyTemporalCli(bin, env).then(() => true, () => false))) return bin;
+    if (
+      exists &&
+      (await verifyTemporalCli(bin, env).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return bin;
   }
   return undefined;
 }

@@ -24,7 +24,11 @@ export interface EndpointResolver {
 
 const CACHE_MS = 2_000;
 
-export function createEndpointResolver(options: { client: Client; box: SecretBox; fallback?: { url: string; secret: string } | undefined }): EndpointResolver {
+export function createEndpointResolver(options: {
+  client: Client;
+  box: SecretBox;
+  fallback?: { url: string; secret: string } | undefined;
+}): EndpointResolver {
   const cache = new Map<string, { at: number; endpoint: ResolvedEndpoint | undefined }>();
   return {
     async resolve(namespace) {
@@ -32,12 +36,20 @@ export function createEndpointResolver(options: { client: Client; box: SecretBox
       if (hit && Date.now() - hit.at < CACHE_MS) return hit.endpoint;
       let endpoint: ResolvedEndpoint | undefined;
       try {
-        const settings = await options.client.workflow.getHandle(namespaceSettingsWorkflowId(namespace)).query(getNamespaceSettingsQuery);
-        if (settings.eventsEndpoint) endpoint = { url: settings.eventsEndpoint.url, secret: options.box.open(settings.eventsEndpoint.sealedSecret), chosenBy: "tenant" };
+        const settings = await options.client.workflow
+          .getHandle(namespaceSettingsWorkflowId(namespace))
+          .query(getNamespaceSettingsQuery);
+        if (settings.eventsEndpoint)
+          endpoint = {
+            url: settings.eventsEndpoint.url,
+            secret: options.box.open(settings.eventsEndpoint.sealedSecret),
+            chosenBy: "tenant",
+          };
       } catch (error) {
         if ((error as { name?: string }).name !== "WorkflowNotFoundError") throw error;
       }
-      endpoint ??= namespace === "default" && options.fallback ? { ...options.fallback, chosenBy: "operator" } : undefined;
+      endpoint ??=
+        namespace === "default" && options.fallback ? { ...options.fallback, chosenBy: "operator" } : undefined;
       cache.set(namespace, { at: Date.now(), endpoint });
       return endpoint;
     },

@@ -13,7 +13,8 @@ export interface WebhookTokens {
 
 export function createWebhookTokens(secretKey: Buffer): WebhookTokens {
   const key = Buffer.from(hkdfSync("sha256", secretKey, Buffer.alloc(0), "rewind webhook tokens v1", 32));
-  const token = (runId: string, name: string) => createHmac("sha256", key).update(`${runId}\n${name}`).digest("base64url");
+  const token = (runId: string, name: string) =>
+    createHmac("sha256", key).update(`${runId}\n${name}`).digest("base64url");
   return {
     token,
     verify(runId, name, presented) {

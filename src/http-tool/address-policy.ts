@@ -21,18 +21,21 @@ const cidrs = (...texts: string[]): Cidr[] => texts.map((text) => ipaddr.parseCI
 // Checked before the library's ranges, so a metadata endpoint is reported as such (100.100.100.200
 // would otherwise be "carrierGradeNat") and so public-looking ones (Azure's 168.63.129.16) are refused.
 const NAMED_RANGES: [rule: string, ranges: Cidr[]][] = [
-  ["metadata", cidrs(
-    "169.254.169.254/32", // AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle
-    "169.254.170.2/32", // AWS ECS task metadata
-    "169.254.169.253/32", // AWS VPC DNS
-    "169.254.0.23/32", // Tencent Cloud
-    "100.100.100.200/32", // Alibaba Cloud
-    "192.0.0.192/32", // Oracle Cloud (legacy)
-    "168.63.129.16/32", // Azure WireServer, a public address answered inside Azure
-    "fd00:ec2::254/128", // AWS IMDS over IPv6
-    "fd00:ec2::23/128", // AWS VPC DNS over IPv6
-    "fd20:ce::254/128", // GCP metadata over IPv6
-  )],
+  [
+    "metadata",
+    cidrs(
+      "169.254.169.254/32", // AWS, GCP, Azure, OpenStack, DigitalOcean, Oracle
+      "169.254.170.2/32", // AWS ECS task metadata
+      "169.254.169.253/32", // AWS VPC DNS
+      "169.254.0.23/32", // Tencent Cloud
+      "100.100.100.200/32", // Alibaba Cloud
+      "192.0.0.192/32", // Oracle Cloud (legacy)
+      "168.63.129.16/32", // Azure WireServer, a public address answered inside Azure
+      "fd00:ec2::254/128", // AWS IMDS over IPv6
+      "fd00:ec2::23/128", // AWS VPC DNS over IPv6
+      "fd20:ce::254/128", // GCP metadata over IPv6
+    ),
+  ],
   ["documentation", cidrs("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32", "3fff::/20")],
   ["benchmarking", cidrs("198.18.0.0/15", "2001:2::/48")],
 ];

@@ -7,8 +7,7 @@
 import { isIP } from "node:net";
 
 export type AllowListVerdict =
-  | { allowed: true }
-  | { allowed: false; rule: "scheme" | "userinfo" | "host" | "notAllowed" | "port" };
+  { allowed: true } | { allowed: false; rule: "scheme" | "userinfo" | "host" | "notAllowed" | "port" };
 
 interface Entry {
   host: string;

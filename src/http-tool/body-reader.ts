@@ -34,7 +34,11 @@ const DECODERS: Record<string, () => Transform> = {
 /** The `accept-encoding` the fetcher sends: exactly what it can decode. */
 export const ACCEPT_ENCODING = ["gzip", "deflate", "br", ...("zstd" in DECODERS ? ["zstd"] : [])].join(", ");
 
-export async function readBoundedBody(raw: Readable, headers: Record<string, string>, options: ReadBodyOptions): Promise<DecodedBody> {
+export async function readBoundedBody(
+  raw: Readable,
+  headers: Record<string, string>,
+  options: ReadBodyOptions,
+): Promise<DecodedBody> {
   // Destroying the wire stream early (limit reached) makes undici report an abort: expected.
   raw.on("error", () => undefined);
   const decoders = decodersFor(headers["content-encoding"] ?? "", options.host);
@@ -51,7 +55,8 @@ export async function readBoundedBody(raw: Readable, headers: Record<string, str
   try {
     for await (const chunk of decoded as AsyncIterable<Buffer>) {
       total += chunk.length;
-      if (total > options.maxBytes) throw new HttpRefusal("tooLarge", options.host, `over ${options.maxBytes} bytes after decoding`);
+      if (total > options.maxBytes)
+        throw new HttpRefusal("tooLarge", options.host, `over ${options.maxBytes} bytes after decoding`);
       chunks.push(chunk);
     }
   } catch (error) {
@@ -68,7 +73,10 @@ export async function readBoundedBody(raw: Readable, headers: Record<string, str
 }
 
 function decodersFor(contentEncoding: string, host: string): Transform[] {
-  const codings = contentEncoding.split(",").map((c) => c.trim().toLowerCase()).filter((c) => c !== "" && c !== "identity");
+  const codings = contentEncoding
+    .split(",")
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== "" && c !== "identity");
   if (codings.length > MAX_CODINGS) throw new HttpRefusal("encoding", host, `${codings.length} content codings`);
   // Codings are listed in the order they were applied, so they are undone from the last.
   return codings.reverse().map((coding) => {

@@ -45,7 +45,12 @@ export interface GuardedFetcherOptions {
 }
 
 /** `timeoutMs`, when given, is this request's one deadline instead of the fetcher's (a tool policy's `timeout`). */
-export type GuardedFetch = (request: HttpToolRequest, allowedHosts: readonly string[], signal?: AbortSignal, timeoutMs?: number) => Promise<HttpToolResponse>;
+export type GuardedFetch = (
+  request: HttpToolRequest,
+  allowedHosts: readonly string[],
+  signal?: AbortSignal,
+  timeoutMs?: number,
+) => Promise<HttpToolResponse>;
 
 type HopOutcome = { redirect: HopRequest } | { response: HttpToolResponse };
 
@@ -73,18 +78,23 @@ export function createGuardedFetcher(options: GuardedFetcherOptions = {}): Guard
       try {
         const address = await resolveChecked(host, { resolve, allowLoopback, signal: combined });
         const connectTimeoutMs = Math.max(1, timeoutMs - (Date.now() - startedAt));
-        const onConnected = () => { phase = "noResponse"; };
-        outcome = await withPinnedRequest({ ...hop, address, signal: combined, connectTimeoutMs, onConnected }, async (response): Promise<HopOutcome> => {
-          const redirect = nextHop(hop, response.status, response.headers.location);
-          if (redirect) {
-            response.body.destroy();
-            return { redirect };
-          }
-          phase = "network";
-          const body = await readBoundedBody(response.body, response.headers, { maxBytes, host });
-          const { status, statusText, headers } = response;
-          return { response: { status, statusText, url: hop.url.href, headers, ...body, redirects } };
-        });
+        const onConnected = () => {
+          phase = "noResponse";
+        };
+        outcome = await withPinnedRequest(
+          { ...hop, address, signal: combined, connectTimeoutMs, onConnected },
+          async (response): Promise<HopOutcome> => {
+            const redirect = nextHop(hop, response.status, response.headers.location);
+            if (redirect) {
+              response.body.destroy();
+              return { redirect };
+            }
+            phase = "network";
+            const body = await readBoundedBody(response.body, response.headers, { maxBytes, host });
+            const { status, statusText, headers } = response;
+            return { response: { status, statusText, url: hop.url.href, headers, ...body, redirects } };
+          },
+        );
       } catch (error) {
         throw refusalFor(error, host, phase, signal, deadline);
       }
@@ -95,7 +105,13 @@ export function createGuardedFetcher(options: GuardedFetcherOptions = {}): Guard
   };
 }
 
-function refusalFor(error: unknown, host: string, phase: "connect" | "noResponse" | "network", signal: AbortSignal | undefined, deadline: AbortSignal): HttpRefusal {
+function refusalFor(
+  error: unknown,
+  host: string,
+  phase: "connect" | "noResponse" | "network",
+  signal: AbortSignal | undefined,
+  deadline: AbortSignal,
+): HttpRefusal {
   // The caller's abort and the deadline win over whatever error the abort caused downstream.
   if (signal?.aborted) return new HttpRefusal("aborted", host);
   if (deadline.aborted) return new HttpRefusal("timeout", host, "the deadline passed");

@@ -31,7 +31,9 @@ export class HttpRefusal extends Error {
   readonly host: string;
 
   constructor(rule: HttpRefusalRule, host: string, detail?: string) {
-    super(`http request to ${host === "" ? "(no host)" : host} refused: ${rule}${detail === undefined ? "" : ` (${detail})`}`);
+    super(
+      `http request to ${host === "" ? "(no host)" : host} refused: ${rule}${detail === undefined ? "" : ` (${detail})`}`,
+    );
     this.rule = rule;
     this.host = host;
   }

@@ -40,7 +40,10 @@ export interface PinnedResponse {
  * Runs `consume` on the response, then closes the hop's connection whatever happened, so no
  * socket outlives the hop (a redirect gets a fresh, separately checked connection).
  */
-export async function withPinnedRequest<T>(hop: PinnedHop, consume: (response: PinnedResponse) => Promise<T>): Promise<T> {
+export async function withPinnedRequest<T>(
+  hop: PinnedHop,
+  consume: (response: PinnedResponse) => Promise<T>,
+): Promise<T> {
   const agent = new Agent({
     connect: pinnedConnector(hop.url, [hop.address], hop.connectTimeoutMs, hop.onConnected),
     allowH2: false,
@@ -91,18 +94,30 @@ export interface PinnedFetch {
 }
 
 export function createPinnedFetch(options: PinnedFetchOptions): PinnedFetch {
-  const agent = new Agent({ connect: pinnedConnector(options.url, options.addresses, options.connectTimeoutMs), allowH2: false });
+  const agent = new Agent({
+    connect: pinnedConnector(options.url, options.addresses, options.connectTimeoutMs),
+    allowH2: false,
+  });
   return {
     async fetch(url, init) {
       // undici's own fetch (the one the Agent belongs to); its types differ from the DOM's only in name.
-      const response = await undiciFetch(url, { ...(init as UndiciRequestInit), dispatcher: agent, redirect: "manual" });
+      const response = await undiciFetch(url, {
+        ...(init as UndiciRequestInit),
+        dispatcher: agent,
+        redirect: "manual",
+      });
       return response as unknown as Response;
     },
     close: () => agent.destroy().catch(() => undefined),
   };
 }
 
-function pinnedConnector(url: URL, addresses: ResolvedAddress[], connectTimeoutMs: number, onConnected?: () => void): buildConnector.connector {
+function pinnedConnector(
+  url: URL,
+  addresses: ResolvedAddress[],
+  connectTimeoutMs: number,
+  onConnected?: () => void,
+): buildConnector.connector {
   const connectors = addresses.map((address) => {
     // Belt and braces: with an IP as host Node does no lookup, but if anything asked, it would get
     // the checked address and nothing else.
@@ -110,7 +125,10 @@ function pinnedConnector(url: URL, addresses: ResolvedAddress[], connectTimeoutM
       if (lookupOptions.all) callback(null, [{ address: address.address, family: address.family }]);
       else callback(null, address.address, address.family);
     };
-    return { address: address.address, connect: buildConnector({ allowH2: false, maxCachedSessions: 0, timeout: connectTimeoutMs, lookup }) };
+    return {
+      address: address.address,
+      connect: buildConnector({ allowH2: false, maxCachedSessions: 0, timeout: connectTimeoutMs, lookup }),
+    };
   });
   const bracketless = url.hostname.replace(/^\[(.*)\]$/, "$1");
   // SNI carries names only; for an IP-literal URL the certificate is checked against the IP.
@@ -122,17 +140,20 @@ function pinnedConnector(url: URL, addresses: ResolvedAddress[], connectTimeoutM
         callback(new Error("no checked address to connect to"), null);
         return;
       }
-      pinned.connect({
-        ...connectOptions,
-        hostname: pinned.address, // SSRF invariant: the socket goes to a checked address, never to a re-resolved name
-        servername: connectOptions.protocol === "https:" ? servername : undefined,
-      }, (...result) => {
-        if (result[0] !== null && index + 1 < connectors.length) attempt(index + 1);
-        else {
-          if (result[0] === null) onConnected?.();
-          callback(...result);
-        }
-      });
+      pinned.connect(
+        {
+          ...connectOptions,
+          hostname: pinned.address, // SSRF invariant: the socket goes to a checked address, never to a re-resolved name
+          servername: connectOptions.protocol === "https:" ? servername : undefined,
+        },
+        (...result) => {
+          if (result[0] !== null && index + 1 < connectors.length) attempt(index + 1);
+          else {
+            if (result[0] === null) onConnected?.();
+            callback(...result);
+          }
+        },
+      );
     };
     attempt(0);
   };

@@ -18,7 +18,13 @@ const BODY_HEADERS = ["content-type", "content-encoding", "content-language", "c
  * What a cross-origin redirect keeps of the request's headers, and `content-type` when the body
  * goes along (307, 308). `accept-encoding` is the fetcher's own (the codings it decodes).
  */
-export const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set(["accept", "accept-language", "user-agent", "idempotency-key", "accept-encoding"]);
+export const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set([
+  "accept",
+  "accept-language",
+  "user-agent",
+  "idempotency-key",
+  "accept-encoding",
+]);
 
 /** Null when the response is not a redirect to follow (not 301/302/303/307/308, or no Location). */
 export function nextHop(current: HopRequest, status: number, location: string | undefined): HopRequest | null {
@@ -32,7 +38,9 @@ export function nextHop(current: HopRequest, status: number, location: string | 
 
   let headers = { ...current.headers };
   let { method, body } = current;
-  const toGet = (status === 303 && method !== "GET" && method !== "HEAD") || ((status === 301 || status === 302) && method === "POST");
+  const toGet =
+    (status === 303 && method !== "GET" && method !== "HEAD") ||
+    ((status === 301 || status === 302) && method === "POST");
   if (toGet) {
     method = "GET";
     body = undefined;

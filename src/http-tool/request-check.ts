@@ -27,8 +27,17 @@ export interface HopRequest {
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 const TRANSPORT_HEADERS = new Set([
-  "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "trailer",
-  "upgrade", "content-length", "expect", "http2-settings",
+  "host",
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
+  "content-length",
+  "expect",
+  "http2-settings",
   // The fetcher decodes bodies itself and advertises exactly the codings it can undo.
   "accept-encoding",
 ]);
@@ -52,7 +61,8 @@ export function prepareRequest(request: HttpToolRequest, options: PrepareOptions
   const host = url.hostname;
   const method = (request.method ?? "GET").toUpperCase();
   if (!METHODS.has(method)) throw new HttpRefusal("method", host, `method must be one of ${[...METHODS].join(", ")}`);
-  if (request.body !== undefined && typeof request.body !== "string") throw new HttpRefusal("body", host, "the body must be a string");
+  if (request.body !== undefined && typeof request.body !== "string")
+    throw new HttpRefusal("body", host, "the body must be a string");
   if (request.body !== undefined && (method === "GET" || method === "HEAD")) {
     throw new HttpRefusal("body", host, `${method} cannot have a body`);
   }
@@ -63,7 +73,8 @@ export function prepareRequest(request: HttpToolRequest, options: PrepareOptions
     const name = rawName.toLowerCase();
     if (!TOKEN.test(name)) throw new HttpRefusal("header", host, "a header name is not a token");
     // The name is a validated token, so naming it cannot leak a value.
-    if (typeof value !== "string" || !FIELD_VALUE.test(value)) throw new HttpRefusal("header", host, `header ${name} has an invalid value`);
+    if (typeof value !== "string" || !FIELD_VALUE.test(value))
+      throw new HttpRefusal("header", host, `header ${name} has an invalid value`);
     if (seen.has(name)) throw new HttpRefusal("header", host, `header ${name} is given twice`);
     seen.add(name);
     if (!TRANSPORT_HEADERS.has(name)) headers[name] = value.trim();

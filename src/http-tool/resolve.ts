@@ -47,9 +47,10 @@ export async function resolveChecked(hostname: string, options: ResolveCheckedOp
 export async function resolveAllChecked(hostname: string, options: ResolveCheckedOptions): Promise<ResolvedAddress[]> {
   const literal = hostname.startsWith("[") ? hostname.slice(1, -1) : hostname;
   const literalFamily = isIP(literal);
-  const answers = literalFamily === 0
-    ? await lookupOnce(hostname, options)
-    : [{ address: literal, family: literalFamily === 6 ? 6 : 4 } satisfies ResolvedAddress];
+  const answers =
+    literalFamily === 0
+      ? await lookupOnce(hostname, options)
+      : [{ address: literal, family: literalFamily === 6 ? 6 : 4 } satisfies ResolvedAddress];
 
   for (const answer of answers) {
     if (options.trusted?.(answer.address) === true) continue;

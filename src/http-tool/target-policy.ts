@@ -75,7 +75,9 @@ export function createTargetPolicy(options: TargetPolicyOptions): TargetPolicy {
     const hostTrusted = trusted.trustsHost(url.hostname);
     try {
       return await resolveAllChecked(url.hostname, {
-        resolve, allowLoopback: false, signal: signal ?? AbortSignal.timeout(connectTimeoutMs),
+        resolve,
+        allowLoopback: false,
+        signal: signal ?? AbortSignal.timeout(connectTimeoutMs),
         trusted: hostTrusted ? () => true : (address) => trusted.trustsAddress(address),
       });
     } catch (error) {
@@ -94,9 +96,13 @@ export function createTargetPolicy(options: TargetPolicyOptions): TargetPolicy {
     function pinnedFor(url: URL, signal: AbortSignal | null | undefined): Promise<PinnedFetch> {
       let entry = pinned.get(url.origin);
       if (!entry) {
-        const created = addressesOf(url, signal).then((addresses) => createPinnedFetch({ url, addresses, connectTimeoutMs }));
+        const created = addressesOf(url, signal).then((addresses) =>
+          createPinnedFetch({ url, addresses, connectTimeoutMs }),
+        );
         // A failed check is not kept: the next request checks again (and refuses again).
-        created.catch(() => { if (pinned.get(url.origin) === created) pinned.delete(url.origin); });
+        created.catch(() => {
+          if (pinned.get(url.origin) === created) pinned.delete(url.origin);
+        });
         pinned.set(url.origin, created);
         entry = created;
       }
@@ -107,10 +113,16 @@ export function createTargetPolicy(options: TargetPolicyOptions): TargetPolicy {
       if (closed) throw new Error("the connection is closed");
       const first = typeof input === "string" ? new URL(input) : input;
       const replayable = init.body === undefined || init.body === null || typeof init.body === "string";
-      let hop: HopRequest = { url: first, method: (init.method ?? "GET").toUpperCase(), headers: headersOf(init.headers), body: typeof init.body === "string" ? init.body : undefined };
+      let hop: HopRequest = {
+        url: first,
+        method: (init.method ?? "GET").toUpperCase(),
+        headers: headersOf(init.headers),
+        body: typeof init.body === "string" ? init.body : undefined,
+      };
       for (let redirects = 0; ; redirects++) {
         const through = await pinnedFor(hop.url, init.signal);
-        const sent = redirects === 0 ? init : { ...init, method: hop.method, headers: hop.headers, body: hop.body ?? null };
+        const sent =
+          redirects === 0 ? init : { ...init, method: hop.method, headers: hop.headers, body: hop.body ?? null };
         const response = await through.fetch(hop.url, sent);
         if (!followRedirects || !replayable) return response;
         const next = nextRedirect(hop, response);
@@ -127,7 +139,14 @@ export function createTargetPolicy(options: TargetPolicyOptions): TargetPolicy {
         closed = true;
         const all = [...pinned.values()];
         pinned.clear();
-        await Promise.all(all.map((entry) => entry.then((p) => p.close(), () => undefined)));
+        await Promise.all(
+          all.map((entry) =>
+            entry.then(
+              (p) => p.close(),
+              () => undefined,
+            ),
+          ),
+        );
       },
     };
   }
@@ -142,7 +161,8 @@ export function createTargetPolicy(options: TargetPolicyOptions): TargetPolicy {
         await addressesOf(parsed, signal ?? AbortSignal.timeout(connectTimeoutMs));
       } catch (error) {
         // A lookup that timed out is a refusal too, unless the name is the operator's.
-        if (error instanceof TargetRefusal || trusted.trustsHost(parsed.hostname) || signal?.aborted === true) throw error;
+        if (error instanceof TargetRefusal || trusted.trustsHost(parsed.hostname) || signal?.aborted === true)
+          throw error;
         throw new TargetRefusal(targetOf(parsed));
       }
     },
@@ -154,7 +174,9 @@ export function createTargetPolicy(options: TargetPolicyOptions): TargetPolicy {
 
 function headersOf(init: RequestInit["headers"]): Record<string, string> {
   const headers: Record<string, string> = {};
-  new Headers(init).forEach((value, name) => { headers[name] = value; });
+  new Headers(init).forEach((value, name) => {
+    headers[name] = value;
+  });
   return headers;
 }
 

@@ -13,7 +13,9 @@ export class TargetRefusal extends Error {
   readonly target: string;
 
   constructor(target: string) {
-    super(`${target} is not an allowed target: Rewind connects to public addresses only, and to the targets its operator trusts`);
+    super(
+      `${target} is not an allowed target: Rewind connects to public addresses only, and to the targets its operator trusts`,
+    );
     this.target = target;
   }
 }

@@ -35,7 +35,8 @@ export class CallSlots {
     const own = callScope.getStore();
     if (own && this.inFlight.has(own)) return accepts(own.hooks) ? own : undefined;
     let oldest: CallSlot | undefined;
-    for (const slot of this.inFlight) if (accepts(slot.hooks) && (!oldest || slot.startedAt < oldest.startedAt)) oldest = slot;
+    for (const slot of this.inFlight)
+      if (accepts(slot.hooks) && (!oldest || slot.startedAt < oldest.startedAt)) oldest = slot;
     return oldest;
   }
 }

@@ -21,7 +21,13 @@ export interface StreamWatch {
 function isAnswer(data: string, requestId: string | number | undefined): boolean {
   try {
     const message: unknown = JSON.parse(data);
-    return typeof message === "object" && message !== null && "id" in message && message.id === requestId && ("result" in message || "error" in message);
+    return (
+      typeof message === "object" &&
+      message !== null &&
+      "id" in message &&
+      message.id === requestId &&
+      ("result" in message || "error" in message)
+    );
   } catch {
     return false;
   }
@@ -34,7 +40,8 @@ function createScanner(watch: StreamWatch): (text: string) => void {
   let event = "";
   const line = (text: string) => {
     if (text === "") {
-      if (data.length > 0 && (event === "" || event === "message") && isAnswer(data.join("\n"), watch.requestId)) watch.answered = true;
+      if (data.length > 0 && (event === "" || event === "message") && isAnswer(data.join("\n"), watch.requestId))
+        watch.answered = true;
       data = [];
       event = "";
       return;
@@ -65,11 +72,15 @@ export function watchEventStream(body: ReadableStream<Uint8Array>, watch: Stream
         chunk = await reader.read();
       } catch (error) {
         if (watch.answered) return controller.close();
-        if (!watch.resumable) watch.onBroken(new Error(`the response stream broke: ${error instanceof Error ? error.message : String(error)}`));
+        if (!watch.resumable)
+          watch.onBroken(
+            new Error(`the response stream broke: ${error instanceof Error ? error.message : String(error)}`),
+          );
         return controller.error(error);
       }
       if (chunk.done) {
-        if (!watch.answered && !watch.resumable) watch.onBroken(new Error("the server closed the response stream without answering"));
+        if (!watch.answered && !watch.resumable)
+          watch.onBroken(new Error("the server closed the response stream without answering"));
         return controller.close();
       }
       scan(decoder.decode(chunk.value, { stream: true }));

@@ -37,9 +37,23 @@ const UNWATCHED_POST_MS = 10_000;
 
 /** Failures of the connect phase: the request's bytes never reached the server. */
 const CONNECT_PHASE_CODES = new Set([
-  "ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_FAIL", "EAI_NONAME", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN",
-  "ENETDOWN", "EADDRNOTAVAIL", "UND_ERR_CONNECT_TIMEOUT", "ERR_INVALID_URL", "CERT_HAS_EXPIRED", "DEPTH_ZERO_SELF_SIGNED_CERT",
-  "SELF_SIGNED_CERT_IN_CHAIN", "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_FAIL",
+  "EAI_NONAME",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+  "ENETDOWN",
+  "EADDRNOTAVAIL",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "ERR_INVALID_URL",
+  "CERT_HAS_EXPIRED",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
   // The outbound target policy refused the address: nothing was dialled.
   "ERR_TARGET_NOT_ALLOWED",
 ]);
@@ -56,7 +70,9 @@ function errorCodes(error: unknown, depth = 0): string[] {
 /** True when a fetch failed before any byte of the request was written (refused, DNS, TLS…). */
 export function failedWhileConnecting(error: unknown): boolean {
   const codes = errorCodes(error);
-  return codes.some((code) => CONNECT_PHASE_CODES.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_"));
+  return codes.some(
+    (code) => CONNECT_PHASE_CODES.has(code) || code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_"),
+  );
 }
 
 /** The id of the JSON-RPC request (not a notification) in a POST body, as the SDK serializes it. */
@@ -64,7 +80,8 @@ function requestIdOf(body: unknown): string | number | undefined {
   if (typeof body !== "string") return undefined;
   try {
     const message: unknown = JSON.parse(body);
-    if (typeof message !== "object" || message === null || !("method" in message) || !("id" in message)) return undefined;
+    if (typeof message !== "object" || message === null || !("method" in message) || !("id" in message))
+      return undefined;
     return typeof message.id === "string" || typeof message.id === "number" ? message.id : undefined;
   } catch {
     return undefined;
@@ -104,7 +121,10 @@ export function createObservedFetch(observations: ConnectionObservations, baseFe
       response = await baseFetch(url, { ...init, signal: signals.length > 0 ? AbortSignal.any(signals) : null });
     } catch (error) {
       observations.fetchError = error;
-      if (watch && resuming) watch.onBroken(new Error(`resuming the response stream failed: ${error instanceof Error ? error.message : String(error)}`));
+      if (watch && resuming)
+        watch.onBroken(
+          new Error(`resuming the response stream failed: ${error instanceof Error ? error.message : String(error)}`),
+        );
       else if (watch) {
         watch.fetchError = error;
         watch.sent = !failedWhileConnecting(error);
@@ -112,8 +132,15 @@ export function createObservedFetch(observations: ConnectionObservations, baseFe
       throw error;
     }
     if (!response.ok) {
-      const body = await response.clone().text().catch(() => "");
-      const refusal = { status: response.status, wwwAuthenticate: response.headers.get("www-authenticate") ?? undefined, body: body.slice(0, 2000) };
+      const body = await response
+        .clone()
+        .text()
+        .catch(() => "");
+      const refusal = {
+        status: response.status,
+        wwwAuthenticate: response.headers.get("www-authenticate") ?? undefined,
+        body: body.slice(0, 2000),
+      };
       observations.refusal = refusal;
       if (watch && resuming) watch.onBroken(new Error(`resuming the response stream failed: HTTP ${response.status}`));
       else if (watch) watch.refusal = refusal;
@@ -122,6 +149,10 @@ export function createObservedFetch(observations: ConnectionObservations, baseFe
     // A JSON answer needs no watching: the SDK reads it whole and a broken body fails the request.
     const isEventStream = /^text\/event-stream\b/i.test(response.headers.get("content-type") ?? "");
     if (!watch || !response.body || !isEventStream) return response;
-    return new Response(watchEventStream(response.body, watch), { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(watchEventStream(response.body, watch), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }

@@ -4,5 +4,18 @@ export type { ListAllToolsOptions, McpConnection, OpenMcpConnectionOptions } fro
 export { McpCallError, McpConnectError } from "./mcp-errors.ts";
 export type { McpCallReason, McpConnectReason } from "./mcp-errors.ts";
 export { createMcpPool } from "./mcp-pool.ts";
-export type { McpCallHooks, McpCallOutcome, McpCallRequest, McpElicitation, McpElicitationAnswer, McpExchange, McpListing, McpPool, McpPoolOptions, McpProgress, McpTaskHandle, McpToolDescriptor } from "./mcp-types.ts";
+export type {
+  McpCallHooks,
+  McpCallOutcome,
+  McpCallRequest,
+  McpElicitation,
+  McpElicitationAnswer,
+  McpExchange,
+  McpListing,
+  McpPool,
+  McpPoolOptions,
+  McpProgress,
+  McpTaskHandle,
+  McpToolDescriptor,
+} from "./mcp-types.ts";
 export { resultValue } from "./result-value.ts";

@@ -17,7 +17,13 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema, ErrorCode, ListRootsRequestSchema, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { z } from "zod";
 import type { TargetPolicy } from "../http-tool/index.ts";
@@ -25,7 +31,13 @@ import { CallSlots, callScope } from "./call-slots.ts";
 import { createObservedFetch, type ConnectionObservations } from "./http-observer.ts";
 import { callError, connectError, type FailureContext } from "./mcp-failures.ts";
 import { McpCallError, McpConnectError, describeUrl, secretsOf } from "./mcp-errors.ts";
-import type { McpCallHooks, McpCallOutcome, McpCallRequest, McpElicitationAnswer, McpToolDescriptor } from "./mcp-types.ts";
+import type {
+  McpCallHooks,
+  McpCallOutcome,
+  McpCallRequest,
+  McpElicitationAnswer,
+  McpToolDescriptor,
+} from "./mcp-types.ts";
 import { startDeadline, watched, type Deadline } from "./request-watch.ts";
 
 const CLIENT_INFO = { name: "rewind", version: "0.1.0" };
@@ -56,7 +68,12 @@ const CallResult = z.looseObject({
 });
 const TaskSupport = z.looseObject({ taskSupport: z.enum(["forbidden", "optional", "required"]).optional() });
 const TaskStatus = z.enum(["working", "input_required", "completed", "failed", "cancelled"]);
-const TaskState = z.looseObject({ taskId: z.string(), status: TaskStatus, statusMessage: z.string().nullish(), pollInterval: z.number().nullish() });
+const TaskState = z.looseObject({
+  taskId: z.string(),
+  status: TaskStatus,
+  statusMessage: z.string().nullish(),
+  pollInterval: z.number().nullish(),
+});
 const CreatedTask = z.looseObject({ task: TaskState });
 const Empty = z.looseObject({});
 
@@ -85,8 +102,15 @@ export interface OpenMcpConnectionOptions {
   targets?: TargetPolicy | undefined;
 }
 
-type CallParts = Pick<McpCallRequest, "name" | "arguments" | "meta" | "timeoutMs" | "signal" | "hooks"> & { boundMs?: number };
-type TaskRequestOptions = { timeoutMs: number; boundMs?: number; signal?: AbortSignal | undefined; hooks?: McpCallHooks | undefined };
+type CallParts = Pick<McpCallRequest, "name" | "arguments" | "meta" | "timeoutMs" | "signal" | "hooks"> & {
+  boundMs?: number;
+};
+type TaskRequestOptions = {
+  timeoutMs: number;
+  boundMs?: number;
+  signal?: AbortSignal | undefined;
+  hooks?: McpCallHooks | undefined;
+};
 
 /** An initialized MCP session. Calls may run concurrently on it. */
 export interface McpConnection {
@@ -141,22 +165,33 @@ function tellSent(transport: StreamableHTTPClientTransport): void {
   const send = transport.send.bind(transport);
   transport.send = (message, sendOptions) => {
     if ("method" in message && message.method === "tools/call" && "id" in message) {
-      callScope.getStore()?.hooks.onSent?.({ requestId: String(message.id), sessionId: transport.sessionId, protocolVersion: transport.protocolVersion });
+      callScope.getStore()?.hooks.onSent?.({
+        requestId: String(message.id),
+        sessionId: transport.sessionId,
+        protocolVersion: transport.protocolVersion,
+      });
     }
     return send(message, sendOptions);
   };
 }
 
-async function open(options: OpenMcpConnectionOptions, deadline: Deadline, boundMs: number): Promise<InternalConnection> {
+async function open(
+  options: OpenMcpConnectionOptions,
+  deadline: Deadline,
+  boundMs: number,
+): Promise<InternalConnection> {
   const where = describeUrl(options.url);
   const endpoint = URL.canParse(options.url) ? new URL(options.url) : undefined;
   if (endpoint === undefined || (endpoint.protocol !== "http:" && endpoint.protocol !== "https:")) {
-    throw new McpConnectError("unreachable", `${where}: an MCP server URL must be an absolute http(s) URL`, { url: where });
+    throw new McpConnectError("unreachable", `${where}: an MCP server URL must be an absolute http(s) URL`, {
+      url: where,
+    });
   }
   const observations: ConnectionObservations = {};
   const dialer = options.targets?.session();
   const transport = new StreamableHTTPClientTransport(endpoint, {
-    requestInit: { headers: options.headers ?? {} }, fetch: createObservedFetch(observations, dialer?.fetch),
+    requestInit: { headers: options.headers ?? {} },
+    fetch: createObservedFetch(observations, dialer?.fetch),
     ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
   });
   tellSent(transport);
@@ -164,25 +199,46 @@ async function open(options: OpenMcpConnectionOptions, deadline: Deadline, bound
   const slots = new CallSlots();
   let isOpen = true;
   let toolChanges = 0;
-  client.onclose = () => { isOpen = false; };
+  client.onclose = () => {
+    isOpen = false;
+  };
   client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [] }));
   client.setRequestHandler(ElicitRequestSchema, async (request, extra): Promise<McpElicitationAnswer> => {
     const params = request.params;
-    if (params.mode === "url") throw new McpError(ErrorCode.InvalidParams, "this client takes form elicitations only, not URL ones");
+    if (params.mode === "url")
+      throw new McpError(ErrorCode.InvalidParams, "this client takes form elicitations only, not URL ones");
     const slot = slots.current((hooks) => hooks.onElicitation !== undefined);
-    if (!slot?.hooks.onElicitation) throw new McpError(ErrorCode.InvalidRequest, "no tool call of this session is waiting for an answer");
-    return await slot.hooks.onElicitation({ message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> }, extra.signal);
+    if (!slot?.hooks.onElicitation)
+      throw new McpError(ErrorCode.InvalidRequest, "no tool call of this session is waiting for an answer");
+    return await slot.hooks.onElicitation(
+      { message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> },
+      extra.signal,
+    );
   });
   client.fallbackRequestHandler = (request) => {
-    const why = request.method === "sampling/createMessage" ? "Rewind runs scripts without a model, so it can't sample" : "this client does not serve that method";
+    const why =
+      request.method === "sampling/createMessage"
+        ? "Rewind runs scripts without a model, so it can't sample"
+        : "this client does not serve that method";
     return Promise.reject(new McpError(ErrorCode.MethodNotFound, `${request.method} is not supported: ${why}`));
   };
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => { toolChanges++; });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    toolChanges++;
+  });
   // Stream noise (a closed stream, an unknown response id) also reaches the request it concerns.
   client.onerror = () => undefined;
-  const context: FailureContext = { where, secrets: secretsOf(options.headers, options.url), observations, boundMs, hasSession: () => transport.sessionId !== undefined, isOpen: () => isOpen };
+  const context: FailureContext = {
+    where,
+    secrets: secretsOf(options.headers, options.url),
+    observations,
+    boundMs,
+    hasSession: () => transport.sessionId !== undefined,
+    isOpen: () => isOpen,
+  };
   try {
-    await watched(deadline, (signal) => client.connect(transport, { signal, timeout: deadline.remaining() + BACKSTOP_MS }));
+    await watched(deadline, (signal) =>
+      client.connect(transport, { signal, timeout: deadline.remaining() + BACKSTOP_MS }),
+    );
   } catch (error) {
     await client.close().catch(() => undefined);
     await dialer?.close();
@@ -196,42 +252,87 @@ async function open(options: OpenMcpConnectionOptions, deadline: Deadline, bound
     let cursor: string | undefined;
     do {
       const params = cursor === undefined ? undefined : { cursor };
-      const page = await watched(listDeadline, (signal) => client.request({ method: "tools/list", params }, ListPage, { signal, timeout: listDeadline.remaining() + BACKSTOP_MS }))
-        .catch((error: unknown) => { throw connectError(error, listContext, "list"); });
+      const page = await watched(listDeadline, (signal) =>
+        client.request({ method: "tools/list", params }, ListPage, {
+          signal,
+          timeout: listDeadline.remaining() + BACKSTOP_MS,
+        }),
+      ).catch((error: unknown) => {
+        throw connectError(error, listContext, "list");
+      });
       tools.push(...page.tools.map(describeTool));
       cursor = page.nextCursor ?? undefined;
-      if (cursor !== undefined && cursors.has(cursor)) throw new McpConnectError("protocol", `${where} repeated the tools/list cursor "${cursor.slice(0, 40)}"`, { url: where });
+      if (cursor !== undefined && cursors.has(cursor))
+        throw new McpConnectError("protocol", `${where} repeated the tools/list cursor "${cursor.slice(0, 40)}"`, {
+          url: where,
+        });
       if (cursor !== undefined) cursors.add(cursor);
     } while (cursor !== undefined);
     return tools;
   }
 
-  function send<T>(deadline: Deadline, parts: { hooks?: McpCallHooks | undefined }, method: string, params: Record<string, unknown>, schema: z.ZodType<T>, extra: { task?: { ttl?: number } } = {}): Promise<T> {
+  function send<T>(
+    deadline: Deadline,
+    parts: { hooks?: McpCallHooks | undefined },
+    method: string,
+    params: Record<string, unknown>,
+    schema: z.ZodType<T>,
+    extra: { task?: { ttl?: number } } = {},
+  ): Promise<T> {
     const onProgress = parts.hooks?.onProgress;
-    return slots.run(parts.hooks, () => watched(deadline, (abort) => client.request({ method, params }, schema, {
-      signal: abort, timeout: deadline.remaining() + BACKSTOP_MS,
-      ...(onProgress ? { onprogress: (p: { progress: number; total?: number; message?: string }) => onProgress({ progress: p.progress, ...(p.total === undefined ? {} : { total: p.total }), ...(p.message === undefined ? {} : { message: p.message }) }) } : {}),
-      ...extra,
-    })));
+    return slots.run(parts.hooks, () =>
+      watched(deadline, (abort) =>
+        client.request({ method, params }, schema, {
+          signal: abort,
+          timeout: deadline.remaining() + BACKSTOP_MS,
+          ...(onProgress
+            ? {
+                onprogress: (p: { progress: number; total?: number; message?: string }) =>
+                  onProgress({
+                    progress: p.progress,
+                    ...(p.total === undefined ? {} : { total: p.total }),
+                    ...(p.message === undefined ? {} : { message: p.message }),
+                  }),
+              }
+            : {}),
+          ...extra,
+        }),
+      ),
+    );
   }
 
   async function bounded<T>(options: TaskRequestOptions, run: (deadline: Deadline) => Promise<T>): Promise<T> {
-    if (!isOpen) throw new McpCallError("unreachable", `the connection to ${where} is closed`, { url: where, outcomeUnknown: false, sessionExpired: true });
+    if (!isOpen)
+      throw new McpCallError("unreachable", `the connection to ${where} is closed`, {
+        url: where,
+        outcomeUnknown: false,
+        sessionExpired: true,
+      });
     const deadline = startDeadline(options.timeoutMs, options.signal);
     try {
       return await run(deadline);
     } catch (error) {
-      throw error instanceof McpCallError ? error : callError(error, { ...context, boundMs: options.boundMs ?? options.timeoutMs });
+      throw error instanceof McpCallError
+        ? error
+        : callError(error, { ...context, boundMs: options.boundMs ?? options.timeoutMs });
     } finally {
       deadline.dispose();
     }
   }
 
   return {
-    get open() { return isOpen; },
-    get sessionId() { return transport.sessionId; },
-    get notifiesToolChanges() { return client.getServerCapabilities()?.tools?.listChanged === true; },
-    get toolChanges() { return toolChanges; },
+    get open() {
+      return isOpen;
+    },
+    get sessionId() {
+      return transport.sessionId;
+    },
+    get notifiesToolChanges() {
+      return client.getServerCapabilities()?.tools?.listChanged === true;
+    },
+    get toolChanges() {
+      return toolChanges;
+    },
     listWithin,
     async listTools({ timeoutMs, signal }) {
       const listDeadline = startDeadline(timeoutMs, signal);
@@ -242,23 +343,36 @@ async function open(options: OpenMcpConnectionOptions, deadline: Deadline, bound
       }
     },
     // Closed under a caller that was waiting for it: nothing was sent, a new session may retry.
-    callTool: (parts) => bounded(parts, async (deadline) => {
-      const params = { name: parts.name, arguments: asArguments(parts.arguments), _meta: parts.meta };
-      return outcomeOf(await send(deadline, parts, "tools/call", params, CallResult));
-    }),
-    startTask: (parts) => bounded(parts, async (deadline) => {
-      const params = { name: parts.name, arguments: asArguments(parts.arguments), _meta: parts.meta };
-      const created = await send(deadline, parts, "tools/call", params, CreatedTask, { task: parts.ttlMs === undefined ? {} : { ttl: parts.ttlMs } });
-      return created.task;
-    }),
-    getTask: (taskId, options) => bounded(options, (deadline) => send(deadline, options, "tasks/get", { taskId }, TaskState)),
-    taskResult: (taskId, options) => bounded(options, async (deadline) => outcomeOf(await send(deadline, options, "tasks/result", { taskId }, CallResult))),
-    cancelTask: (taskId, options) => bounded(options, async (deadline) => { await send(deadline, options, "tasks/cancel", { taskId }, Empty); }),
+    callTool: (parts) =>
+      bounded(parts, async (deadline) => {
+        const params = { name: parts.name, arguments: asArguments(parts.arguments), _meta: parts.meta };
+        return outcomeOf(await send(deadline, parts, "tools/call", params, CallResult));
+      }),
+    startTask: (parts) =>
+      bounded(parts, async (deadline) => {
+        const params = { name: parts.name, arguments: asArguments(parts.arguments), _meta: parts.meta };
+        const created = await send(deadline, parts, "tools/call", params, CreatedTask, {
+          task: parts.ttlMs === undefined ? {} : { ttl: parts.ttlMs },
+        });
+        return created.task;
+      }),
+    getTask: (taskId, options) =>
+      bounded(options, (deadline) => send(deadline, options, "tasks/get", { taskId }, TaskState)),
+    taskResult: (taskId, options) =>
+      bounded(options, async (deadline) =>
+        outcomeOf(await send(deadline, options, "tasks/result", { taskId }, CallResult)),
+      ),
+    cancelTask: (taskId, options) =>
+      bounded(options, async (deadline) => {
+        await send(deadline, options, "tasks/cancel", { taskId }, Empty);
+      }),
     async close(closeOptions) {
       if (isOpen && transport.sessionId !== undefined && closeOptions?.keepSession !== true) {
         // Let the server forget the session, but never wait long for a server that hangs.
         let timer: NodeJS.Timeout | undefined;
-        const gaveUp = new Promise<void>((resolve) => { timer = setTimeout(resolve, TERMINATE_WAIT_MS); });
+        const gaveUp = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, TERMINATE_WAIT_MS);
+        });
         await Promise.race([transport.terminateSession().catch(() => undefined), gaveUp]);
         clearTimeout(timer);
       }

@@ -6,10 +6,19 @@
  */
 
 /** Why listing tools (or opening a connection) failed. */
-export type McpConnectReason = "unreachable" | "notMcp" | "timedOut" | "unauthorized" | "forbidden" | "protocol" | "cancelled" | "targetNotAllowed";
+export type McpConnectReason =
+  "unreachable" | "notMcp" | "timedOut" | "unauthorized" | "forbidden" | "protocol" | "cancelled" | "targetNotAllowed";
 
 /** Why a tool call did not produce a result. See {@link McpCallError} for how each is detected. */
-export type McpCallReason = "unreachable" | "interrupted" | "timedOut" | "unauthorized" | "forbidden" | "toolError" | "cancelled" | "targetNotAllowed";
+export type McpCallReason =
+  | "unreachable"
+  | "interrupted"
+  | "timedOut"
+  | "unauthorized"
+  | "forbidden"
+  | "toolError"
+  | "cancelled"
+  | "targetNotAllowed";
 
 export interface McpErrorDetails {
   /** The server, as `origin + path`. */
@@ -128,14 +137,17 @@ export function describeUrl(url: string): string {
  */
 export function secretsOf(headers: Record<string, string> | undefined, url: string): string[] {
   const secrets = new Set<string>();
-  const add = (value: string) => { if (value.length >= 4) secrets.add(value); };
+  const add = (value: string) => {
+    if (value.length >= 4) secrets.add(value);
+  };
   for (const value of Object.values(headers ?? {})) {
     add(value);
     for (const word of value.split(/\s+/)) if (word.length >= 8) secrets.add(word);
   }
   if (URL.canParse(url)) {
     const parsed = new URL(url);
-    for (const part of [parsed.username, parsed.password, parsed.search.slice(1), decodeURIComponent(parsed.password)]) add(part);
+    for (const part of [parsed.username, parsed.password, parsed.search.slice(1), decodeURIComponent(parsed.password)])
+      add(part);
     for (const value of parsed.searchParams.values()) add(value);
   }
   return [...secrets].sort((a, b) => b.length - a.length);

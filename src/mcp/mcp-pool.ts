@@ -18,8 +18,21 @@ import { startDeadline } from "./request-watch.ts";
 /** Bound of listing tools on a pooled connection. */
 const LIST_TIMEOUT_MS = 10_000;
 /** After these, the session is not worth reusing. */
-const CALL_RETIRES = new Set<McpCallReason>(["unreachable", "interrupted", "unauthorized", "forbidden", "targetNotAllowed"]);
-const LIST_RETIRES = new Set<McpConnectReason>(["unreachable", "notMcp", "unauthorized", "forbidden", "protocol", "targetNotAllowed"]);
+const CALL_RETIRES = new Set<McpCallReason>([
+  "unreachable",
+  "interrupted",
+  "unauthorized",
+  "forbidden",
+  "targetNotAllowed",
+]);
+const LIST_RETIRES = new Set<McpConnectReason>([
+  "unreachable",
+  "notMcp",
+  "unauthorized",
+  "forbidden",
+  "protocol",
+  "targetNotAllowed",
+]);
 
 interface Entry {
   key: string;
@@ -33,13 +46,29 @@ interface Entry {
 }
 
 /** Waits for the entry's connection within the caller's own bound and signal. */
-async function connectionOf(entry: Entry, timeoutMs: number, signal: AbortSignal | undefined, where: string): Promise<McpConnection> {
+async function connectionOf(
+  entry: Entry,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  where: string,
+): Promise<McpConnection> {
   if (entry.connection?.open) return entry.connection;
   const deadline = startDeadline(timeoutMs, signal);
   try {
-    const gaveUp = new Promise<never>((_, reject) => deadline.signal.addEventListener("abort", () => reject(deadline.cancelled
-      ? new McpConnectError("cancelled", `connecting to ${where} was cancelled`, { url: where })
-      : new McpConnectError("timedOut", `${where} did not open a session within ${timeoutMs} ms`, { url: where })), { once: true }));
+    const gaveUp = new Promise<never>((_, reject) =>
+      deadline.signal.addEventListener(
+        "abort",
+        () =>
+          reject(
+            deadline.cancelled
+              ? new McpConnectError("cancelled", `connecting to ${where} was cancelled`, { url: where })
+              : new McpConnectError("timedOut", `${where} did not open a session within ${timeoutMs} ms`, {
+                  url: where,
+                }),
+          ),
+        { once: true },
+      ),
+    );
     return await Promise.race([entry.ready, gaveUp]);
   } finally {
     deadline.dispose();
@@ -48,9 +77,25 @@ async function connectionOf(entry: Entry, timeoutMs: number, signal: AbortSignal
 
 /** A failure to get a session, as the call sees it: nothing was sent. */
 function notSent(error: unknown, where: string): McpCallError {
-  if (!(error instanceof McpConnectError)) return new McpCallError("unreachable", `could not open a session with ${where}`, { url: where, outcomeUnknown: false });
-  const details = { url: where, status: error.status, insufficientScope: error.insufficientScope, outcomeUnknown: false, ...(error.scopeAsked === undefined ? {} : { scopeAsked: error.scopeAsked }) };
-  if (error.reason === "unauthorized" || error.reason === "forbidden" || error.reason === "cancelled" || error.reason === "targetNotAllowed") return new McpCallError(error.reason, error.message, details);
+  if (!(error instanceof McpConnectError))
+    return new McpCallError("unreachable", `could not open a session with ${where}`, {
+      url: where,
+      outcomeUnknown: false,
+    });
+  const details = {
+    url: where,
+    status: error.status,
+    insufficientScope: error.insufficientScope,
+    outcomeUnknown: false,
+    ...(error.scopeAsked === undefined ? {} : { scopeAsked: error.scopeAsked }),
+  };
+  if (
+    error.reason === "unauthorized" ||
+    error.reason === "forbidden" ||
+    error.reason === "cancelled" ||
+    error.reason === "targetNotAllowed"
+  )
+    return new McpCallError(error.reason, error.message, details);
   return new McpCallError("unreachable", `could not open a session: ${error.message}`, details);
 }
 
@@ -72,7 +117,10 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
 
   const shut = (entry: Entry): Promise<void> => {
     clearTimeout(entry.idleTimer);
-    entry.closing ??= entry.ready.then((connection) => connection.close(), () => undefined);
+    entry.closing ??= entry.ready.then(
+      (connection) => connection.close(),
+      () => undefined,
+    );
     return entry.closing;
   };
   const retire = (entry: Entry): void => {
@@ -90,8 +138,22 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     if (entry?.connection && !entry.connection.open) retire(entry);
     entry = entries.get(key);
     if (!entry) {
-      const created: Entry = { key, ready: openMcpConnection({ url, headers, timeoutMs: connectTimeoutMs, targets }), connection: undefined, inFlight: 0, lastUsed: Date.now(), retired: false, closing: undefined, idleTimer: undefined };
-      void created.ready.then((connection) => { created.connection = connection; }, () => retire(created));
+      const created: Entry = {
+        key,
+        ready: openMcpConnection({ url, headers, timeoutMs: connectTimeoutMs, targets }),
+        connection: undefined,
+        inFlight: 0,
+        lastUsed: Date.now(),
+        retired: false,
+        closing: undefined,
+        idleTimer: undefined,
+      };
+      void created.ready.then(
+        (connection) => {
+          created.connection = connection;
+        },
+        () => retire(created),
+      );
       entries.set(key, created);
       entry = created;
     }
@@ -115,14 +177,36 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
   }
 
   /** Sends the call (as a task when asked) on an open connection. */
-  async function callOn(connection: McpConnection, request: McpCallRequest, startedAt: number, where: string): Promise<McpCallOutcome> {
+  async function callOn(
+    connection: McpConnection,
+    request: McpCallRequest,
+    startedAt: number,
+    where: string,
+  ): Promise<McpCallOutcome> {
     const left = () => Math.max(1, request.timeoutMs - (Date.now() - startedAt));
-    const parts = { name: request.name, arguments: request.arguments, meta: request.meta, timeoutMs: left(), boundMs: request.timeoutMs, signal: request.signal, hooks: request.hooks };
+    const parts = {
+      name: request.name,
+      arguments: request.arguments,
+      meta: request.meta,
+      timeoutMs: left(),
+      boundMs: request.timeoutMs,
+      signal: request.signal,
+      hooks: request.hooks,
+    };
     if (!request.task) return connection.callTool(parts);
     const created = await connection.startTask({ ...parts, ttlMs: request.task.ttlMs });
     const sessionId = connection.sessionId ?? "";
     request.task.onCreated({ taskId: created.taskId, sessionId });
-    return waitForTask({ connection, taskId: created.taskId, created, endsAt: startedAt + request.timeoutMs, boundMs: request.timeoutMs, signal: request.signal, hooks: request.hooks, where });
+    return waitForTask({
+      connection,
+      taskId: created.taskId,
+      created,
+      endsAt: startedAt + request.timeoutMs,
+      boundMs: request.timeoutMs,
+      signal: request.signal,
+      hooks: request.hooks,
+      where,
+    });
   }
 
   /** Waits for a task an earlier attempt started, on the session it was started on. */
@@ -131,16 +215,35 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     if (!handle) throw new Error("resumeTask needs a task to resume");
     let connection: McpConnection;
     try {
-      connection = await openMcpConnection({ url: request.url, headers: request.headers, timeoutMs: Math.min(connectTimeoutMs, request.timeoutMs), sessionId: handle.sessionId, targets, ...(request.signal ? { signal: request.signal } : {}) });
+      connection = await openMcpConnection({
+        url: request.url,
+        headers: request.headers,
+        timeoutMs: Math.min(connectTimeoutMs, request.timeoutMs),
+        sessionId: handle.sessionId,
+        targets,
+        ...(request.signal ? { signal: request.signal } : {}),
+      });
     } catch (error) {
       throw notSent(error, where);
     }
     try {
-      return await waitForTask({ connection, taskId: handle.taskId, endsAt: startedAt + request.timeoutMs, boundMs: request.timeoutMs, signal: request.signal, hooks: request.hooks, where });
+      return await waitForTask({
+        connection,
+        taskId: handle.taskId,
+        endsAt: startedAt + request.timeoutMs,
+        boundMs: request.timeoutMs,
+        signal: request.signal,
+        hooks: request.hooks,
+        where,
+      });
     } catch (error) {
       // The session (and so the task) is gone: the tool may have run; only the policy may send it again.
       if (error instanceof McpCallError && error.sessionExpired) {
-        throw new McpCallError("interrupted", `${where} no longer knows the session of task ${handle.taskId}; the task's outcome is unknown`, { url: where, outcomeUnknown: true });
+        throw new McpCallError(
+          "interrupted",
+          `${where} no longer knows the session of task ${handle.taskId}; the task's outcome is unknown`,
+          { url: where, outcomeUnknown: true },
+        );
       }
       throw error;
     } finally {
@@ -152,7 +255,9 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     const entry = checkOut(request.poolKey, request.url, request.headers);
     const left = () => Math.max(1, request.timeoutMs - (Date.now() - startedAt));
     try {
-      const connection = await connectionOf(entry, left(), request.signal, where).catch((error: unknown) => { throw notSent(error, where); });
+      const connection = await connectionOf(entry, left(), request.signal, where).catch((error: unknown) => {
+        throw notSent(error, where);
+      });
       return await callOn(connection, request, startedAt, where);
     } catch (error) {
       if (error instanceof McpCallError && CALL_RETIRES.has(error.reason)) retire(entry);
@@ -162,14 +267,23 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     }
   }
 
-  async function listOnce(url: string, headers: Record<string, string> | undefined, poolKey: string): Promise<McpListing> {
+  async function listOnce(
+    url: string,
+    headers: Record<string, string> | undefined,
+    poolKey: string,
+  ): Promise<McpListing> {
     const entry = checkOut(poolKey, url, headers);
     try {
       const connection = await connectionOf(entry, LIST_TIMEOUT_MS, undefined, describeUrl(url));
       const changes = connection.toolChanges;
       const listedAt = Date.now();
       const tools = await connection.listTools({ timeoutMs: LIST_TIMEOUT_MS });
-      return { tools, listedAt, notifiesChanges: connection.notifiesToolChanges, fresh: () => connection.open && connection.toolChanges === changes };
+      return {
+        tools,
+        listedAt,
+        notifiesChanges: connection.notifiesToolChanges,
+        fresh: () => connection.open && connection.toolChanges === changes,
+      };
     } catch (error) {
       if (error instanceof McpConnectError && LIST_RETIRES.has(error.reason)) retire(entry);
       throw error;
@@ -181,7 +295,11 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
   return {
     async callTool(request) {
       const where = describeUrl(request.url);
-      if (closed) throw new McpCallError("unreachable", `the MCP connection pool is closed (call to ${where})`, { url: where, outcomeUnknown: false });
+      if (closed)
+        throw new McpCallError("unreachable", `the MCP connection pool is closed (call to ${where})`, {
+          url: where,
+          outcomeUnknown: false,
+        });
       const startedAt = Date.now();
       if (request.task?.resume) return await resumeTask(request, startedAt, where);
       try {
@@ -192,7 +310,10 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
       }
     },
     async listTools(url, headers, poolKey) {
-      if (closed) throw new McpConnectError("unreachable", `the MCP connection pool is closed (listing ${describeUrl(url)})`, { url: describeUrl(url) });
+      if (closed)
+        throw new McpConnectError("unreachable", `the MCP connection pool is closed (listing ${describeUrl(url)})`, {
+          url: describeUrl(url),
+        });
       try {
         return await listOnce(url, headers, poolKey);
       } catch (error) {
@@ -204,10 +325,12 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
       closed = true;
       const all = [...entries.values()];
       entries.clear();
-      await Promise.all(all.map((entry) => {
-        entry.retired = true;
-        return shut(entry);
-      }));
+      await Promise.all(
+        all.map((entry) => {
+          entry.retired = true;
+          return shut(entry);
+        }),
+      );
     },
   };
 }

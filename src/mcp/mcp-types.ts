@@ -30,7 +30,8 @@ export interface McpElicitation {
   requestedSchema: Record<string, unknown>;
 }
 
-export type McpElicitationAnswer = { action: "accept"; content: Record<string, unknown> } | { action: "decline" } | { action: "cancel" };
+export type McpElicitationAnswer =
+  { action: "accept"; content: Record<string, unknown> } | { action: "decline" } | { action: "cancel" };
 
 /** The exchange a `tools/call` request went out on, as its span names it. */
 export interface McpExchange {

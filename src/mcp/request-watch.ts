@@ -26,17 +26,24 @@ export function startDeadline(timeoutMs: number, caller?: AbortSignal): Deadline
     cancelled = true;
     controller.abort(new Error("cancelled by the caller"));
   };
-  const timer = setTimeout(() => {
-    if (controller.signal.aborted) return;
-    expired = true;
-    controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-  }, Math.max(1, timeoutMs));
+  const timer = setTimeout(
+    () => {
+      if (controller.signal.aborted) return;
+      expired = true;
+      controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+    },
+    Math.max(1, timeoutMs),
+  );
   if (caller?.aborted) onCallerAbort();
   else caller?.addEventListener("abort", onCallerAbort, { once: true });
   return {
     signal: controller.signal,
-    get expired() { return expired; },
-    get cancelled() { return cancelled; },
+    get expired() {
+      return expired;
+    },
+    get cancelled() {
+      return cancelled;
+    },
     remaining: () => Math.max(1, endsAt - Date.now()),
     dispose() {
       clearTimeout(timer);
@@ -73,7 +80,9 @@ export async function watched<T>(deadline: Deadline, send: (signal: AbortSignal)
   const own = new AbortController();
   let broken: Error | undefined;
   let markBroken: (error: Error) => void = () => undefined;
-  const brokenPromise = new Promise<never>((_, reject) => { markBroken = reject; });
+  const brokenPromise = new Promise<never>((_, reject) => {
+    markBroken = reject;
+  });
   brokenPromise.catch(() => undefined);
   const watch: RequestWatch = {
     sent: false,

@@ -56,7 +56,16 @@ export async function waitForTask(wait: TaskWait): Promise<McpCallOutcome> {
       state = await connection.getTask(taskId, options());
     }
     if (state.status === "cancelled") {
-      return { kind: "result", isError: true, content: [{ type: "text", text: `the server cancelled task ${taskId}${state.statusMessage ? `: ${state.statusMessage}` : ""}` }] };
+      return {
+        kind: "result",
+        isError: true,
+        content: [
+          {
+            type: "text",
+            text: `the server cancelled task ${taskId}${state.statusMessage ? `: ${state.statusMessage}` : ""}`,
+          },
+        ],
+      };
     }
     // completed, failed and input_required: tasks/result answers (and asks) what is left.
     return await connection.taskResult(taskId, options());

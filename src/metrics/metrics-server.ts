@@ -29,12 +29,15 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
       res.writeHead(404, { "content-type": "text/plain" }).end("not found: this listener serves GET /metrics only\n");
       return;
     }
-    options.scrape().then((text) => {
-      res.writeHead(200, { "content-type": options.contentType }).end(req.method === "HEAD" ? undefined : text);
-    }, (error: unknown) => {
-      options.onError?.(error);
-      res.writeHead(500, { "content-type": "text/plain" }).end("metrics are not available\n");
-    });
+    options.scrape().then(
+      (text) => {
+        res.writeHead(200, { "content-type": options.contentType }).end(req.method === "HEAD" ? undefined : text);
+      },
+      (error: unknown) => {
+        options.onError?.(error);
+        res.writeHead(500, { "content-type": "text/plain" }).end("metrics are not available\n");
+      },
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -45,9 +48,10 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
     url: `http://${host}:${port}/metrics`,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

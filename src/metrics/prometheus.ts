@@ -56,19 +56,66 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
   const timeoutMs = options.scrapeTimeoutMs ?? 2_000;
   if (options.processMetrics) collectDefaultMetrics({ register: registry });
 
-  const runsStarted = new Counter({ name: "rewind_runs_started_total", help: "Runs whose first execution started on this worker (continue-as-new not counted).", registers });
-  const runsEnded = new Counter({ name: "rewind_runs_ended_total", help: "Runs that ended on this worker, by outcome; failure is the failure type of a failed run.", labelNames: ["outcome", "failure"] as const, registers });
-  const runsContinued = new Counter({ name: "rewind_runs_continued_total", help: "Runs that continued as new on this worker.", registers });
-  const callsParked = new Counter({ name: "rewind_calls_parked_total", help: "Calls parked waiting for the harness, by reason.", labelNames: ["reason"] as const, registers });
-  const attempts = new Counter({ name: "rewind_call_attempts_total", help: "Attempts of tool calls this worker sent, by kind, tool group and outcome.", labelNames: ["kind", "group", "outcome"] as const, registers });
-  const attemptSeconds = new Histogram({ name: "rewind_call_attempt_duration_seconds", help: "Duration of one attempt of a tool call, by kind and tool group.", labelNames: ["kind", "group"] as const, buckets: CALL_BUCKETS, registers });
-  const stepSeconds = new Histogram({ name: "rewind_step_duration_seconds", help: "Duration of one step of a script in the sandbox; cold steps replay the script from its journal.", labelNames: ["start"] as const, buckets: STEP_BUCKETS, registers });
-  const payloadBytes = new Counter({ name: "rewind_payload_store_bytes_total", help: "Bytes of payloads written to or read from the payload store.", labelNames: ["operation"] as const, registers });
-  const payloadCount = new Counter({ name: "rewind_payload_store_payloads_total", help: "Payloads written to or read from the payload store.", labelNames: ["operation"] as const, registers });
+  const runsStarted = new Counter({
+    name: "rewind_runs_started_total",
+    help: "Runs whose first execution started on this worker (continue-as-new not counted).",
+    registers,
+  });
+  const runsEnded = new Counter({
+    name: "rewind_runs_ended_total",
+    help: "Runs that ended on this worker, by outcome; failure is the failure type of a failed run.",
+    labelNames: ["outcome", "failure"] as const,
+    registers,
+  });
+  const runsContinued = new Counter({
+    name: "rewind_runs_continued_total",
+    help: "Runs that continued as new on this worker.",
+    registers,
+  });
+  const callsParked = new Counter({
+    name: "rewind_calls_parked_total",
+    help: "Calls parked waiting for the harness, by reason.",
+    labelNames: ["reason"] as const,
+    registers,
+  });
+  const attempts = new Counter({
+    name: "rewind_call_attempts_total",
+    help: "Attempts of tool calls this worker sent, by kind, tool group and outcome.",
+    labelNames: ["kind", "group", "outcome"] as const,
+    registers,
+  });
+  const attemptSeconds = new Histogram({
+    name: "rewind_call_attempt_duration_seconds",
+    help: "Duration of one attempt of a tool call, by kind and tool group.",
+    labelNames: ["kind", "group"] as const,
+    buckets: CALL_BUCKETS,
+    registers,
+  });
+  const stepSeconds = new Histogram({
+    name: "rewind_step_duration_seconds",
+    help: "Duration of one step of a script in the sandbox; cold steps replay the script from its journal.",
+    labelNames: ["start"] as const,
+    buckets: STEP_BUCKETS,
+    registers,
+  });
+  const payloadBytes = new Counter({
+    name: "rewind_payload_store_bytes_total",
+    help: "Bytes of payloads written to or read from the payload store.",
+    labelNames: ["operation"] as const,
+    registers,
+  });
+  const payloadCount = new Counter({
+    name: "rewind_payload_store_payloads_total",
+    help: "Payloads written to or read from the payload store.",
+    labelNames: ["operation"] as const,
+    registers,
+  });
 
   const sandboxes = new Set<SandboxGauges>();
   new Gauge({
-    name: "rewind_sandbox_warm_isolates", help: "Scripts kept warm in an isolate between steps.", registers,
+    name: "rewind_sandbox_warm_isolates",
+    help: "Scripts kept warm in an isolate between steps.",
+    registers,
     collect() {
       let sum = 0;
       for (const sandbox of sandboxes) sum += sandbox.warmCount;
@@ -76,7 +123,9 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     },
   });
   new Gauge({
-    name: "rewind_sandbox_heap_used_bytes", help: "Heap used by the warm isolates' scripts.", registers,
+    name: "rewind_sandbox_heap_used_bytes",
+    help: "Heap used by the warm isolates' scripts.",
+    registers,
     collect() {
       let sum = 0;
       for (const sandbox of sandboxes) sum += sandbox.heapUsedBytes();
@@ -86,15 +135,23 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
 
   const counters = new Set<() => Promise<OpenRunCounts>>();
   new Gauge({
-    name: "rewind_runs_open", help: "Open runs of this task queue, by status (running or parked), from Temporal's visibility; the same in every API process.",
-    labelNames: ["status"] as const, registers,
+    name: "rewind_runs_open",
+    help: "Open runs of this task queue, by status (running or parked), from Temporal's visibility; the same in every API process.",
+    labelNames: ["status"] as const,
+    registers,
     async collect() {
       this.reset();
       if (counters.size === 0) return;
       try {
         const counts = await within(Promise.all([...counters].map((count) => count())), timeoutMs);
-        this.set({ status: "running" }, counts.reduce((sum, c) => sum + c.running, 0));
-        this.set({ status: "parked" }, counts.reduce((sum, c) => sum + c.parked, 0));
+        this.set(
+          { status: "running" },
+          counts.reduce((sum, c) => sum + c.running, 0),
+        );
+        this.set(
+          { status: "parked" },
+          counts.reduce((sum, c) => sum + c.parked, 0),
+        );
       } catch {
         // No answer from visibility: no series, rather than a number that is no longer true.
       }
@@ -142,7 +199,11 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       const url = options.sdkMetricsUrl?.();
       const sdk = url ? await sdkText(url, timeoutMs) : undefined;
       if (url) {
-        sdkUp ??= new Gauge({ name: "rewind_temporal_sdk_metrics_up", help: "1 when the Temporal SDK's runtime metrics follow in this scrape, 0 when its exporter did not answer.", registers });
+        sdkUp ??= new Gauge({
+          name: "rewind_temporal_sdk_metrics_up",
+          help: "1 when the Temporal SDK's runtime metrics follow in this scrape, 0 when its exporter did not answer.",
+          registers,
+        });
         sdkUp.set(sdk === undefined ? 0 : 1);
       }
       const own = await registry.metrics();

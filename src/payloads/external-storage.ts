@@ -7,17 +7,25 @@
  */
 import type { DataConverter, LoadedDataConverter, Payload, StorageDriver } from "@temporalio/common";
 import { ExternalStorage } from "@temporalio/common";
-import { decodeReferencePayload, isReferencePayload } from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
+import {
+  decodeReferencePayload,
+  isReferencePayload,
+} from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
 import type { PayloadsConfig } from "../config.ts";
 import { createFileDriver } from "./file-driver.ts";
 import { createS3Driver } from "./s3-driver.ts";
 
 export function createStorageDriver(config: PayloadsConfig): StorageDriver {
   const { store } = config;
-  return store.kind === "file" ? createFileDriver({ dir: store.dir }) : createS3Driver({ bucket: store.bucket, prefix: store.prefix });
+  return store.kind === "file"
+    ? createFileDriver({ dir: store.dir })
+    : createS3Driver({ bucket: store.bucket, prefix: store.prefix });
 }
 
-export function createExternalStorage(config: PayloadsConfig, driver: StorageDriver = createStorageDriver(config)): ExternalStorage {
+export function createExternalStorage(
+  config: PayloadsConfig,
+  driver: StorageDriver = createStorageDriver(config),
+): ExternalStorage {
   return new ExternalStorage({ drivers: [driver], payloadSizeThreshold: config.thresholdBytes });
 }
 
@@ -31,7 +39,10 @@ export async function resolvePayload(converter: LoadedDataConverter, payload: Pa
   if (!isReferencePayload(payload)) return payload;
   const reference = decodeReferencePayload(payload);
   const driver = converter.externalStorage?.getDriver(reference.driverName);
-  if (!driver) throw new Error(`a payload is kept by the payload store "${reference.driverName}", which this process is not configured with`);
+  if (!driver)
+    throw new Error(
+      `a payload is kept by the payload store "${reference.driverName}", which this process is not configured with`,
+    );
   const [resolved] = await driver.retrieve({}, [{ claimData: reference.claimData }]);
   if (!resolved) throw new Error(`the payload store "${reference.driverName}" returned nothing for a reference`);
   return resolved;

@@ -73,27 +73,35 @@ export function createFileDriver(options: FileDriverOptions): StorageDriver {
     name: options.name ?? "rewind-file",
     type: FILE_DRIVER_TYPE,
     async store(_context, payloads: Payload[]) {
-      return Promise.all(payloads.map(async (payload) => {
-        const bytes = encodePayload(payload);
-        const hash = createHash("sha256").update(bytes).digest("hex");
-        const file = fileOf(hash);
-        if (!(await refresh(file))) await writeDurably(file, bytes);
-        return new StorageDriverClaim({ sha256: hash });
-      }));
+      return Promise.all(
+        payloads.map(async (payload) => {
+          const bytes = encodePayload(payload);
+          const hash = createHash("sha256").update(bytes).digest("hex");
+          const file = fileOf(hash);
+          if (!(await refresh(file))) await writeDurably(file, bytes);
+          return new StorageDriverClaim({ sha256: hash });
+        }),
+      );
     },
     async retrieve(_context, claims) {
-      return Promise.all(claims.map(async (claim) => {
-        const hash = claim.claimData["sha256"] ?? "";
-        if (!HASH.test(hash)) throw new Error(`payload reference ${JSON.stringify(claim.claimData)} is not a rewind file reference`);
-        let bytes: Buffer;
-        try {
-          bytes = await readFile(fileOf(hash));
-        } catch (error) {
-          throw new Error(`payload ${hash} is missing from ${options.dir}: ${error instanceof Error ? error.message : String(error)}`);
-        }
-        if (createHash("sha256").update(bytes).digest("hex") !== hash) throw new Error(`payload ${hash} in ${options.dir} is corrupt`);
-        return decodePayload(bytes);
-      }));
+      return Promise.all(
+        claims.map(async (claim) => {
+          const hash = claim.claimData["sha256"] ?? "";
+          if (!HASH.test(hash))
+            throw new Error(`payload reference ${JSON.stringify(claim.claimData)} is not a rewind file reference`);
+          let bytes: Buffer;
+          try {
+            bytes = await readFile(fileOf(hash));
+          } catch (error) {
+            throw new Error(
+              `payload ${hash} is missing from ${options.dir}: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          }
+          if (createHash("sha256").update(bytes).digest("hex") !== hash)
+            throw new Error(`payload ${hash} in ${options.dir} is corrupt`);
+          return decodePayload(bytes);
+        }),
+      );
     },
   };
 }

@@ -30,7 +30,10 @@
  */
 import type { Client } from "@temporalio/client";
 import type { Payload } from "@temporalio/common";
-import { decodeReferencePayload, isReferencePayload } from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
+import {
+  decodeReferencePayload,
+  isReferencePayload,
+} from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
 import { tsToMs } from "@temporalio/common/lib/time.js";
 import type { PayloadStoreListing } from "./store-listing.ts";
 
@@ -109,12 +112,17 @@ async function referencesOf(client: Client, execution: Execution, found: (hash: 
   const target = { workflowId: execution.workflowId, runId: execution.runId };
   let nextPageToken: Uint8Array | undefined;
   do {
-    const page = await client.workflowService.getWorkflowExecutionHistory({ namespace, execution: target, nextPageToken });
+    const page = await client.workflowService.getWorkflowExecutionHistory({
+      namespace,
+      execution: target,
+      nextPageToken,
+    });
     collectReferences(page.history, found);
     nextPageToken = page.nextPageToken && page.nextPageToken.length > 0 ? page.nextPageToken : undefined;
   } while (nextPageToken);
   // Heartbeat details and last failures of pending activities are not in history yet.
-  if (execution.open) collectReferences(await client.workflowService.describeWorkflowExecution({ namespace, execution: target }), found);
+  if (execution.open)
+    collectReferences(await client.workflowService.describeWorkflowExecution({ namespace, execution: target }), found);
 }
 
 /** Runs `work` on every item with at most `limit` at once; the first error stops and is thrown. */
@@ -123,7 +131,11 @@ async function eachLimited<T>(items: AsyncIterable<T>, limit: number, work: (ite
   let failure: { error: unknown } | undefined;
   for await (const item of items) {
     if (failure) break;
-    const task: Promise<void> = work(item).catch((error: unknown) => { failure ??= { error }; }).finally(() => running.delete(task));
+    const task: Promise<void> = work(item)
+      .catch((error: unknown) => {
+        failure ??= { error };
+      })
+      .finally(() => running.delete(task));
     running.add(task);
     if (running.size >= limit) await Promise.race(running);
   }
@@ -132,7 +144,11 @@ async function eachLimited<T>(items: AsyncIterable<T>, limit: number, work: (ite
 }
 
 /** The sha256 of every payload referenced by an open execution or one closed after `cutoff`. */
-async function referencedPayloads(client: Client, cutoff: Date, concurrency: number): Promise<{ hashes: Set<string>; executions: number }> {
+async function referencedPayloads(
+  client: Client,
+  cutoff: Date,
+  concurrency: number,
+): Promise<{ hashes: Set<string>; executions: number }> {
   const hashes = new Set<string>();
   const seen = new Set<string>();
   const found = (hash: string) => hashes.add(hash);
@@ -157,7 +173,10 @@ async function referencedPayloads(client: Client, cutoff: Date, concurrency: num
       } catch (error) {
         // An execution whose history is gone (retention) references nothing any more.
         if ((error as { code?: number } | undefined)?.code === 5 /* NOT_FOUND */) return;
-        throw new Error(`reading the history of ${execution.workflowId} (run ${execution.runId}): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new Error(
+          `reading the history of ${execution.workflowId} (run ${execution.runId}): ${error instanceof Error ? error.message : String(error)}`,
+          { cause: error },
+        );
       }
     });
   }
@@ -166,16 +185,26 @@ async function referencedPayloads(client: Client, cutoff: Date, concurrency: num
 
 export async function prunePayloads(options: PruneOptions): Promise<PruneResult> {
   const now = options.now ?? Date.now;
-  const olderThanMs = options.olderThanMs ?? await namespaceRetentionMs(options.client);
-  if (!Number.isFinite(olderThanMs) || olderThanMs < 0) throw new Error(`olderThanMs must be a non-negative number, got ${olderThanMs}`);
+  const olderThanMs = options.olderThanMs ?? (await namespaceRetentionMs(options.client));
+  if (!Number.isFinite(olderThanMs) || olderThanMs < 0)
+    throw new Error(`olderThanMs must be a non-negative number, got ${olderThanMs}`);
   const dryRun = options.dryRun ?? false;
   // Taken before anything is read: whatever is written from here on is younger than the cut-off.
   const cutoff = new Date(now() - olderThanMs);
   const { hashes, executions } = await referencedPayloads(options.client, cutoff, options.concurrency ?? 4);
-  const result: PruneResult = { kept: 0, deleted: 0, bytesDeleted: 0, referenced: hashes.size, executions, cutoff: cutoff.toISOString(), olderThanMs, dryRun };
+  const result: PruneResult = {
+    kept: 0,
+    deleted: 0,
+    bytesDeleted: 0,
+    referenced: hashes.size,
+    executions,
+    cutoff: cutoff.toISOString(),
+    olderThanMs,
+    dryRun,
+  };
   for await (const payload of options.storage.list()) {
     const prunable = !hashes.has(payload.hash) && payload.modifiedAt <= cutoff;
-    if (prunable && (dryRun || await options.storage.delete(payload, cutoff))) {
+    if (prunable && (dryRun || (await options.storage.delete(payload, cutoff)))) {
       result.deleted++;
       result.bytesDeleted += payload.size;
     } else {

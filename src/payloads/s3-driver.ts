@@ -67,47 +67,60 @@ export function createS3Driver(options: S3DriverOptions): StorageDriver {
     name: "rewind-s3",
     type: S3_DRIVER_TYPE,
     async store(context, payloads: Payload[]) {
-      return Promise.all(payloads.map(async (payload) => {
-        const bytes = encodePayload(payload);
-        const hash = createHash("sha256").update(bytes).digest("hex");
-        const key = s3KeyOf(options.prefix, hash);
-        // Stored again even when present: the write makes the object young, so pruning (which
-        // spares objects younger than its cut-off) never removes one a new reference is about to name.
-        {
-          try {
-            await client.send(new PutObjectCommand({
-              Bucket: bucket,
-              Key: key,
-              Body: bytes,
-              ContentLength: bytes.length,
-              ContentType: "application/octet-stream",
-            }), { abortSignal: context.abortSignal });
-          } catch (error) {
-            throw new Error(`storing payload ${where(key)}: ${describe(error)}`, { cause: error });
+      return Promise.all(
+        payloads.map(async (payload) => {
+          const bytes = encodePayload(payload);
+          const hash = createHash("sha256").update(bytes).digest("hex");
+          const key = s3KeyOf(options.prefix, hash);
+          // Stored again even when present: the write makes the object young, so pruning (which
+          // spares objects younger than its cut-off) never removes one a new reference is about to name.
+          {
+            try {
+              await client.send(
+                new PutObjectCommand({
+                  Bucket: bucket,
+                  Key: key,
+                  Body: bytes,
+                  ContentLength: bytes.length,
+                  ContentType: "application/octet-stream",
+                }),
+                { abortSignal: context.abortSignal },
+              );
+            } catch (error) {
+              throw new Error(`storing payload ${where(key)}: ${describe(error)}`, { cause: error });
+            }
           }
-        }
-        return new StorageDriverClaim({ key, sha256: hash });
-      }));
+          return new StorageDriverClaim({ key, sha256: hash });
+        }),
+      );
     },
     async retrieve(context, claims) {
-      return Promise.all(claims.map(async (claim) => {
-        const { key, sha256: hash } = claim.claimData;
-        if (key === undefined || key === "" || hash === undefined || !HASH.test(hash)) {
-          throw new Error(`payload reference ${JSON.stringify(claim.claimData)} is not a rewind S3 reference`);
-        }
-        let bytes: Uint8Array;
-        try {
-          const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), { abortSignal: context.abortSignal });
-          if (object.Body === undefined) throw new Error("the response has no body");
-          bytes = await object.Body.transformToByteArray();
-        } catch (error) {
-          if (statusOf(error) === 404) throw new Error(`payload ${hash} is missing: ${where(key)} does not exist (${describe(error)})`, { cause: error });
-          throw new Error(`reading payload ${hash} from ${where(key)}: ${describe(error)}`, { cause: error });
-        }
-        const actual = createHash("sha256").update(bytes).digest("hex");
-        if (actual !== hash) throw new Error(`payload ${hash} in ${where(key)} is corrupt: its ${bytes.length} bytes hash to ${actual}`);
-        return decodePayload(bytes);
-      }));
+      return Promise.all(
+        claims.map(async (claim) => {
+          const { key, sha256: hash } = claim.claimData;
+          if (key === undefined || key === "" || hash === undefined || !HASH.test(hash)) {
+            throw new Error(`payload reference ${JSON.stringify(claim.claimData)} is not a rewind S3 reference`);
+          }
+          let bytes: Uint8Array;
+          try {
+            const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }), {
+              abortSignal: context.abortSignal,
+            });
+            if (object.Body === undefined) throw new Error("the response has no body");
+            bytes = await object.Body.transformToByteArray();
+          } catch (error) {
+            if (statusOf(error) === 404)
+              throw new Error(`payload ${hash} is missing: ${where(key)} does not exist (${describe(error)})`, {
+                cause: error,
+              });
+            throw new Error(`reading payload ${hash} from ${where(key)}: ${describe(error)}`, { cause: error });
+          }
+          const actual = createHash("sha256").update(bytes).digest("hex");
+          if (actual !== hash)
+            throw new Error(`payload ${hash} in ${where(key)} is corrupt: its ${bytes.length} bytes hash to ${actual}`);
+          return decodePayload(bytes);
+        }),
+      );
     },
   };
 }

@@ -10,7 +10,13 @@
  */
 import { lstat, readdir, unlink } from "node:fs/promises";
 import path from "node:path";
-import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3ServiceException, type S3Client } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  S3ServiceException,
+  type S3Client,
+} from "@aws-sdk/client-s3";
 import type { PayloadStoreConfig } from "../config.ts";
 import { payloadFileOf } from "./file-driver.ts";
 import { defaultS3Client, s3KeyOf } from "./s3-driver.ts";
@@ -104,7 +110,9 @@ export function s3StoreListing(options: { bucket: string; prefix: string; client
       do {
         let page;
         try {
-          page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: listPrefix, ContinuationToken: token }));
+          page = await client.send(
+            new ListObjectsV2Command({ Bucket: bucket, Prefix: listPrefix, ContinuationToken: token }),
+          );
         } catch (error) {
           throw new Error(`listing s3://${bucket}/${listPrefix}: ${describe(error)}`, { cause: error });
         }
@@ -113,7 +121,12 @@ export function s3StoreListing(options: { bucket: string; prefix: string; client
           const name = key.slice(listPrefix.length);
           // Only `<prefix>/<sha256>` itself: not deeper keys, nor another prefix's objects.
           if (!HASH.test(name) || object.LastModified === undefined) continue;
-          yield { hash: name, location: `s3://${bucket}/${key}`, size: object.Size ?? 0, modifiedAt: object.LastModified };
+          yield {
+            hash: name,
+            location: `s3://${bucket}/${key}`,
+            size: object.Size ?? 0,
+            modifiedAt: object.LastModified,
+          };
         }
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);

@@ -41,10 +41,14 @@ const addFormats = addFormatsModule as unknown as (ajv: AjvInstance) => void;
 const OPTIONS = { strict: false, allErrors: true, validateFormats: true, validateSchema: false } as const;
 
 function createAjv(dialect: SchemaDialect): AjvInstance {
-  const ajv: AjvInstance = dialect === "draft-04" ? new AjvDraft04(OPTIONS)
-    : dialect === "2019-09" ? new Ajv2019(OPTIONS)
-      : dialect === "2020-12" ? new Ajv2020(OPTIONS)
-        : new Ajv(OPTIONS);
+  const ajv: AjvInstance =
+    dialect === "draft-04"
+      ? new AjvDraft04(OPTIONS)
+      : dialect === "2019-09"
+        ? new Ajv2019(OPTIONS)
+        : dialect === "2020-12"
+          ? new Ajv2020(OPTIONS)
+          : new Ajv(OPTIONS);
   if (dialect === "draft-06") ajv.addMetaSchema(draft06Meta);
   addFormats(ajv);
   return ajv;
@@ -69,17 +73,23 @@ export function compileSchema(schema: JsonSchema): CompiledSchema {
   if ("unsupported" in found) return problem("unsupportedDialect", found.unsupported);
   const { dialect } = found;
   // The meta-schema is looked up by its exact URI: spell it as the dialect's class registers it.
-  const source = typeof schema === "object" && schema["$schema"] !== undefined && schema["$schema"] !== CANONICAL_META[dialect]
-    ? { ...schema, $schema: CANONICAL_META[dialect] }
-    : schema;
+  const source =
+    typeof schema === "object" && schema["$schema"] !== undefined && schema["$schema"] !== CANONICAL_META[dialect]
+      ? { ...schema, $schema: CANONICAL_META[dialect] }
+      : schema;
   const checker = sharedAjv(dialect);
-  if (checker.validateSchema(source) !== true) return problem("invalidSchema", `not a valid ${dialect} schema: ${checker.errorsText(checker.errors, { dataVar: "" })}`);
+  if (checker.validateSchema(source) !== true)
+    return problem(
+      "invalidSchema",
+      `not a valid ${dialect} schema: ${checker.errorsText(checker.errors, { dataVar: "" })}`,
+    );
   const own = declaresIds(source);
   const ajv = own ? createAjv(dialect) : checker;
   try {
     return { validate: ajv.compile(source), dialect };
   } catch (error) {
-    if (error instanceof MissingRefError) return problem("unresolvableRef", `${error.message} (a $ref may point only inside the tool's own schema)`);
+    if (error instanceof MissingRefError)
+      return problem("unresolvableRef", `${error.message} (a $ref may point only inside the tool's own schema)`);
     return problem("invalidSchema", error instanceof Error ? error.message : String(error));
   } finally {
     if (!own && typeof source === "object") ajv.removeSchema(source);

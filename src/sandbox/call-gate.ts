@@ -7,28 +7,38 @@
 import { parseDuration } from "../shared/durations.ts";
 import type { PinnedTool, PinnedToolset } from "../shared/toolset.ts";
 
-export type GateVerdict = { args: unknown } | { refused: { code: "invalidArguments" | "unknownTool"; message: string; details?: unknown } };
+export type GateVerdict =
+  { args: unknown } | { refused: { code: "invalidArguments" | "unknownTool"; message: string; details?: unknown } };
 
 /** Validates arguments against a JSON Schema; returns undefined when they fit. */
-export type SchemaValidator = (schema: PinnedTool["inputSchema"], args: unknown) => { message: string; details?: unknown } | undefined;
+export type SchemaValidator = (
+  schema: PinnedTool["inputSchema"],
+  args: unknown,
+) => { message: string; details?: unknown } | undefined;
 
 export const MAX_ARGS_BYTES = 1024 * 1024;
 
-const invalid = (message: string, details?: unknown): GateVerdict => ({ refused: { code: "invalidArguments", message, details } });
+const invalid = (message: string, details?: unknown): GateVerdict => ({
+  refused: { code: "invalidArguments", message, details },
+});
 
 function record(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 function signalName(value: unknown, what: string): string | GateVerdict {
-  if (typeof value !== "string" || value.length === 0 || value.length > 200) return invalid(`${what} must be a non-empty string of at most 200 characters`);
+  if (typeof value !== "string" || value.length === 0 || value.length > 200)
+    return invalid(`${what} must be a non-empty string of at most 200 characters`);
   return value;
 }
 
 /** `fetch(url, init)` as the dispatcher sends it: method upper-cased, headers as strings. */
 function fetchArgs(args: Record<string, unknown>): GateVerdict {
   const url = args["url"];
-  if (typeof url !== "string" || url.length === 0 || url.length > 8192) return invalid("fetch: the URL must be a string of at most 8192 characters");
+  if (typeof url !== "string" || url.length === 0 || url.length > 8192)
+    return invalid("fetch: the URL must be a string of at most 8192 characters");
   const init = record(args["init"]) ?? {};
   const method = init["method"] ?? "GET";
   if (typeof method !== "string") return invalid("fetch: init.method must be a string");
@@ -39,7 +49,8 @@ function fetchArgs(args: Record<string, unknown>): GateVerdict {
     plain[name] = value;
   }
   const body = init["body"];
-  if (body !== undefined && body !== null && typeof body !== "string") return invalid("fetch: init.body must be a string (use JSON.stringify)");
+  if (body !== undefined && body !== null && typeof body !== "string")
+    return invalid("fetch: init.body must be a string (use JSON.stringify)");
   return { args: { url, method: method.toUpperCase(), headers: plain, ...(typeof body === "string" ? { body } : {}) } };
 }
 
@@ -54,7 +65,9 @@ function builtin(toolset: PinnedToolset, tool: string, args: Record<string, unkn
       if (typeof name !== "string") return name;
       if (args["timeout"] === null) return { args: { name, timeoutMs: null } };
       const parsed = parseDuration(args["timeout"]);
-      return "error" in parsed ? invalid(`waitForSignal: timeout: ${parsed.error}`) : { args: { name, timeoutMs: parsed.ms } };
+      return "error" in parsed
+        ? invalid(`waitForSignal: timeout: ${parsed.error}`)
+        : { args: { name, timeoutMs: parsed.ms } };
     }
     case "rewind.webhook": {
       const name = signalName(args["name"], "webhook: the name");
@@ -63,16 +76,21 @@ function builtin(toolset: PinnedToolset, tool: string, args: Record<string, unkn
     case "rewind.workflows.start":
     case "rewind.workflows.signal": {
       const workflow = args["workflow"];
-      if (typeof workflow !== "string" || !Object.hasOwn(toolset.workflows, workflow)) return { refused: { code: "unknownTool", message: `no workflow "${String(workflow)}" in this toolset` } };
+      if (typeof workflow !== "string" || !Object.hasOwn(toolset.workflows, workflow))
+        return { refused: { code: "unknownTool", message: `no workflow "${String(workflow)}" in this toolset` } };
       if (tool === "rewind.workflows.start") return { args };
       const runId = signalName(args["runId"], "signal: the run id");
       if (typeof runId !== "string") return runId;
       const signal = signalName(args["signal"], "signal: the signal name");
-      return typeof signal === "string" ? { args: { workflow, runId, signal, payload: args["payload"] ?? null } } : signal;
+      return typeof signal === "string"
+        ? { args: { workflow, runId, signal, payload: args["payload"] ?? null } }
+        : signal;
     }
     case "rewind.workflows.result": {
       const runId = args["runId"];
-      return typeof runId === "string" && /^run_[0-9A-Za-z]{10,64}$/.test(runId) ? { args: { runId } } : invalid("result(): not a run id");
+      return typeof runId === "string" && /^run_[0-9A-Za-z]{10,64}$/.test(runId)
+        ? { args: { runId } }
+        : invalid("result(): not a run id");
     }
     case "http.fetch":
       if (!toolset.http) return { refused: { code: "unknownTool", message: "this toolset does not enable http" } };
@@ -82,13 +100,17 @@ function builtin(toolset: PinnedToolset, tool: string, args: Record<string, unkn
   }
 }
 
-export function createCallGate(toolset: PinnedToolset, validate: SchemaValidator): (tool: string, args: unknown, argsBytes: number) => GateVerdict {
+export function createCallGate(
+  toolset: PinnedToolset,
+  validate: SchemaValidator,
+): (tool: string, args: unknown, argsBytes: number) => GateVerdict {
   const tools = new Map<string, PinnedTool>();
   for (const [group, server] of Object.entries({ ...toolset.mcpServers, ...toolset.hostTools })) {
     for (const t of server.tools) tools.set(`${group}.${t.name}`, t);
   }
   return (tool, args, argsBytes) => {
-    if (argsBytes > MAX_ARGS_BYTES) return invalid(`${tool}: arguments are ${argsBytes} bytes of JSON, more than the limit of ${MAX_ARGS_BYTES}`);
+    if (argsBytes > MAX_ARGS_BYTES)
+      return invalid(`${tool}: arguments are ${argsBytes} bytes of JSON, more than the limit of ${MAX_ARGS_BYTES}`);
     const pinned = tools.get(tool);
     if (pinned) {
       const problem = validate(pinned.inputSchema, args ?? {});

@@ -6,7 +6,12 @@
  */
 import ivm from "isolated-vm";
 import {
-  ENTRY_MODULE_SOURCE, ENTRY_SPECIFIER, INTERNAL_MODULE_SOURCE, INTERNAL_SPECIFIER, SCRIPT_SPECIFIER, TOOLS_SPECIFIER,
+  ENTRY_MODULE_SOURCE,
+  ENTRY_SPECIFIER,
+  INTERNAL_MODULE_SOURCE,
+  INTERNAL_SPECIFIER,
+  SCRIPT_SPECIFIER,
+  TOOLS_SPECIFIER,
 } from "./module-sources.ts";
 import { RUNTIME_FILENAME, RUNTIME_SOURCE } from "./runtime-source.ts";
 
@@ -51,7 +56,10 @@ export async function createScriptIsolate(options: IsolateOptions): Promise<Scri
   try {
     const context = await isolate.createContext();
     await context.global.set("__rewindHost", new ivm.Callback(options.onHostCall));
-    const control = (await context.eval(RUNTIME_SOURCE, { filename: RUNTIME_FILENAME, reference: true })) as ivm.Reference;
+    const control = (await context.eval(RUNTIME_SOURCE, {
+      filename: RUNTIME_FILENAME,
+      reference: true,
+    })) as ivm.Reference;
     const startRef = (await control.get("start", { reference: true })) as ivm.Reference;
     const feedRef = (await control.get("feed", { reference: true })) as ivm.Reference;
 
@@ -75,7 +83,11 @@ export async function createScriptIsolate(options: IsolateOptions): Promise<Scri
       throw new ScriptLoadError(`cannot import "${specifier}": scripts may import only "rewind:tools"`);
     });
 
-    const enter = async (ref: ivm.Reference, args: (string | number)[], timeoutMs: number): Promise<IsolateFault | undefined> => {
+    const enter = async (
+      ref: ivm.Reference,
+      args: (string | number)[],
+      timeoutMs: number,
+    ): Promise<IsolateFault | undefined> => {
       try {
         await ref.apply(undefined, args, { timeout: Math.max(1, Math.ceil(timeoutMs)) });
         return undefined;

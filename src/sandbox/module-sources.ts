@@ -38,7 +38,9 @@ export function toolsModuleSource(toolset: PinnedToolset): string {
   const lines = [`import api from "${INTERNAL_SPECIFIER}";`];
   for (const { group, tools } of listToolGroups(toolset)) {
     if (!isExportableName(group)) throw new Error(`tool group "${group}" is not a valid export name`);
-    lines.push(`export const ${group} = api.group(${JSON.stringify(group)}, ${JSON.stringify(tools.map((t) => t.name))});`);
+    lines.push(
+      `export const ${group} = api.group(${JSON.stringify(group)}, ${JSON.stringify(tools.map((t) => t.name))});`,
+    );
   }
   const workflowNames = Object.keys(toolset.workflows).sort();
   const entries = workflowNames.map((name) => `${JSON.stringify(name)}: api.workflow(${JSON.stringify(name)})`);

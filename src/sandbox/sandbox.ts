@@ -18,7 +18,9 @@ import type { StepMetrics } from "../metrics/metrics.ts";
 export class RuntimeVersionError extends Error {
   override name = "RuntimeVersionError";
   constructor(version: number) {
-    super(`the run started on sandbox runtime ${version}; this worker has runtime ${SANDBOX_RUNTIME_VERSION} and can't step it`);
+    super(
+      `the run started on sandbox runtime ${version}; this worker has runtime ${SANDBOX_RUNTIME_VERSION} and can't step it`,
+    );
   }
 }
 
@@ -67,12 +69,22 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       if (left === Number.POSITIVE_INFINITY) await busy;
       else {
         let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([busy, new Promise<void>((resolve) => { timer = setTimeout(resolve, left); })]);
+        await Promise.race([
+          busy,
+          new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, left);
+          }),
+        ]);
         clearTimeout(timer);
       }
     }
     let release = (): void => undefined;
-    stepping.set(runId, new Promise<void>((resolve) => { release = resolve; }));
+    stepping.set(
+      runId,
+      new Promise<void>((resolve) => {
+        release = resolve;
+      }),
+    );
     return () => {
       stepping.delete(runId);
       release();
@@ -102,8 +114,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     let session: ScriptSession;
     try {
       session = await ScriptSession.create({
-        runId, script: cold.script, toolset: cold.toolset, startedAt: cold.startedAt, knownCalls: cold.knownCalls, runtimeVersion: version,
-        memoryMb: options.memoryMb, cpuMsPerStep: options.cpuMsPerStep, validate: options.validate,
+        runId,
+        script: cold.script,
+        toolset: cold.toolset,
+        startedAt: cold.startedAt,
+        knownCalls: cold.knownCalls,
+        runtimeVersion: version,
+        memoryMb: options.memoryMb,
+        cpuMsPerStep: options.cpuMsPerStep,
+        validate: options.validate,
       });
     } catch (error) {
       if (error instanceof ScriptLoadError) return { name: "SyntaxError", message: error.message };
@@ -133,14 +152,22 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return { kind: "waiting", ...output };
     }
     session.dispose();
-    return settled.ok ? { kind: "done", result: settled.value, ...output } : { kind: "failed", error: settled.error, ...output };
+    return settled.ok
+      ? { kind: "done", result: settled.value, ...output }
+      : { kind: "failed", error: settled.error, ...output };
   }
 
   async function advanceNow(input: AdvanceInput): Promise<AdvanceResult> {
     let session = warm.get(input.runId);
     // A cold step is a retry of the first step or a replay: a warm session left by an earlier
     // attempt has already reported its calls, and reusing it would report none.
-    const stale = session && (input.cold || session.consumedBatches !== input.consumedBatches || (input.chain !== undefined && session.chain !== input.chain) || session.disposed || session.settled);
+    const stale =
+      session &&
+      (input.cold ||
+        session.consumedBatches !== input.consumedBatches ||
+        (input.chain !== undefined && session.chain !== input.chain) ||
+        session.disposed ||
+        session.settled);
     if (stale) {
       drop(input.runId);
       session = undefined;
@@ -185,7 +212,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         if (result.kind === "needsColdStart") return result;
         options.metrics?.step(input.cold ? "cold" : "warm", (performance.now() - began) / 1000);
         const fedAt = input.batches.at(-1)?.at;
-        return { ...result, ...(fedAt === undefined ? {} : { fedAt }), ...(input.cold && input.consumedBatches === 0 ? { startedAt: input.cold.startedAt } : {}) };
+        return {
+          ...result,
+          ...(fedAt === undefined ? {} : { fedAt }),
+          ...(input.cold && input.consumedBatches === 0 ? { startedAt: input.cold.startedAt } : {}),
+        };
       } finally {
         release?.();
       }

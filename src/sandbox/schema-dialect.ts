@@ -32,7 +32,10 @@ export function dialectOf(schema: JsonSchema): DialectOf {
   const uri = schema["$schema"];
   if (typeof uri !== "string") return { unsupported: "$schema must be a string" };
   const match = META_URI.exec(uri.trim());
-  if (!match?.[1]) return { unsupported: `unsupported $schema "${uri.slice(0, 200)}" (supported: draft-04, draft-06, draft-07, 2019-09, 2020-12)` };
+  if (!match?.[1])
+    return {
+      unsupported: `unsupported $schema "${uri.slice(0, 200)}" (supported: draft-04, draft-06, draft-07, 2019-09, 2020-12)`,
+    };
   return { dialect: match[1].replace("draft/", "") as SchemaDialect };
 }
 

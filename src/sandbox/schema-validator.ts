@@ -45,7 +45,9 @@ export const validateAgainstSchema: SchemaValidator = (schema, args) => {
   if ("problem" in entry) return { message: `the tool's input schema can't be used: ${entry.problem.message}` };
   const { validate } = entry;
   if (validate(args)) return undefined;
-  const errors = (validate.errors ?? []).slice(0, 10).map((e) => ({ path: e.instancePath || "/", message: e.message ?? "is invalid", params: e.params }));
+  const errors = (validate.errors ?? [])
+    .slice(0, 10)
+    .map((e) => ({ path: e.instancePath || "/", message: e.message ?? "is invalid", params: e.params }));
   const message = errors.map((e) => `${e.path === "/" ? "arguments" : `arguments${e.path}`} ${e.message}`).join("; ");
   return { message, details: { errors } };
 };

@@ -77,7 +77,12 @@ function seedFrom(runId: string): number[] {
 /** Keeps the script's frames and drops the runtime's own. */
 function cleanStack(stack: string | undefined): string | undefined {
   if (!stack) return undefined;
-  return stack.split("\n").filter((line) => !line.includes(RUNTIME_FILENAME) && !line.includes("rewind:entry") && !line.includes("rewind:internal")).join("\n");
+  return stack
+    .split("\n")
+    .filter(
+      (line) => !line.includes(RUNTIME_FILENAME) && !line.includes("rewind:entry") && !line.includes("rewind:internal"),
+    )
+    .join("\n");
 }
 
 export class ScriptSession {
@@ -143,13 +148,18 @@ export class ScriptSession {
   }
 
   async start(input: unknown): Promise<ScriptError | undefined> {
-    return this.fault(await this.required().start(JSON.stringify(input ?? null), this.wallTimeout()) ?? this.overBudget());
+    return this.fault(
+      (await this.required().start(JSON.stringify(input ?? null), this.wallTimeout())) ?? this.overBudget(),
+    );
   }
 
   async feed(batch: EventBatch): Promise<ScriptError | undefined> {
     for (const event of batch.events) {
       if (this.settlement) break;
-      const fault = this.fault(await this.required().feed(JSON.stringify(event satisfies CallEvent), batch.at, this.wallTimeout()) ?? this.overBudget());
+      const fault = this.fault(
+        (await this.required().feed(JSON.stringify(event satisfies CallEvent), batch.at, this.wallTimeout())) ??
+          this.overBudget(),
+      );
       if (fault) return fault;
     }
     this.consumedBatches += 1;
@@ -194,12 +204,25 @@ export class ScriptSession {
     const flooded = this.stepCalls > MAX_STEP_CALLS;
     if (!fault && !flooded) return undefined;
     this.dispose();
-    if (flooded || !fault) return { name: "LimitExceeded", limit: "calls", message: `the script issued more than ${MAX_STEP_CALLS} calls in one step` };
+    if (flooded || !fault)
+      return {
+        name: "LimitExceeded",
+        limit: "calls",
+        message: `the script issued more than ${MAX_STEP_CALLS} calls in one step`,
+      };
     if (fault.kind === "timeout") {
-      return { name: "LimitExceeded", limit: "cpu", message: `the script used more than its CPU time limit of ${this.options.cpuMsPerStep} ms in one step` };
+      return {
+        name: "LimitExceeded",
+        limit: "cpu",
+        message: `the script used more than its CPU time limit of ${this.options.cpuMsPerStep} ms in one step`,
+      };
     }
     if (fault.kind === "memory") {
-      return { name: "LimitExceeded", limit: "memory", message: `the script exceeded its memory limit of ${this.options.memoryMb} MB` };
+      return {
+        name: "LimitExceeded",
+        limit: "memory",
+        message: `the script exceeded its memory limit of ${this.options.memoryMb} MB`,
+      };
     }
     return { name: fault.error.name, message: fault.error.message };
   }
@@ -220,11 +243,17 @@ export class ScriptSession {
         const bytes = Buffer.byteLength(payload);
         const limit = maxResultBytes(this.options.runtimeVersion);
         const shared = this.options.runtimeVersion <= 1;
-        const problem = shared && this.stepBytes + bytes > MAX_STEP_BYTES
-          ? `is ${bytes} bytes of JSON, more than the ${MAX_STEP_BYTES - this.stepBytes} left of its step's limit of ${MAX_STEP_BYTES}`
-          : !shared && bytes > limit ? `is ${bytes} bytes of JSON, more than the ${limit} a run's result may be`
-          : jsonDepth(payload) > MAX_JSON_DEPTH ? `nests deeper than ${MAX_JSON_DEPTH} levels` : undefined;
-        this.settlement = problem ? { ok: false, error: { name: "RangeError", message: `the script's result ${problem}` } } : { ok: true, value: JSON.parse(payload) as unknown };
+        const problem =
+          shared && this.stepBytes + bytes > MAX_STEP_BYTES
+            ? `is ${bytes} bytes of JSON, more than the ${MAX_STEP_BYTES - this.stepBytes} left of its step's limit of ${MAX_STEP_BYTES}`
+            : !shared && bytes > limit
+              ? `is ${bytes} bytes of JSON, more than the ${limit} a run's result may be`
+              : jsonDepth(payload) > MAX_JSON_DEPTH
+                ? `nests deeper than ${MAX_JSON_DEPTH} levels`
+                : undefined;
+        this.settlement = problem
+          ? { ok: false, error: { name: "RangeError", message: `the script's result ${problem}` } }
+          : { ok: true, value: JSON.parse(payload) as unknown };
         return "null";
       }
       case "failed": {
@@ -240,17 +269,30 @@ export class ScriptSession {
   private onCall(payload: string): string {
     const { tool, args } = JSON.parse(payload) as { tool: string; args: unknown };
     // Past the step's count of calls the step fails (see fault()); this call is not journaled.
-    if (++this.stepCalls > MAX_STEP_CALLS) return JSON.stringify({ refused: { code: "invalidArguments", message: `${tool}: too many calls in one step`, tool, seq: 0 } });
+    if (++this.stepCalls > MAX_STEP_CALLS)
+      return JSON.stringify({
+        refused: { code: "invalidArguments", message: `${tool}: too many calls in one step`, tool, seq: 0 },
+      });
     const seq = ++this.seq;
     const bytes = Buffer.byteLength(payload);
     // Arguments that do not fit the step's budget are refused and not journaled: history could not hold them.
     const fits = this.stepBytes + bytes <= MAX_STEP_BYTES && jsonDepth(payload) <= MAX_JSON_DEPTH + 1;
-    const verdict: GateVerdict = fits ? this.gate(tool, args, bytes)
-      : { refused: { code: "invalidArguments", message: `${tool}: arguments of ${bytes} bytes of JSON exceed what is left of the step's ${MAX_STEP_BYTES} bytes, or nest deeper than ${MAX_JSON_DEPTH} levels` } };
+    const verdict: GateVerdict = fits
+      ? this.gate(tool, args, bytes)
+      : {
+          refused: {
+            code: "invalidArguments",
+            message: `${tool}: arguments of ${bytes} bytes of JSON exceed what is left of the step's ${MAX_STEP_BYTES} bytes, or nest deeper than ${MAX_JSON_DEPTH} levels`,
+          },
+        };
     if (fits) this.stepBytes += bytes;
     const refused: ToolErrorData | undefined = "refused" in verdict ? { ...verdict.refused, tool, seq } : undefined;
     if (seq > this.options.knownCalls) {
-      this.newCalls.push(refused ? { seq, tool, args: fits ? args : null, refused } : { seq, tool, args: "args" in verdict ? verdict.args : args });
+      this.newCalls.push(
+        refused
+          ? { seq, tool, args: fits ? args : null, refused }
+          : { seq, tool, args: "args" in verdict ? verdict.args : args },
+      );
     }
     return JSON.stringify(refused ? { seq, refused } : { seq });
   }

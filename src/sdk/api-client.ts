@@ -13,10 +13,29 @@ import type { ElicitationAnswer } from "../shared/call-input.ts";
 import type { Cassette } from "../shared/run.ts";
 import type { RegisterToolsetBody } from "../toolsets/registration-request.ts";
 import type {
-  ApiErrorBody, CallDecisionBody, EventsEndpointBody, JournalBody, RegisteredToolsetView, RunListBody, RunViewBody, StoredWorkflowBody, ToolsetView, WorkflowViewBody,
+  ApiErrorBody,
+  CallDecisionBody,
+  EventsEndpointBody,
+  JournalBody,
+  RegisteredToolsetView,
+  RunListBody,
+  RunViewBody,
+  StoredWorkflowBody,
+  ToolsetView,
+  WorkflowViewBody,
 } from "../api/response-schemas.ts";
 
-export type { ApiErrorBody, CallDecisionBody, Diagnostic, JournalBody, JournalEntryBody, RegisteredToolsetView, RunListBody, RunViewBody, ToolsetView } from "../api/response-schemas.ts";
+export type {
+  ApiErrorBody,
+  CallDecisionBody,
+  Diagnostic,
+  JournalBody,
+  JournalEntryBody,
+  RegisteredToolsetView,
+  RunListBody,
+  RunViewBody,
+  ToolsetView,
+} from "../api/response-schemas.ts";
 
 export interface ApiClientOptions {
   /** Base URL of the API, e.g. `http://127.0.0.1:8787`. */
@@ -78,7 +97,8 @@ function parseJson(text: string): unknown {
 
 function errorFrom(status: number, body: unknown): RewindApiError {
   const error = (body as Partial<ApiErrorBody> | undefined)?.error;
-  if (error && typeof error.message === "string") return new RewindApiError(status, String(error.code), error.message, error.details, body);
+  if (error && typeof error.message === "string")
+    return new RewindApiError(status, String(error.code), error.message, error.details, body);
   return new RewindApiError(status, "unexpected", `the API answered ${status} without an error body`, undefined, body);
 }
 
@@ -86,12 +106,21 @@ export function createApiClient(options: ApiClientOptions) {
   const base = options.url.replace(/\/+$/, "");
   const fetchImpl = options.fetch ?? fetch;
 
-  async function send(method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  async function send(
+    method: string,
+    route: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     const all: Record<string, string> = { accept: "application/json", ...headers };
     if (options.apiKey) all["authorization"] = `Bearer ${options.apiKey}`;
     if (body !== undefined) all["content-type"] = "application/json";
     try {
-      return await fetchImpl(base + route, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body) });
+      return await fetchImpl(base + route, {
+        method,
+        headers: all,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     } catch (error) {
       const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
       throw new RewindApiError(0, "unreachable", `could not reach the Rewind API at ${base} (${cause})`);
@@ -103,7 +132,12 @@ export function createApiClient(options: ApiClientOptions) {
     const text = await response.text();
     const parsed = parseJson(text);
     if (!response.ok) throw errorFrom(response.status, parsed);
-    if (parsed === undefined) throw new RewindApiError(response.status, "unexpected", `the API answered ${response.status} with a body that is not JSON`);
+    if (parsed === undefined)
+      throw new RewindApiError(
+        response.status,
+        "unexpected",
+        `the API answered ${response.status} with a body that is not JSON`,
+      );
     return parsed as T;
   }
 
@@ -134,25 +168,40 @@ export function createApiClient(options: ApiClientOptions) {
     getJournal: (id: string, page: { afterSeq?: number; limit?: number } = {}) =>
       json<JournalBody>("GET", `${run(id)}/journal?afterSeq=${page.afterSeq ?? 0}&limit=${page.limit ?? 200}`),
     /** `by`: on whose behalf (recorded in the journal with the API key's principal). */
-    approveCall: (id: string, seq: number, by?: string) => json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/approve`, by ? { by } : {}),
+    approveCall: (id: string, seq: number, by?: string) =>
+      json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/approve`, by ? { by } : {}),
     rejectCall: (id: string, seq: number, reason?: string, by?: string) =>
-      json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/reject`, { ...(reason ? { reason } : {}), ...(by ? { by } : {}) }),
-    resumeCall: (id: string, seq: number, by?: string) => json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/resume`, by ? { by } : {}),
+      json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/reject`, {
+        ...(reason ? { reason } : {}),
+        ...(by ? { by } : {}),
+      }),
+    resumeCall: (id: string, seq: number, by?: string) =>
+      json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/resume`, by ? { by } : {}),
     /** Answers the input call `seq`'s server asked for (event `call.input_requested`). */
-    answerElicitation: (id: string, seq: number, answer: ElicitationAnswer) => json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/elicitation`, answer),
+    answerElicitation: (id: string, seq: number, answer: ElicitationAnswer) =>
+      json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/elicitation`, answer),
     /** Without `credentials`, the fork inherits its parent's own (as last renewed). */
-    forkRun: (id: string, body: { script: string; input?: unknown; parent?: "keep" | "cancel"; credentials?: CredentialsBody }) =>
-      json<RunViewBody & { forkedFrom: string }>("POST", `${run(id)}/fork`, body),
+    forkRun: (
+      id: string,
+      body: { script: string; input?: unknown; parent?: "keep" | "cancel"; credentials?: CredentialsBody },
+    ) => json<RunViewBody & { forkedFrom: string }>("POST", `${run(id)}/fork`, body),
     /** Replaces a running run's own credentials; its calls parked on them are sent again. */
-    renewRunCredentials: (id: string, credentials: CredentialsBody) => json<{ runId: string; scope: "run" }>("PUT", `${run(id)}/credentials`, credentials),
+    renewRunCredentials: (id: string, credentials: CredentialsBody) =>
+      json<{ runId: string; scope: "run" }>("PUT", `${run(id)}/credentials`, credentials),
     /** The toolset's credentials (or an end user's for it); wakes the runs parked on them. */
     setToolsetCredentials: (toolsetId: string, credentials: CredentialsBody, endUser?: string) =>
-      json<{ resumedRuns: number }>("PUT", `${endUser === undefined ? "/v1" : `/v1/end-users/${encodeURIComponent(endUser)}`}/toolsets/${encodeURIComponent(toolsetId)}/credentials`, credentials),
+      json<{ resumedRuns: number }>(
+        "PUT",
+        `${endUser === undefined ? "/v1" : `/v1/end-users/${encodeURIComponent(endUser)}`}/toolsets/${encodeURIComponent(toolsetId)}/credentials`,
+        credentials,
+      ),
     getCassette: (id: string) => json<Cassette>("GET", `${run(id)}/cassette`),
     cancelRun: (id: string) => json<RunViewBody>("POST", `${run(id)}/cancel`),
-    storeWorkflow: (body: { name: string; script: string; toolset?: string }) => json<StoredWorkflowBody>("POST", "/v1/workflows", body),
+    storeWorkflow: (body: { name: string; script: string; toolset?: string }) =>
+      json<StoredWorkflowBody>("POST", "/v1/workflows", body),
     getWorkflow: (id: string) => json<WorkflowViewBody>("GET", `/v1/workflows/${encodeURIComponent(id)}`),
-    setEventsEndpoint: (body: { url: string; secret?: string }) => json<EventsEndpointBody>("PUT", "/v1/events/endpoint", body),
+    setEventsEndpoint: (body: { url: string; secret?: string }) =>
+      json<EventsEndpointBody>("PUT", "/v1/events/endpoint", body),
     getEventsEndpoint: () => json<EventsEndpointBody>("GET", "/v1/events/endpoint"),
   };
 }

@@ -87,16 +87,23 @@ function wrap(name: string, tool: HostTool) {
     const every = Math.max(200, Math.floor((info.heartbeatTimeoutMs ?? 60_000) / 3));
     const timer = setInterval(() => context.heartbeat(), every);
     try {
-      return await tool(input.args, {
-        idempotencyKey: `${info.workflowExecution?.workflowId ?? ""}/${info.activityId}`,
-        attempt: info.attempt,
-        traceparent: input.traceparent,
-        signal: context.cancellationSignal,
-        heartbeat: (details) => context.heartbeat(details),
-      }) ?? null;
+      return (
+        (await tool(input.args, {
+          idempotencyKey: `${info.workflowExecution?.workflowId ?? ""}/${info.activityId}`,
+          attempt: info.attempt,
+          traceparent: input.traceparent,
+          signal: context.cancellationSignal,
+          heartbeat: (details) => context.heartbeat(details),
+        })) ?? null
+      );
     } catch (error) {
       if (error instanceof ToolError) {
-        throw ApplicationFailure.create({ type: HOST_TOOL_ERROR_TYPE, message: error.message, nonRetryable: true, details: [{ code: error.code, details: error.details ?? null }] });
+        throw ApplicationFailure.create({
+          type: HOST_TOOL_ERROR_TYPE,
+          message: error.message,
+          nonRetryable: true,
+          details: [{ code: error.code, details: error.details ?? null }],
+        });
       }
       throw error;
     } finally {
@@ -121,12 +128,25 @@ export async function createHostToolWorker(options: HostToolWorkerOptions): Prom
   const bad = names.find((name) => !/^[A-Za-z_$][\w$]*\..+$/.test(name));
   if (bad) throw new TypeError(`host tool "${bad}" must be named group.tool, as in the toolset`);
   installTemporalRuntime(options.logger ?? stderrLogger, "ERROR");
-  const connection = options.connection ?? await connectNative({ address: options.address ?? "127.0.0.1:7233", apiKey: options.apiKey, tls: options.tls, grpcMetadata: options.grpcMetadata });
+  const connection =
+    options.connection ??
+    (await connectNative({
+      address: options.address ?? "127.0.0.1:7233",
+      apiKey: options.apiKey,
+      tls: options.tls,
+      grpcMetadata: options.grpcMetadata,
+    }));
   const ownConnection = options.connection === undefined;
   const activities = Object.fromEntries(names.map((name) => [name, wrap(name, options.tools[name] as HostTool)]));
   const worker = await Worker.create({
     connection,
-    ...(options.payloads ? { dataConverter: rewindDataConverter(createExternalStorage({ thresholdBytes: 256 * 1024, ...options.payloads })) } : {}),
+    ...(options.payloads
+      ? {
+          dataConverter: rewindDataConverter(
+            createExternalStorage({ thresholdBytes: 256 * 1024, ...options.payloads }),
+          ),
+        }
+      : {}),
     namespace: options.namespace ?? "default",
     taskQueue: options.taskQueue,
     activities,

@@ -28,17 +28,25 @@ export interface ReplayOptions {
 
 export type ReplayError =
   | { kind: "typeCheck"; message: string; diagnostics: Diagnostic[] }
-  | { kind: "divergence"; message: string; seq: number; expected: { tool: string; args: unknown } | null; actual: { tool: string; args: unknown } | null }
+  | {
+      kind: "divergence";
+      message: string;
+      seq: number;
+      expected: { tool: string; args: unknown } | null;
+      actual: { tool: string; args: unknown } | null;
+    }
   | { kind: "script"; message: string; error: ScriptError };
 
 export type ReplayOutcome = { ok: true; result: unknown; calls: number } | { ok: false; error: ReplayError };
 
 function diverged(seq: number, expected: JournalEntry | undefined, actual: IssuedCall | undefined): ReplayOutcome {
-  const show = (call: { tool: string; args: unknown } | undefined) => (call ? `${call.tool}(${stableJson(call.args)})` : "nothing");
+  const show = (call: { tool: string; args: unknown } | undefined) =>
+    call ? `${call.tool}(${stableJson(call.args)})` : "nothing";
   return {
     ok: false,
     error: {
-      kind: "divergence", seq,
+      kind: "divergence",
+      seq,
       message: `call ${seq} differs from the recording: expected ${show(expected)}, the script made ${show(actual)}`,
       expected: expected ? { tool: expected.tool, args: expected.args } : null,
       actual: actual ? { tool: actual.tool, args: actual.args } : null,
@@ -47,36 +55,72 @@ function diverged(seq: number, expected: JournalEntry | undefined, actual: Issue
 }
 
 function eventOf(entry: JournalEntry): CallEvent {
-  return entry.status === "completed" ? { seq: entry.seq, ok: true, value: entry.result ?? null } : { seq: entry.seq, ok: false, error: entry.error ?? { code: "toolFailed", message: "no outcome recorded", tool: entry.tool, seq: entry.seq } };
+  return entry.status === "completed"
+    ? { seq: entry.seq, ok: true, value: entry.result ?? null }
+    : {
+        seq: entry.seq,
+        ok: false,
+        error: entry.error ?? { code: "toolFailed", message: "no outcome recorded", tool: entry.tool, seq: entry.seq },
+      };
 }
 
 export async function replayCassette(options: ReplayOptions): Promise<ReplayOutcome> {
   const { cassette } = options;
   let script = cassette.script;
   if (options.script !== undefined) {
-    const compiled = compileScript(createTypeChecker(), options.script, { declarations: renderDts(cassette.toolset), declarationsKey: cassette.toolsetId });
-    if (!compiled.ok) return { ok: false, error: { kind: "typeCheck", message: "the script does not type-check against the cassette's toolset", diagnostics: compiled.diagnostics } };
+    const compiled = compileScript(createTypeChecker(), options.script, {
+      declarations: renderDts(cassette.toolset),
+      declarationsKey: cassette.toolsetId,
+    });
+    if (!compiled.ok)
+      return {
+        ok: false,
+        error: {
+          kind: "typeCheck",
+          message: "the script does not type-check against the cassette's toolset",
+          diagnostics: compiled.diagnostics,
+        },
+      };
     script = compiled.javascript;
   }
-  const sandbox = createSandbox({ memoryMb: options.memoryMb ?? 128, cpuMsPerStep: options.cpuMsPerStep ?? 2000, warmSessions: 1, validate: validateAgainstSchema });
+  const sandbox = createSandbox({
+    memoryMb: options.memoryMb ?? 128,
+    cpuMsPerStep: options.cpuMsPerStep ?? 2000,
+    warmSessions: 1,
+    validate: validateAgainstSchema,
+  });
   const issued = new Set<number>();
   try {
     const check = (result: AdvanceResult): ReplayOutcome | undefined => {
       if (result.kind === "needsColdStart") throw new Error("the sandbox lost the replay's session");
       for (const call of result.calls) {
         const expected = cassette.entries[call.seq - 1];
-        if (!expected || expected.tool !== call.tool || stableJson(expected.args) !== stableJson(call.args)) return diverged(call.seq, expected, call);
+        if (!expected || expected.tool !== call.tool || stableJson(expected.args) !== stableJson(call.args))
+          return diverged(call.seq, expected, call);
         issued.add(call.seq);
       }
       if (result.kind === "done") return { ok: true, result: result.result, calls: issued.size };
-      if (result.kind === "failed") return { ok: false, error: { kind: "script", message: result.error.message, error: result.error } };
+      if (result.kind === "failed")
+        return { ok: false, error: { kind: "script", message: result.error.message, error: result.error } };
       return undefined;
     };
     const runId = cassette.runId;
-    let outcome = check(await sandbox.advance({ runId, consumedBatches: 0, batches: [], cold: {
-      script, input: cassette.input, toolset: cassette.toolset, startedAt: cassette.startedAt, history: [], knownCalls: 0,
-      ...(cassette.runtimeVersion === undefined ? {} : { runtimeVersion: cassette.runtimeVersion }),
-    } }));
+    let outcome = check(
+      await sandbox.advance({
+        runId,
+        consumedBatches: 0,
+        batches: [],
+        cold: {
+          script,
+          input: cassette.input,
+          toolset: cassette.toolset,
+          startedAt: cassette.startedAt,
+          history: [],
+          knownCalls: 0,
+          ...(cassette.runtimeVersion === undefined ? {} : { runtimeVersion: cassette.runtimeVersion }),
+        },
+      }),
+    );
     for (const [index, batch] of cassette.batches.entries()) {
       if (outcome) return outcome;
       const missing = batch.seqs.find((seq) => !issued.has(seq));

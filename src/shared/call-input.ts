@@ -13,9 +13,7 @@ export interface ElicitationRequest {
 }
 
 export type ElicitationAnswer =
-  | { action: "accept"; content: Record<string, unknown> }
-  | { action: "decline" }
-  | { action: "cancel" };
+  { action: "accept"; content: Record<string, unknown> } | { action: "decline" } | { action: "cancel" };
 
 /** Which call a report is about: the run, the call's seq and the activity attempt reporting. */
 interface CallReportHeader {

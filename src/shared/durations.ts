@@ -4,12 +4,30 @@
  */
 
 const UNIT_MS: Record<string, number> = {
-  ms: 1, millisecond: 1, milliseconds: 1,
-  s: 1_000, sec: 1_000, secs: 1_000, second: 1_000, seconds: 1_000,
-  m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
-  h: 3_600_000, hr: 3_600_000, hrs: 3_600_000, hour: 3_600_000, hours: 3_600_000,
-  d: 86_400_000, day: 86_400_000, days: 86_400_000,
-  w: 604_800_000, week: 604_800_000, weeks: 604_800_000,
+  ms: 1,
+  millisecond: 1,
+  milliseconds: 1,
+  s: 1_000,
+  sec: 1_000,
+  secs: 1_000,
+  second: 1_000,
+  seconds: 1_000,
+  m: 60_000,
+  min: 60_000,
+  mins: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  h: 3_600_000,
+  hr: 3_600_000,
+  hrs: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
+  days: 86_400_000,
+  w: 604_800_000,
+  week: 604_800_000,
+  weeks: 604_800_000,
 };
 
 const DURATION_PATTERN = /^\s*(\d+(?:\.\d+)?)\s*([a-z]+)?\s*$/i;
@@ -36,7 +54,8 @@ export function parseDuration(value: unknown): { ms: number } | { error: string 
   } else {
     return { error: `a duration must be a number of milliseconds or a string like "2s", got ${typeof value}` };
   }
-  if (!Number.isFinite(ms) || ms < 0) return { error: `duration must be a finite, non-negative number of milliseconds` };
+  if (!Number.isFinite(ms) || ms < 0)
+    return { error: `duration must be a finite, non-negative number of milliseconds` };
   if (ms > MAX_DURATION_MS) return { error: `duration exceeds the maximum of 10 years` };
   return { ms: Math.round(ms) };
 }

@@ -5,7 +5,15 @@
  */
 import type { CredentialScope } from "./credentials.ts";
 
-export const EVENT_TYPES = ["call.approval_requested", "call.input_requested", "credentials.expired", "tool.schema_changed", "run.completed", "run.failed", "run.cancelled"] as const;
+export const EVENT_TYPES = [
+  "call.approval_requested",
+  "call.input_requested",
+  "credentials.expired",
+  "tool.schema_changed",
+  "run.completed",
+  "run.failed",
+  "run.cancelled",
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The call an event is about. */

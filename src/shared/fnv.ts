@@ -10,7 +10,10 @@
  */
 export function fnv64(text: string): string {
   // offset basis 0xcbf29ce484222325; prime 0x100000001b3 = 0x100 << 32 | 0x1b3.
-  let h0 = 0x2325, h1 = 0x8422, h2 = 0x9ce4, h3 = 0xcbf2;
+  let h0 = 0x2325,
+    h1 = 0x8422,
+    h2 = 0x9ce4,
+    h3 = 0xcbf2;
   for (let i = 0; i < text.length; i++) {
     h0 ^= text.charCodeAt(i) & 0xffff;
     const t0 = h0 * 0x1b3;

@@ -60,9 +60,7 @@ export interface Decider {
 }
 
 /** A completion fed into the script, in completion order. */
-export type CallEvent =
-  | { seq: number; ok: true; value: unknown }
-  | { seq: number; ok: false; error: ToolErrorData };
+export type CallEvent = { seq: number; ok: true; value: unknown } | { seq: number; ok: false; error: ToolErrorData };
 
 /**
  * A batch of completions fed in one step, with the workflow time of that step, which is what

@@ -21,11 +21,18 @@ export function shapeOf(value: unknown, depth = 0): Schema {
   const type = typeOf(value);
   if (depth >= SHAPE_LIMITS.depth) return {};
   if (type === "array") {
-    const items = (value as unknown[]).slice(0, 20).reduce<Schema | undefined>((acc, item) => (acc ? mergeShapes(acc, shapeOf(item, depth + 1), depth + 1) : shapeOf(item, depth + 1)), undefined);
+    const items = (value as unknown[])
+      .slice(0, 20)
+      .reduce<Schema | undefined>(
+        (acc, item) => (acc ? mergeShapes(acc, shapeOf(item, depth + 1), depth + 1) : shapeOf(item, depth + 1)),
+        undefined,
+      );
     return items ? { type: "array", items } : { type: "array" };
   }
   if (type === "object") {
-    const keys = Object.keys(value as object).sort().slice(0, SHAPE_LIMITS.keys);
+    const keys = Object.keys(value as object)
+      .sort()
+      .slice(0, SHAPE_LIMITS.keys);
     const properties: Record<string, Schema> = {};
     for (const key of keys) properties[key] = shapeOf((value as Record<string, unknown>)[key], depth + 1);
     return { type: "object", properties, required: keys };
@@ -54,7 +61,10 @@ export function mergeShapes(a: Schema, b: Schema, depth = 0): Schema {
 
 function mergeSameType(a: Schema, b: Schema, depth: number): Schema {
   if (a["type"] === "array") {
-    const items = a["items"] && b["items"] ? mergeShapes(a["items"] as Schema, b["items"] as Schema, depth + 1) : (a["items"] ?? b["items"]);
+    const items =
+      a["items"] && b["items"]
+        ? mergeShapes(a["items"] as Schema, b["items"] as Schema, depth + 1)
+        : (a["items"] ?? b["items"]);
     return items ? { type: "array", items } : { type: "array" };
   }
   if (a["type"] !== "object") return a;

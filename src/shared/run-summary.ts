@@ -41,7 +41,10 @@ export function scriptDescription(script: string): string | undefined {
     }
   } else if (rest.startsWith("/*")) {
     const end = rest.indexOf("*/");
-    lines = rest.slice(2, end < 0 ? undefined : end).split("\n").map((l) => l.replace(/^\s*\*+/, ""));
+    lines = rest
+      .slice(2, end < 0 ? undefined : end)
+      .split("\n")
+      .map((l) => l.replace(/^\s*\*+/, ""));
   }
   const first = lines.map((l) => l.trim()).find((l) => l.length > 0);
   return first ? clip(first, MAX_DESCRIPTION) : undefined;
@@ -51,9 +54,15 @@ export function scriptDescription(script: string): string | undefined {
 const shortToolset = (id: string): string => (id.length > 15 ? `${id.slice(0, 15)}…` : id);
 
 /** Summary, details and memo of a run about to start. */
-export function describeRunStart(run: Pick<RunInput, "toolsetId" | "endUser" | "script" | "scriptHash" | "parentRunId" | "fork">): RunStartDescription {
+export function describeRunStart(
+  run: Pick<RunInput, "toolsetId" | "endUser" | "script" | "scriptHash" | "parentRunId" | "fork">,
+): RunStartDescription {
   const description = scriptDescription(run.script);
-  const summary = [`toolset ${shortToolset(run.toolsetId)}`, ...(run.endUser ? [`end user ${run.endUser}`] : []), ...(description ? [description] : [])];
+  const summary = [
+    `toolset ${shortToolset(run.toolsetId)}`,
+    ...(run.endUser ? [`end user ${run.endUser}`] : []),
+    ...(description ? [description] : []),
+  ];
   const details = [
     `**Rewind run**`,
     `toolset: ${run.toolsetId}`,

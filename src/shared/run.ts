@@ -41,7 +41,12 @@ export interface RunInput {
 export interface ForkSeed {
   parentRunId: string;
   /** The parent's calls by seq, with how each ended; calls that never ended are absent. */
-  calls: { seq: number; tool: string; args: unknown; outcome: { ok: true; value: unknown } | { ok: false; error: ToolErrorData } }[];
+  calls: {
+    seq: number;
+    tool: string;
+    args: unknown;
+    outcome: { ok: true; value: unknown } | { ok: false; error: ToolErrorData };
+  }[];
   /** Set once the new script issued a call that differs: from that seq on, calls are sent for real. */
   divergedAt?: number;
 }
@@ -93,8 +98,14 @@ export interface JournalView {
   truncated?: boolean;
 }
 
-const keyword = (name: string): { name: string; type: typeof SearchAttributeType.KEYWORD } => ({ name, type: "KEYWORD" });
-const datetime = (name: string): { name: string; type: typeof SearchAttributeType.DATETIME } => ({ name, type: "DATETIME" });
+const keyword = (name: string): { name: string; type: typeof SearchAttributeType.KEYWORD } => ({
+  name,
+  type: "KEYWORD",
+});
+const datetime = (name: string): { name: string; type: typeof SearchAttributeType.DATETIME } => ({
+  name,
+  type: "DATETIME",
+});
 
 /** Search attributes every run carries, registered by the dev server's config (temporal-dev.yml). */
 export const SEARCH_ATTRIBUTES = {

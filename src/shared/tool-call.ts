@@ -39,7 +39,12 @@ export interface McpCallInput {
 /** `credentials`: the scope whose credentials an MCP call was sent with, if any was. */
 export type ToolCallResult =
   | { ok: true; value: unknown; attempt: number; step?: Prestep; credentials?: CredentialScope }
-  | { ok: false; error: { code: "toolFailed"; message: string; details?: unknown }; attempt: number; credentials?: CredentialScope };
+  | {
+      ok: false;
+      error: { code: "toolFailed"; message: string; details?: unknown };
+      attempt: number;
+      credentials?: CredentialScope;
+    };
 
 /** ApplicationFailure types an attempt fails with. */
 export const CALL_FAILURE = {

@@ -72,7 +72,9 @@ export const EMPTY_TOOLSET: PinnedToolset = {
 /** Every tool of the toolset with its group, in a stable order (groups, then tools, by name). */
 export function listToolGroups(toolset: PinnedToolset): { group: string; kind: "mcp" | "host"; tools: PinnedTool[] }[] {
   const groups: { group: string; kind: "mcp" | "host"; tools: PinnedTool[] }[] = [];
-  for (const [group, server] of Object.entries(toolset.mcpServers)) groups.push({ group, kind: "mcp", tools: server.tools });
-  for (const [group, host] of Object.entries(toolset.hostTools)) groups.push({ group, kind: "host", tools: host.tools });
+  for (const [group, server] of Object.entries(toolset.mcpServers))
+    groups.push({ group, kind: "mcp", tools: server.tools });
+  for (const [group, host] of Object.entries(toolset.hostTools))
+    groups.push({ group, kind: "host", tools: host.tools });
   return groups.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
 }

@@ -38,7 +38,10 @@ export interface TemporalConnectionSettings {
  * The settings of the configured cluster, or of `address` when the caller picked it (the embedded
  * dev server's, which has no TLS: the configuration's TLS and key belong to TEMPORAL_ADDRESS only).
  */
-export function connectionSettings(temporal: Omit<TemporalSettings, "namespace">, address?: string): TemporalConnectionSettings {
+export function connectionSettings(
+  temporal: Omit<TemporalSettings, "namespace">,
+  address?: string,
+): TemporalConnectionSettings {
   if (address !== undefined && address !== temporal.address) return { address };
   if (temporal.address === undefined) throw new TypeError("no Temporal address: TEMPORAL_ADDRESS is not set");
   return { address: temporal.address, apiKey: temporal.apiKey, tls: temporal.tls, grpcMetadata: temporal.grpcMetadata };
@@ -103,8 +106,10 @@ function transportReason(message: string): string {
 /** What to check, by how the connection was attempted. */
 function advice(settings: TemporalConnectionSettings): string {
   const tls = settings.tls;
-  const tlsWithoutIdentity = (tls === true || (typeof tls === "object" && !tls.clientCertPair)) && settings.apiKey === undefined;
-  if (tlsWithoutIdentity) return "check TEMPORAL_ADDRESS and TEMPORAL_TLS_*: a server that requires a client certificate needs TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH";
+  const tlsWithoutIdentity =
+    (tls === true || (typeof tls === "object" && !tls.clientCertPair)) && settings.apiKey === undefined;
+  if (tlsWithoutIdentity)
+    return "check TEMPORAL_ADDRESS and TEMPORAL_TLS_*: a server that requires a client certificate needs TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH";
   return "check TEMPORAL_ADDRESS and the TEMPORAL_TLS_* / TEMPORAL_API_KEY settings";
 }
 
@@ -120,7 +125,10 @@ function unreachable(settings: TemporalConnectionSettings, error: unknown, detai
 async function nativeDiagnosis(settings: TemporalConnectionSettings, ms: number): Promise<string | undefined> {
   const { NativeConnection } = await import("@temporalio/worker");
   const attempt = NativeConnection.connect(nativeConnectionOptions(settings)).then(
-    async (connection) => { await connection.close(); return undefined; },
+    async (connection) => {
+      await connection.close();
+      return undefined;
+    },
     (error: unknown) => transportReason(error instanceof Error ? error.message : String(error)),
   );
   const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref());
@@ -132,9 +140,15 @@ async function nativeDiagnosis(settings: TemporalConnectionSettings, ms: number)
  * The client only says it failed before the deadline, so a failure is retried once with the
  * native client, whose error names the cause (a TLS alert, a certificate for another name…).
  */
-export async function connectClient(settings: TemporalConnectionSettings, connectTimeoutMs?: number): Promise<Connection> {
+export async function connectClient(
+  settings: TemporalConnectionSettings,
+  connectTimeoutMs?: number,
+): Promise<Connection> {
   try {
-    return await Connection.connect({ ...clientConnectionOptions(settings), ...(connectTimeoutMs !== undefined ? { connectTimeout: connectTimeoutMs } : {}) });
+    return await Connection.connect({
+      ...clientConnectionOptions(settings),
+      ...(connectTimeoutMs !== undefined ? { connectTimeout: connectTimeoutMs } : {}),
+    });
   } catch (error) {
     throw unreachable(settings, error, await nativeDiagnosis(settings, 5_000).catch(() => undefined));
   }

@@ -44,12 +44,15 @@ function pem(source: ConfigDataSource | undefined, setting: string, cwd: string)
     try {
       bytes = readFileSync(file);
     } catch (error) {
-      throw new TemporalProfileError(`${setting}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+      throw new TemporalProfileError(
+        `${setting}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+      );
     }
   } else {
     bytes = typeof source.data === "string" ? Buffer.from(source.data) : Buffer.from(source.data);
   }
-  if (!bytes.toString("latin1").includes("-----BEGIN ")) throw new TemporalProfileError(`${setting} must be PEM (-----BEGIN …-----)`);
+  if (!bytes.toString("latin1").includes("-----BEGIN "))
+    throw new TemporalProfileError(`${setting} must be PEM (-----BEGIN …-----)`);
   return bytes;
 }
 
@@ -70,7 +73,9 @@ export function readTemporalProfile(env: Env, cwd: string): TemporalProfile {
     profile = loadClientConfigProfile({ overrideEnvVars: defined(env) });
   } catch (error) {
     const where = env["TEMPORAL_CONFIG_FILE"] ? ` (TEMPORAL_CONFIG_FILE=${env["TEMPORAL_CONFIG_FILE"]})` : "";
-    throw new TemporalProfileError(`Temporal's client configuration${where}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new TemporalProfileError(
+      `Temporal's client configuration${where}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const tls = profile.tls;
   let resolvedTls: TemporalProfile["tls"];
@@ -80,7 +85,9 @@ export function readTemporalProfile(env: Env, cwd: string): TemporalProfile {
     const crt = pem(tls.clientCert, PEM_SETTINGS.clientCert, cwd);
     const key = pem(tls.clientKey, PEM_SETTINGS.clientKey, cwd);
     if ((crt === undefined) !== (key === undefined)) {
-      throw new TemporalProfileError("TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (or their _DATA forms) go together: set both for mTLS, or neither");
+      throw new TemporalProfileError(
+        "TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH (or their _DATA forms) go together: set both for mTLS, or neither",
+      );
     }
     const ca = pem(tls.serverCACert, PEM_SETTINGS.serverCACert, cwd);
     resolvedTls = {

@@ -58,12 +58,12 @@ export type NamespaceState =
   /** The server would not say (the caller may not describe it): `reason` is its answer. */
   | { kind: "refused"; reason: string }
   | {
-    kind: "present";
-    /** Unset when the search attributes could not be listed nor probed. */
-    missing: RequiredAttribute[] | undefined;
-    /** Registered with another type than Rewind writes: setup cannot change that. */
-    mistyped: { attribute: RequiredAttribute; actual: string }[];
-  };
+      kind: "present";
+      /** Unset when the search attributes could not be listed nor probed. */
+      missing: RequiredAttribute[] | undefined;
+      /** Registered with another type than Rewind writes: setup cannot change that. */
+      mistyped: { attribute: RequiredAttribute; actual: string }[];
+    };
 
 const GRPC = { invalidArgument: 3, notFound: 5, permissionDenied: 7, unimplemented: 12, unauthenticated: 16 } as const;
 
@@ -78,7 +78,14 @@ export function grpcReason(error: unknown): string {
 
 /** A visibility query that names the attribute, to learn whether the server knows it. */
 function probeQuery(attribute: RequiredAttribute): string {
-  const value = attribute.type === "DATETIME" ? "'2000-01-01T00:00:00Z'" : attribute.type === "INT" || attribute.type === "DOUBLE" ? "0" : attribute.type === "BOOL" ? "true" : "'rewind-setup-probe'";
+  const value =
+    attribute.type === "DATETIME"
+      ? "'2000-01-01T00:00:00Z'"
+      : attribute.type === "INT" || attribute.type === "DOUBLE"
+        ? "0"
+        : attribute.type === "BOOL"
+          ? "true"
+          : "'rewind-setup-probe'";
   return `${attribute.name} = ${value}`;
 }
 
@@ -86,7 +93,11 @@ function probeQuery(attribute: RequiredAttribute): string {
  * Without the operator service's listing (Temporal Cloud may refuse it to a namespace's API key),
  * a count query that names each attribute tells whether the namespace knows it (not its type).
  */
-async function probeAttributes(connection: TemporalServices, namespace: string, required: readonly RequiredAttribute[]): Promise<RequiredAttribute[] | undefined> {
+async function probeAttributes(
+  connection: TemporalServices,
+  namespace: string,
+  required: readonly RequiredAttribute[],
+): Promise<RequiredAttribute[] | undefined> {
   const missing: RequiredAttribute[] = [];
   for (const attribute of required) {
     try {
@@ -100,19 +111,27 @@ async function probeAttributes(connection: TemporalServices, namespace: string, 
 }
 
 /** The custom search attributes of a namespace, name → the server's type enum. */
-export async function listCustomAttributes(connection: TemporalServices, namespace: string): Promise<Record<string, number>> {
+export async function listCustomAttributes(
+  connection: TemporalServices,
+  namespace: string,
+): Promise<Record<string, number>> {
   const listed = await connection.operatorService.listSearchAttributes({ namespace });
   return (listed.customAttributes ?? {}) as Record<string, number>;
 }
 
 /** Looks at the namespace and its search attributes; only a connection failure throws. */
-export async function inspectNamespace(connection: TemporalServices, namespace: string, required: readonly RequiredAttribute[] = REWIND_SEARCH_ATTRIBUTES): Promise<NamespaceState> {
+export async function inspectNamespace(
+  connection: TemporalServices,
+  namespace: string,
+  required: readonly RequiredAttribute[] = REWIND_SEARCH_ATTRIBUTES,
+): Promise<NamespaceState> {
   try {
     await connection.workflowService.describeNamespace({ namespace });
   } catch (error) {
     const code = grpcCode(error);
     if (code === GRPC.notFound) return { kind: "missing" };
-    if (code === GRPC.permissionDenied || code === GRPC.unauthenticated) return { kind: "refused", reason: grpcReason(error) };
+    if (code === GRPC.permissionDenied || code === GRPC.unauthenticated)
+      return { kind: "refused", reason: grpcReason(error) };
     throw error;
   }
   let custom: Record<string, number>;
@@ -138,13 +157,18 @@ export class NamespaceNotReadyError extends Error {
 /** One sentence saying what is wrong and what to run, or undefined when nothing is. */
 export function notReadySentence(state: NamespaceState, namespace: string, address: string): string | undefined {
   const setup = "`rewind setup` (with the same TEMPORAL_* settings)";
-  if (state.kind === "missing") return `Temporal namespace "${namespace}" does not exist at ${address}: run ${setup} to create it, or create it in Temporal Cloud and set TEMPORAL_NAMESPACE.`;
-  if (state.kind === "refused") return `Temporal at ${address} refused access to namespace "${namespace}" (${state.reason}): check TEMPORAL_NAMESPACE and that the API key or client certificate is allowed on it.`;
+  if (state.kind === "missing")
+    return `Temporal namespace "${namespace}" does not exist at ${address}: run ${setup} to create it, or create it in Temporal Cloud and set TEMPORAL_NAMESPACE.`;
+  if (state.kind === "refused")
+    return `Temporal at ${address} refused access to namespace "${namespace}" (${state.reason}): check TEMPORAL_NAMESPACE and that the API key or client certificate is allowed on it.`;
   if (state.mistyped.length > 0) {
-    const list = state.mistyped.map((m) => `${m.attribute.name} is ${m.actual}, not ${typeLabel(m.attribute.type)}`).join("; ");
+    const list = state.mistyped
+      .map((m) => `${m.attribute.name} is ${m.actual}, not ${typeLabel(m.attribute.type)}`)
+      .join("; ");
     return `Temporal namespace "${namespace}" at ${address} has Rewind's search attributes with the wrong type (${list}): remove them (temporal operator search-attribute delete) and run ${setup} to register them again.`;
   }
-  if (state.missing && state.missing.length > 0) return `Temporal namespace "${namespace}" at ${address} lacks Rewind's search attributes ${describeAttributes(state.missing)}: run ${setup} to register them.`;
+  if (state.missing && state.missing.length > 0)
+    return `Temporal namespace "${namespace}" at ${address} lacks Rewind's search attributes ${describeAttributes(state.missing)}: run ${setup} to register them.`;
   return undefined;
 }
 
@@ -152,10 +176,15 @@ export function notReadySentence(state: NamespaceState, namespace: string, addre
  * Throws NamespaceNotReadyError unless the namespace exists with Rewind's search attributes.
  * Answers a warning when they could not be checked (the server would neither list nor probe them).
  */
-export async function requireNamespaceReady(connection: TemporalServices, namespace: string, address: string): Promise<string | undefined> {
+export async function requireNamespaceReady(
+  connection: TemporalServices,
+  namespace: string,
+  address: string,
+): Promise<string | undefined> {
   const state = await inspectNamespace(connection, namespace);
   const sentence = notReadySentence(state, namespace, address);
   if (sentence) throw new NamespaceNotReadyError(sentence);
-  if (state.kind === "present" && state.missing === undefined) return `could not check Rewind's search attributes on Temporal namespace "${namespace}" (the server refused to list them); if runs fail to start, run \`rewind setup\``;
+  if (state.kind === "present" && state.missing === undefined)
+    return `could not check Rewind's search attributes on Temporal namespace "${namespace}" (the server refused to list them); if runs fail to start, run \`rewind setup\``;
   return undefined;
 }

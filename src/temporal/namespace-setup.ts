@@ -8,8 +8,18 @@
 import { msToTs } from "@temporalio/common/lib/time.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import {
-  describeAttributes, grpcCode, grpcReason, indexedValueType, inspectNamespace, listCustomAttributes, notReadySentence,
-  REWIND_SEARCH_ATTRIBUTES, typeLabel, type NamespaceState, type RequiredAttribute, type TemporalServices,
+  describeAttributes,
+  grpcCode,
+  grpcReason,
+  indexedValueType,
+  inspectNamespace,
+  listCustomAttributes,
+  notReadySentence,
+  REWIND_SEARCH_ATTRIBUTES,
+  typeLabel,
+  type NamespaceState,
+  type RequiredAttribute,
+  type TemporalServices,
 } from "./namespace-readiness.ts";
 
 export interface SetupOptions {
@@ -43,9 +53,13 @@ export function isTemporalCloud(address: string): boolean {
 
 function createNamespaceActions(options: SetupOptions): string[] {
   if (isTemporalCloud(options.address)) {
-    return [`create the namespace in the Temporal Cloud UI (Namespaces → Create Namespace) or with: tcld namespace create --namespace ${options.namespace} --region <region> --retention-days ${options.retentionDays}`];
+    return [
+      `create the namespace in the Temporal Cloud UI (Namespaces → Create Namespace) or with: tcld namespace create --namespace ${options.namespace} --region <region> --retention-days ${options.retentionDays}`,
+    ];
   }
-  return [`temporal operator namespace create --namespace ${options.namespace} --retention ${options.retentionDays}d   (as a cluster admin)`];
+  return [
+    `temporal operator namespace create --namespace ${options.namespace} --retention ${options.retentionDays}d   (as a cluster admin)`,
+  ];
 }
 
 function addAttributeActions(options: SetupOptions, missing: readonly RequiredAttribute[]): string[] {
@@ -56,7 +70,10 @@ function addAttributeActions(options: SetupOptions, missing: readonly RequiredAt
       `(or in the Temporal Cloud UI: the namespace's page → Custom Search Attributes → add ${describeAttributes(missing)})`,
     ];
   }
-  return missing.map((a) => `temporal operator search-attribute create --namespace ${options.namespace} --name ${a.name} --type ${typeLabel(a.type)}   (as a cluster admin)`);
+  return missing.map(
+    (a) =>
+      `temporal operator search-attribute create --namespace ${options.namespace} --name ${a.name} --type ${typeLabel(a.type)}   (as a cluster admin)`,
+  );
 }
 
 /** Retries `attempt` while the server does not know the namespace yet (a new one takes a moment). */
@@ -72,14 +89,20 @@ async function whileNamespaceSettles<T>(settleMs: number, attempt: () => Promise
   }
 }
 
-async function ensureNamespace(connection: TemporalServices, options: SetupOptions, report: SetupReport): Promise<boolean> {
+async function ensureNamespace(
+  connection: TemporalServices,
+  options: SetupOptions,
+  report: SetupReport,
+): Promise<boolean> {
   const state = await inspectNamespace(connection, options.namespace, []);
   if (state.kind === "present") {
     report.steps.push(`namespace "${options.namespace}": exists`);
     return true;
   }
   if (state.kind === "refused") {
-    report.steps.push(`namespace "${options.namespace}": ${notReadySentence(state, options.namespace, options.address) ?? "refused"}`);
+    report.steps.push(
+      `namespace "${options.namespace}": ${notReadySentence(state, options.namespace, options.address) ?? "refused"}`,
+    );
     return false;
   }
   try {
@@ -94,15 +117,24 @@ async function ensureNamespace(connection: TemporalServices, options: SetupOptio
       report.steps.push(`namespace "${options.namespace}": exists (created meanwhile)`);
     } else {
       report.steps.push(`namespace "${options.namespace}": not created, the cluster refused (${grpcReason(error)})`);
-      report.operatorActions.push(...createNamespaceActions(options), ...addAttributeActions(options, options.attributes ?? REWIND_SEARCH_ATTRIBUTES));
+      report.operatorActions.push(
+        ...createNamespaceActions(options),
+        ...addAttributeActions(options, options.attributes ?? REWIND_SEARCH_ATTRIBUTES),
+      );
       return false;
     }
   }
-  await whileNamespaceSettles(options.settleMs ?? 30_000, () => connection.workflowService.describeNamespace({ namespace: options.namespace }));
+  await whileNamespaceSettles(options.settleMs ?? 30_000, () =>
+    connection.workflowService.describeNamespace({ namespace: options.namespace }),
+  );
   return true;
 }
 
-async function ensureAttributes(connection: TemporalServices, options: SetupOptions, report: SetupReport): Promise<void> {
+async function ensureAttributes(
+  connection: TemporalServices,
+  options: SetupOptions,
+  report: SetupReport,
+): Promise<void> {
   const required = options.attributes ?? REWIND_SEARCH_ATTRIBUTES;
   const settleMs = options.settleMs ?? 30_000;
   const state = await whileNamespaceSettles(settleMs, () => inspectNamespace(connection, options.namespace, required));
@@ -113,16 +145,21 @@ async function ensureAttributes(connection: TemporalServices, options: SetupOpti
     return;
   }
   const present = required.filter((a) => !missing.includes(a));
-  if (present.length > 0) report.steps.push(`search attributes: ${present.map((a) => a.name).join(", ")} already registered`);
+  if (present.length > 0)
+    report.steps.push(`search attributes: ${present.map((a) => a.name).join(", ")} already registered`);
   if (missing.length === 0) return;
   try {
-    await whileNamespaceSettles(settleMs, () => connection.operatorService.addSearchAttributes({
-      namespace: options.namespace,
-      searchAttributes: Object.fromEntries(missing.map((a) => [a.name, indexedValueType(a.type)])),
-    }));
+    await whileNamespaceSettles(settleMs, () =>
+      connection.operatorService.addSearchAttributes({
+        namespace: options.namespace,
+        searchAttributes: Object.fromEntries(missing.map((a) => [a.name, indexedValueType(a.type)])),
+      }),
+    );
   } catch (error) {
     if (grpcCode(error) !== GRPC.alreadyExists) {
-      report.steps.push(`search attributes: ${describeAttributes(missing)} not registered, the cluster refused (${grpcReason(error)})`);
+      report.steps.push(
+        `search attributes: ${describeAttributes(missing)} not registered, the cluster refused (${grpcReason(error)})`,
+      );
       report.operatorActions.push(...addAttributeActions(options, missing));
       return;
     }
@@ -142,7 +179,11 @@ export async function setupNamespace(connection: TemporalServices, options: Setu
   const report: SetupReport = { ready: false, steps: [], operatorActions: [] };
   if (!(await ensureNamespace(connection, options, report))) return report;
   await ensureAttributes(connection, options, report);
-  const final: NamespaceState = await inspectNamespace(connection, options.namespace, options.attributes ?? REWIND_SEARCH_ATTRIBUTES);
+  const final: NamespaceState = await inspectNamespace(
+    connection,
+    options.namespace,
+    options.attributes ?? REWIND_SEARCH_ATTRIBUTES,
+  );
   const problem = notReadySentence(final, options.namespace, options.address);
   if (problem && report.operatorActions.length === 0) report.steps.push(problem);
   report.ready = problem === undefined && report.operatorActions.length === 0;

@@ -5,7 +5,12 @@
  */
 import type { SchemaProblemReason } from "../sandbox/ajv-compiler.ts";
 
-export const OMIT_REASONS = ["notASchema", "unsupportedDialect", "unresolvableRef", "invalidSchema"] as const satisfies readonly (SchemaProblemReason | "notASchema")[];
+export const OMIT_REASONS = [
+  "notASchema",
+  "unsupportedDialect",
+  "unresolvableRef",
+  "invalidSchema",
+] as const satisfies readonly (SchemaProblemReason | "notASchema")[];
 export type OmitReason = (typeof OMIT_REASONS)[number];
 
 export interface OmittedTool {

@@ -30,10 +30,16 @@ function milliseconds(value: number | string, where: string): number {
  * `filteredOut` maps tools a server lists but the request's `tools` selection left out to the
  * selection's field, so a policy naming one says why the tool is not there.
  */
-export function pinPolicies(toolset: Omit<PinnedToolset, "policies">, policies: Record<string, ToolPolicyInput>, filteredOut: ReadonlyMap<string, string> = new Map()): Record<string, ToolPolicy> {
+export function pinPolicies(
+  toolset: Omit<PinnedToolset, "policies">,
+  policies: Record<string, ToolPolicyInput>,
+  filteredOut: ReadonlyMap<string, string> = new Map(),
+): Record<string, ToolPolicy> {
   const kinds = new Map<string, "mcp" | "host" | "http">();
-  for (const [group, server] of Object.entries(toolset.mcpServers)) for (const t of server.tools) kinds.set(`${group}.${t.name}`, "mcp");
-  for (const [group, host] of Object.entries(toolset.hostTools)) for (const t of host.tools) kinds.set(`${group}.${t.name}`, "host");
+  for (const [group, server] of Object.entries(toolset.mcpServers))
+    for (const t of server.tools) kinds.set(`${group}.${t.name}`, "mcp");
+  for (const [group, host] of Object.entries(toolset.hostTools))
+    for (const t of host.tools) kinds.set(`${group}.${t.name}`, "host");
   // The dispatcher sends every `http.fetch` call as a request, whatever the groups are named.
   if (toolset.http) kinds.set(HTTP_TOOL, "http");
   else if (!kinds.has(HTTP_TOOL) && Object.hasOwn(policies, HTTP_TOOL)) {
@@ -44,14 +50,17 @@ export function pinPolicies(toolset: Omit<PinnedToolset, "policies">, policies: 
   for (const [tool, input] of Object.entries(policies)) {
     const kind = kinds.get(tool);
     const selection = filteredOut.get(tool);
-    if (selection) throw new PolicyError(`policies: "${tool}" is not a tool of this toolset: ${selection} leaves it out`);
+    if (selection)
+      throw new PolicyError(`policies: "${tool}" is not a tool of this toolset: ${selection} leaves it out`);
     if (!kind) throw new PolicyError(`policies: "${tool}" is not a tool of this toolset (write group.tool)`);
     const policy: ToolPolicy = {};
     if (input.onInterruption !== undefined) policy.onInterruption = input.onInterruption;
     if (input.approval !== undefined) policy.approval = input.approval;
     if (input.timeout !== undefined) policy.timeoutMs = milliseconds(input.timeout, `policies["${tool}"].timeout`);
     if (kind === "http" && (policy.timeoutMs ?? 0) > HTTP_MAX_TIMEOUT_MS) {
-      throw new PolicyError(`policies["${tool}"].timeout: an http request is bounded to 30 seconds; a policy may shorten it, not lengthen it`);
+      throw new PolicyError(
+        `policies["${tool}"].timeout: an http request is bounded to 30 seconds; a policy may shorten it, not lengthen it`,
+      );
     }
     if (input.heartbeatTimeout !== undefined) {
       if (kind !== "host") throw new PolicyError(`policies["${tool}"].heartbeatTimeout: only host tools heartbeat`);

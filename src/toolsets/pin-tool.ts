@@ -25,7 +25,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function readSchema(schema: unknown): SchemaVerdict {
-  if (!isRecord(schema) && typeof schema !== "boolean") return { reason: "notASchema", message: "is not a JSON Schema (an object or a boolean)" };
+  if (!isRecord(schema) && typeof schema !== "boolean")
+    return { reason: "notASchema", message: "is not a JSON Schema (an object or a boolean)" };
   const problem = schemaProblem(schema);
   return problem ? { reason: problem.reason, message: `can't be used: ${problem.message}` } : { schema };
 }
@@ -50,18 +51,49 @@ export function pinTool(listed: ListedTool, where: string, details: Record<strin
   const read = (schema: unknown, which: string): JsonSchema => {
     const verdict = readSchema(schema);
     if ("schema" in verdict) return verdict.schema;
-    throw new RegistrationError(422, `${where}: tool "${listed.name}" ${which} schema ${verdict.message}`, { ...details, tool: listed.name, reason: verdict.reason });
+    throw new RegistrationError(422, `${where}: tool "${listed.name}" ${which} schema ${verdict.message}`, {
+      ...details,
+      tool: listed.name,
+      reason: verdict.reason,
+    });
   };
-  return assemble(listed, read(listed.inputSchema, "input"), listed.outputSchema === undefined ? undefined : read(listed.outputSchema, "output"));
+  return assemble(
+    listed,
+    read(listed.inputSchema, "input"),
+    listed.outputSchema === undefined ? undefined : read(listed.outputSchema, "output"),
+  );
 }
 
 /** Pins an MCP server's tool, or says why it is left out. A nameless tool still refuses the server. */
-export function pinListedTool(listed: ListedTool, server: string, where: string, details: Record<string, unknown>): { tool: PinnedTool } | { omitted: OmittedTool } {
+export function pinListedTool(
+  listed: ListedTool,
+  server: string,
+  where: string,
+  details: Record<string, unknown>,
+): { tool: PinnedTool } | { omitted: OmittedTool } {
   checkName(listed, where, details);
   const input = readSchema(listed.inputSchema);
-  if (!("schema" in input)) return { omitted: { server, tool: listed.name, schema: "inputSchema", reason: input.reason, message: `input schema ${input.message}` } };
+  if (!("schema" in input))
+    return {
+      omitted: {
+        server,
+        tool: listed.name,
+        schema: "inputSchema",
+        reason: input.reason,
+        message: `input schema ${input.message}`,
+      },
+    };
   if (listed.outputSchema === undefined) return { tool: assemble(listed, input.schema, undefined) };
   const output = readSchema(listed.outputSchema);
-  if (!("schema" in output)) return { omitted: { server, tool: listed.name, schema: "outputSchema", reason: output.reason, message: `output schema ${output.message}` } };
+  if (!("schema" in output))
+    return {
+      omitted: {
+        server,
+        tool: listed.name,
+        schema: "outputSchema",
+        reason: output.reason,
+        message: `output schema ${output.message}`,
+      },
+    };
   return { tool: assemble(listed, input.schema, output.schema) };
 }

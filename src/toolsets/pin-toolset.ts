@@ -34,7 +34,11 @@ const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? 
 function checkUnique(tools: ListedTool[], where: string, details: Record<string, unknown>): void {
   const seen = new Set<string>();
   for (const { name } of tools) {
-    if (seen.has(name)) throw new RegistrationError(422, `${where} lists the tool "${name}" more than once`, { ...details, reason: "duplicateTool" });
+    if (seen.has(name))
+      throw new RegistrationError(422, `${where} lists the tool "${name}" more than once`, {
+        ...details,
+        reason: "duplicateTool",
+      });
     seen.add(name);
   }
 }
@@ -46,54 +50,72 @@ interface PinnedServers {
   filteredOut: Map<string, string>;
 }
 
-async function pinServers(servers: NonNullable<RegisterToolsetBody["mcpServers"]>, deps: PinDeps, credentials: RegisterToolsetBody["credentials"]): Promise<PinnedServers> {
+async function pinServers(
+  servers: NonNullable<RegisterToolsetBody["mcpServers"]>,
+  deps: PinDeps,
+  credentials: RegisterToolsetBody["credentials"],
+): Promise<PinnedServers> {
   const result: PinnedServers = { servers: {}, omitted: [], filteredOut: new Map() };
-  const pinned = await Promise.all(Object.entries(servers).map(async ([group, { url, tools: selection }]) => {
-    const details = { server: group, url };
-    let listed: ListedTool[];
-    try {
-      listed = await deps.listTools(url, credentials?.mcpServers[group]?.headers ?? {});
-    } catch (error) {
-      const reason = (error as { reason?: unknown }).reason;
-      throw new RegistrationError(422, `MCP server "${group}" (${url}): ${error instanceof Error ? error.message : String(error)}`, { ...details, reason: typeof reason === "string" ? reason : "unreachable" });
-    }
-    const where = `MCP server "${group}"`;
-    const { kept, filteredOut } = selectTools(listed, selection, where, details);
-    const field = selection && "include" in selection ? "include" : "exclude";
-    for (const name of filteredOut) result.filteredOut.set(`${group}.${name}`, `mcpServers.${group}.tools.${field}`);
-    const tools: PinnedTool[] = [];
-    const omitted: OmittedTool[] = [];
-    for (const verdict of kept.map((t) => pinListedTool(t, group, where, details))) {
-      if ("tool" in verdict) tools.push(verdict.tool);
-      else omitted.push(verdict.omitted);
-    }
-    checkUnique(kept, where, details);
-    return { group, server: { url, tools: tools.sort(byName) }, omitted };
-  }));
+  const pinned = await Promise.all(
+    Object.entries(servers).map(async ([group, { url, tools: selection }]) => {
+      const details = { server: group, url };
+      let listed: ListedTool[];
+      try {
+        listed = await deps.listTools(url, credentials?.mcpServers[group]?.headers ?? {});
+      } catch (error) {
+        const reason = (error as { reason?: unknown }).reason;
+        throw new RegistrationError(
+          422,
+          `MCP server "${group}" (${url}): ${error instanceof Error ? error.message : String(error)}`,
+          { ...details, reason: typeof reason === "string" ? reason : "unreachable" },
+        );
+      }
+      const where = `MCP server "${group}"`;
+      const { kept, filteredOut } = selectTools(listed, selection, where, details);
+      const field = selection && "include" in selection ? "include" : "exclude";
+      for (const name of filteredOut) result.filteredOut.set(`${group}.${name}`, `mcpServers.${group}.tools.${field}`);
+      const tools: PinnedTool[] = [];
+      const omitted: OmittedTool[] = [];
+      for (const verdict of kept.map((t) => pinListedTool(t, group, where, details))) {
+        if ("tool" in verdict) tools.push(verdict.tool);
+        else omitted.push(verdict.omitted);
+      }
+      checkUnique(kept, where, details);
+      return { group, server: { url, tools: tools.sort(byName) }, omitted };
+    }),
+  );
   for (const { group, server, omitted } of pinned) {
     result.servers[group] = server;
     result.omitted.push(...omitted);
   }
-  result.omitted.sort((a, b) => (a.server === b.server ? byName({ name: a.tool }, { name: b.tool }) : a.server < b.server ? -1 : 1));
+  result.omitted.sort((a, b) =>
+    a.server === b.server ? byName({ name: a.tool }, { name: b.tool }) : a.server < b.server ? -1 : 1,
+  );
   return result;
 }
 
 function pinHostTools(groups: NonNullable<RegisterToolsetBody["hostTools"]>): Record<string, PinnedHostToolGroup> {
-  return Object.fromEntries(Object.entries(groups).map(([group, { taskQueue, tools }]) => {
-    const where = `host-tool group "${group}"`;
-    const pinned = Object.entries(tools).map(([name, t]) => pinTool({ name, ...t }, where, { group }));
-    return [group, { taskQueue, tools: pinned.sort(byName) }];
-  }));
+  return Object.fromEntries(
+    Object.entries(groups).map(([group, { taskQueue, tools }]) => {
+      const where = `host-tool group "${group}"`;
+      const pinned = Object.entries(tools).map(([name, t]) => pinTool({ name, ...t }, where, { group }));
+      return [group, { taskQueue, tools: pinned.sort(byName) }];
+    }),
+  );
 }
 
 function checkGroupNames(request: RegisterToolsetBody): void {
   const mcp = Object.keys(request.mcpServers ?? {});
   const host = Object.keys(request.hostTools ?? {});
   for (const name of [...mcp, ...host]) {
-    if (RESERVED_EXPORTS.has(name)) throw new RegistrationError(400, `"${name}" is a built-in of rewind:tools and can't name a tool group`, { group: name });
+    if (RESERVED_EXPORTS.has(name))
+      throw new RegistrationError(400, `"${name}" is a built-in of rewind:tools and can't name a tool group`, {
+        group: name,
+      });
   }
   const both = mcp.find((name) => host.includes(name));
-  if (both) throw new RegistrationError(400, `"${both}" names both an MCP server and a host-tool group`, { group: both });
+  if (both)
+    throw new RegistrationError(400, `"${both}" names both an MCP server and a host-tool group`, { group: both });
 }
 
 function pinHttp(request: RegisterToolsetBody): PinnedToolset["http"] {
@@ -101,13 +123,17 @@ function pinHttp(request: RegisterToolsetBody): PinnedToolset["http"] {
   try {
     return { allowedHosts: normalizeAllowedHosts(request.http.allowedHosts) };
   } catch (error) {
-    if (error instanceof AllowedHostError) throw new RegistrationError(400, `http.allowedHosts: ${error.message}`, { field: "http.allowedHosts" });
+    if (error instanceof AllowedHostError)
+      throw new RegistrationError(400, `http.allowedHosts: ${error.message}`, { field: "http.allowedHosts" });
     throw error;
   }
 }
 
 /** Drops policies of tools left out for their schemas: the response already says they are gone. */
-function policiesOfPinned(policies: NonNullable<RegisterToolsetBody["policies"]>, omitted: OmittedTool[]): NonNullable<RegisterToolsetBody["policies"]> {
+function policiesOfPinned(
+  policies: NonNullable<RegisterToolsetBody["policies"]>,
+  omitted: OmittedTool[],
+): NonNullable<RegisterToolsetBody["policies"]> {
   const gone = new Set(omitted.map((t) => `${t.server}.${t.tool}`));
   return Object.fromEntries(Object.entries(policies).filter(([tool]) => !gone.has(tool)));
 }
@@ -120,9 +146,15 @@ const DERIVED_FIELDS = new Set(["base", "workflows"]);
  * workflows of its own. Its credentials stand before its base's at run time (see the resolver).
  */
 async function pinDerived(request: RegisterToolsetBody & { base: string }, deps: PinDeps): Promise<PinnedRegistration> {
-  const extra = Object.keys(request).find((field) => !DERIVED_FIELDS.has(field) && request[field as keyof RegisterToolsetBody] !== undefined);
+  const extra = Object.keys(request).find(
+    (field) => !DERIVED_FIELDS.has(field) && request[field as keyof RegisterToolsetBody] !== undefined,
+  );
   if (extra) {
-    throw new RegistrationError(400, `${extra}: a derived toolset takes its servers, tools, policies, http allow-list and credentials from its base; give only base and workflows (write its own credentials with PUT /v1/toolsets/{id}/credentials)`, { field: extra });
+    throw new RegistrationError(
+      400,
+      `${extra}: a derived toolset takes its servers, tools, policies, http allow-list and credentials from its base; give only base and workflows (write its own credentials with PUT /v1/toolsets/{id}/credentials)`,
+      { field: extra },
+    );
   }
   const base = await deps.loadBase(request.base);
   if (!base) throw new RegistrationError(404, `base toolset ${request.base} was not found`, { base: request.base });

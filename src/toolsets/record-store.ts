@@ -37,7 +37,10 @@ export function createRecordStore<T, I>(options: RecordStoreOptions<T, I>): Reco
       const workflowId = options.workflowId(namespace, id);
       try {
         await client.workflow.start(options.workflowType, {
-          taskQueue: options.taskQueue, workflowId, args: [options.toInput(namespace, id, record)], workflowIdReusePolicy: "REJECT_DUPLICATE",
+          taskQueue: options.taskQueue,
+          workflowId,
+          args: [options.toInput(namespace, id, record)],
+          workflowIdReusePolicy: "REJECT_DUPLICATE",
         });
         remember(workflowId, record);
         return true;
@@ -53,7 +56,11 @@ export function createRecordStore<T, I>(options: RecordStoreOptions<T, I>): Reco
       if (cached) return cached;
       let response;
       try {
-        response = await client.workflowService.getWorkflowExecutionHistory({ namespace: client.options.namespace, execution: { workflowId }, maximumPageSize: 1 });
+        response = await client.workflowService.getWorkflowExecutionHistory({
+          namespace: client.options.namespace,
+          execution: { workflowId },
+          maximumPageSize: 1,
+        });
       } catch (error) {
         if ((error as { code?: number }).code === 5 /* gRPC NOT_FOUND */) return undefined;
         throw error;

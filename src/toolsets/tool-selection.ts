@@ -14,7 +14,12 @@ export interface SelectedTools {
   filteredOut: string[];
 }
 
-export function selectTools(listed: ListedTool[], selection: ToolSelection | undefined, where: string, details: Record<string, unknown>): SelectedTools {
+export function selectTools(
+  listed: ListedTool[],
+  selection: ToolSelection | undefined,
+  where: string,
+  details: Record<string, unknown>,
+): SelectedTools {
   if (!selection) return { kept: listed, filteredOut: [] };
   const named = new Set("include" in selection ? selection.include : selection.exclude);
   if ("include" in selection) {
@@ -22,7 +27,11 @@ export function selectTools(listed: ListedTool[], selection: ToolSelection | und
     const missing = [...named].filter((name) => !listedNames.has(name));
     if (missing.length > 0) {
       const names = missing.map((name) => `"${name}"`).join(", ");
-      throw new RegistrationError(422, `${where} does not list ${missing.length === 1 ? "the tool" : "the tools"} ${names} named in tools.include`, { ...details, reason: "unknownTools", tools: missing });
+      throw new RegistrationError(
+        422,
+        `${where} does not list ${missing.length === 1 ? "the tool" : "the tools"} ${names} named in tools.include`,
+        { ...details, reason: "unknownTools", tools: missing },
+      );
     }
   }
   const keep = (tool: ListedTool) => ("include" in selection ? named.has(tool.name) : !named.has(tool.name));

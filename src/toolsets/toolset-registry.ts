@@ -25,7 +25,10 @@ export interface ToolsetRegistry {
   /** The toolset runs get when they name none. */
   readonly empty: ResolvedToolset;
   /** `omittedTools`: tools of the servers left out because a schema of theirs can't be used. */
-  register(namespace: string, request: RegisterToolsetBody): Promise<{ toolset: ResolvedToolset; created: boolean; omittedTools: OmittedTool[] }>;
+  register(
+    namespace: string,
+    request: RegisterToolsetBody,
+  ): Promise<{ toolset: ResolvedToolset; created: boolean; omittedTools: OmittedTool[] }>;
   get(id: string, namespace: string): Promise<ResolvedToolset | undefined>;
 }
 
@@ -38,7 +41,11 @@ export interface RegistryDeps {
   workflowExists(namespace: string, id: string): Promise<boolean>;
 }
 
-export function resolveToolset(document: PinnedToolset, id = toolsetId(document), observed: ObservedResults = {}): ResolvedToolset {
+export function resolveToolset(
+  document: PinnedToolset,
+  id = toolsetId(document),
+  observed: ObservedResults = {},
+): ResolvedToolset {
   return { id, document, dts: renderDts(document, { observed }), prompt: renderPrompt(document, { observed }) };
 }
 
@@ -89,7 +96,11 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
       });
       for (const [name, id] of Object.entries(document.workflows)) {
         if (!WORKFLOW_ID_PATTERN.test(id) || !(await deps.workflowExists(namespace, id))) {
-          throw new RegistrationError(404, `workflows.${name}: no stored workflow ${id} in this namespace (store it with POST /v1/workflows)`, { field: `workflows.${name}` });
+          throw new RegistrationError(
+            404,
+            `workflows.${name}: no stored workflow ${id} in this namespace (store it with POST /v1/workflows)`,
+            { field: `workflows.${name}` },
+          );
         }
       }
       const id = toolsetId(document);

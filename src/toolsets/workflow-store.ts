@@ -4,7 +4,11 @@
  */
 import { createHash } from "node:crypto";
 import type { Client } from "@temporalio/client";
-import { WORKFLOW_SCRIPT_RECORD_TYPE, workflowScriptWorkflowId, type StoredWorkflow } from "../shared/stored-workflow.ts";
+import {
+  WORKFLOW_SCRIPT_RECORD_TYPE,
+  workflowScriptWorkflowId,
+  type StoredWorkflow,
+} from "../shared/stored-workflow.ts";
 import { createRecordStore, type RecordStore } from "./record-store.ts";
 import { canonicalJson } from "./toolset-id.ts";
 

@@ -10,7 +10,14 @@
 import { randomUUID } from "node:crypto";
 import { context, SpanKind, SpanStatusCode, trace, type Attributes } from "@opentelemetry/api";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, BatchSpanProcessor, RandomIdGenerator, SimpleSpanProcessor, type IdGenerator, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  RandomIdGenerator,
+  SimpleSpanProcessor,
+  type IdGenerator,
+  type SpanExporter,
+} from "@opentelemetry/sdk-trace-base";
 import packageJson from "../../package.json" with { type: "json" };
 import { formatTraceparent, parseTraceparent, type FinishedSpan } from "../shared/trace-context.ts";
 import { createOtlpExporter, type OtlpOptions } from "./otlp-exporter.ts";
@@ -80,7 +87,14 @@ export function createTracing(options: TracingOptions): Tracing {
   const tracer = provider.getTracer("rewind");
   const parentContext = (traceparent: string | undefined) => {
     const parent = parseTraceparent(traceparent);
-    return parent ? trace.setSpanContext(context.active(), { traceId: parent.traceId, spanId: parent.spanId, traceFlags: 1, isRemote: true }) : context.active();
+    return parent
+      ? trace.setSpanContext(context.active(), {
+          traceId: parent.traceId,
+          spanId: parent.spanId,
+          traceFlags: 1,
+          isRemote: true,
+        })
+      : context.active();
   };
 
   return {
@@ -108,7 +122,11 @@ export function createTracing(options: TracingOptions): Tracing {
       ids.next = { traceId: finished.traceId, spanId: finished.spanId };
       let span;
       try {
-        span = tracer.startSpan(finished.name, { startTime: finished.startMs, attributes: finished.attributes, root: !parent }, parentContext(parent));
+        span = tracer.startSpan(
+          finished.name,
+          { startTime: finished.startMs, attributes: finished.attributes, root: !parent },
+          parentContext(parent),
+        );
       } finally {
         ids.next = undefined;
       }

@@ -77,10 +77,12 @@ export interface RewindWorkerOptions extends TemporalConnectionSettings {
   metrics?: RewindMetrics;
 }
 
-const VERSIONING_BEHAVIOR = { "pinned": "PINNED", "auto-upgrade": "AUTO_UPGRADE" } as const;
+const VERSIONING_BEHAVIOR = { pinned: "PINNED", "auto-upgrade": "AUTO_UPGRADE" } as const;
 
 /** The Worker.create options that make a worker serve a deployment version (none when unset). */
-export function workerDeploymentOptions(deployment: WorkerDeployment | undefined): Pick<WorkerOptions, "workerDeploymentOptions"> {
+export function workerDeploymentOptions(
+  deployment: WorkerDeployment | undefined,
+): Pick<WorkerOptions, "workerDeploymentOptions"> {
   if (!deployment) return {};
   return {
     workerDeploymentOptions: {
@@ -101,24 +103,36 @@ export interface RewindWorker {
 
 export async function createRewindWorker(options: RewindWorkerOptions): Promise<RewindWorker> {
   const metrics = options.metrics ?? NO_METRICS;
-  const temporal: TemporalConnectionSettings = { address: options.address, apiKey: options.apiKey, tls: options.tls, grpcMetadata: options.grpcMetadata };
+  const temporal: TemporalConnectionSettings = {
+    address: options.address,
+    apiKey: options.apiKey,
+    tls: options.tls,
+    grpcMetadata: options.grpcMetadata,
+  };
   const connection = await connectNative(temporal);
   const clientConnection = await connectClient(temporal).catch(async (error: unknown) => {
     await connection.close();
     throw error;
   });
-  const sandbox = options.sharedSandbox ?? createSandbox({
-    memoryMb: options.sandbox.memoryMb,
-    cpuMsPerStep: options.sandbox.cpuMsPerStep,
-    warmSessions: options.warmIsolates,
-    validate: validateAgainstSchema,
-    metrics,
-  });
+  const sandbox =
+    options.sharedSandbox ??
+    createSandbox({
+      memoryMb: options.sandbox.memoryMb,
+      cpuMsPerStep: options.sandbox.cpuMsPerStep,
+      warmSessions: options.warmIsolates,
+      validate: validateAgainstSchema,
+      metrics,
+    });
   // A shared sandbox is reported by the worker that owns it.
   const unwatchSandbox = options.sharedSandbox ? () => undefined : metrics.watchSandbox(sandbox);
   const mcpPool = createMcpPool(options.targets ? { targets: options.targets } : {});
   const tracing = options.tracing ?? createTracing({ serviceName: "rewind-worker" });
-  const dataConverter = rewindDataConverter(createExternalStorage(options.payloads, measuredDriver(options.storageDriver ?? createStorageDriver(options.payloads), metrics)));
+  const dataConverter = rewindDataConverter(
+    createExternalStorage(
+      options.payloads,
+      measuredDriver(options.storageDriver ?? createStorageDriver(options.payloads), metrics),
+    ),
+  );
   const client = new Client({ connection: clientConnection, namespace: options.namespace, dataConverter });
   const box = createSecretBox(options.secretKey);
   const endpoints = createEndpointResolver({ client, box, fallback: options.events });
@@ -127,9 +141,16 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     dataConverter,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    ...(options.activitiesOnly ? {} : { workflowBundle: await loadWorkflowBundle(options.cacheDir, { versioned: options.deployment !== undefined }) }),
+    ...(options.activitiesOnly
+      ? {}
+      : {
+          workflowBundle: await loadWorkflowBundle(options.cacheDir, { versioned: options.deployment !== undefined }),
+        }),
     activities: createActivities({
-      sandbox, mcpPool, endpoints, ...(options.targets ? { targets: options.targets } : {}),
+      sandbox,
+      mcpPool,
+      endpoints,
+      ...(options.targets ? { targets: options.targets } : {}),
       guardedFetch: createGuardedFetcher(options.httpTool),
       webhookTokens: createWebhookTokens(options.secretKey),
       publicUrl: options.publicUrl,
@@ -145,7 +166,9 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     ...(options.identity ? { identity: options.identity } : {}),
     ...workerDeploymentOptions(options.deployment),
     sinks: {
-      ...({ tracing: { span: { fn: (_info, span: FinishedSpan) => tracing.record(span) } } } satisfies InjectedSinks<TracingSinks>),
+      ...({
+        tracing: { span: { fn: (_info, span: FinishedSpan) => tracing.record(span) } },
+      } satisfies InjectedSinks<TracingSinks>),
       ...runMetricsSinks(metrics),
     },
   });

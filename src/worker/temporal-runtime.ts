@@ -50,7 +50,11 @@ export async function installTemporalRuntimeWithMetrics(logger: Logger, level: L
     try {
       Runtime.install({
         logger: sdkLoggerFor(logger, level),
-        telemetryOptions: { metrics: { prometheus: { bindAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } } },
+        telemetryOptions: {
+          metrics: {
+            prometheus: { bindAddress, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true },
+          },
+        },
       });
       installed = true;
       sdkMetricsUrl = `http://${bindAddress}/metrics`;

@@ -19,16 +19,20 @@ export const WORKFLOW_INTERCEPTOR_MODULES = [path.join(SRC_DIR, "workflows", "ru
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(entries.map((e) => {
-    const full = path.join(dir, e.name);
-    return e.isDirectory() ? filesUnder(full) : Promise.resolve(e.name.endsWith(".ts") ? [full] : []);
-  }));
+  const nested = await Promise.all(
+    entries.map((e) => {
+      const full = path.join(dir, e.name);
+      return e.isDirectory() ? filesUnder(full) : Promise.resolve(e.name.endsWith(".ts") ? [full] : []);
+    }),
+  );
   return nested.flat().sort();
 }
 
 async function contentKey(): Promise<string> {
   const hash = createHash("sha256");
-  const sdk = JSON.parse(await readFile(path.join(SRC_DIR, "..", "node_modules", "@temporalio", "workflow", "package.json"), "utf8")) as { version: string };
+  const sdk = JSON.parse(
+    await readFile(path.join(SRC_DIR, "..", "node_modules", "@temporalio", "workflow", "package.json"), "utf8"),
+  ) as { version: string };
   hash.update(sdk.version);
   for (const dir of ["workflows", "shared"]) {
     for (const file of await filesUnder(path.join(SRC_DIR, dir))) {
@@ -39,13 +43,20 @@ async function contentKey(): Promise<string> {
 }
 
 /** Returns the bundle's code, from the cache when the sources have not changed. */
-export async function loadWorkflowBundle(cacheDir: string, options: { versioned?: boolean } = {}): Promise<{ code: string }> {
+export async function loadWorkflowBundle(
+  cacheDir: string,
+  options: { versioned?: boolean } = {},
+): Promise<{ code: string }> {
   const entry = options.versioned ? VERSIONED_WORKFLOWS_PATH : WORKFLOWS_PATH;
   const file = path.join(cacheDir, `workflows-${options.versioned ? "versioned-" : ""}${await contentKey()}.js`);
   try {
     return { code: await readFile(file, "utf8") };
   } catch {
-    const { code } = await bundleWorkflowCode({ workflowsPath: entry, workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES, logger: quietLogger });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: entry,
+      workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+      logger: quietLogger,
+    });
     await mkdir(cacheDir, { recursive: true });
     const temp = `${file}.${process.pid}.tmp`;
     await writeFile(temp, code);

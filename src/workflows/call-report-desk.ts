@@ -8,13 +8,25 @@
  */
 import { isCancellation, setHandler } from "@temporalio/workflow";
 import {
-  MAX_INPUT_RECORDS, type CallInputAnswer, type CallInputRecord, type CallInputRequest, type CallInputState, type CallInputWithdrawal, type CallProgressReport,
+  MAX_INPUT_RECORDS,
+  type CallInputAnswer,
+  type CallInputRecord,
+  type CallInputRequest,
+  type CallInputState,
+  type CallInputWithdrawal,
+  type CallProgressReport,
 } from "../shared/call-input.ts";
 import type { JournalEntry } from "../shared/journal.ts";
 import type { RunInput } from "../shared/run.ts";
 import { reportParked } from "./call-spans.ts";
 import type { JournalBook } from "./journal-book.ts";
-import { answerCallInputUpdate, callInputRequestedSignal, callInputWithdrawnSignal, callProgressSignal, getCallInputQuery } from "./messages.ts";
+import {
+  answerCallInputUpdate,
+  callInputRequestedSignal,
+  callInputWithdrawnSignal,
+  callProgressSignal,
+  getCallInputQuery,
+} from "./messages.ts";
 import type { ParkingDesk } from "./parking-desk.ts";
 import type { RunStatus } from "./run-status.ts";
 
@@ -55,8 +67,11 @@ export class CallReportDesk {
     if (!entry) return;
     this.closeWaiting(entry.seq, (r) => r.attempt !== report.attempt, "its attempt ended");
     entry.progress = {
-      progress: report.progress, ...(report.total === undefined ? {} : { total: report.total }), ...(report.message ? { message: report.message } : {}),
-      attempt: report.attempt, at: Date.now(),
+      progress: report.progress,
+      ...(report.total === undefined ? {} : { total: report.total }),
+      ...(report.message ? { message: report.message } : {}),
+      attempt: report.attempt,
+      at: Date.now(),
     };
   }
 
@@ -84,15 +99,18 @@ export class CallReportDesk {
 
   withdraw(report: CallInputWithdrawal): void {
     const request = this.requests.get(report.requestId);
-    if (report.namespace === this.deps.namespace && request?.seq === report.seq) this.close(request, "its attempt withdrew it");
+    if (report.namespace === this.deps.namespace && request?.seq === report.seq)
+      this.close(request, "its attempt withdrew it");
   }
 
   /** Throws (refusing the update) unless `requestId` is the request call `seq` waits on. */
   assertWaiting({ seq, requestId, answer }: CallInputAnswer): void {
     const request = this.requests.get(requestId);
-    if (!request || request.seq !== seq || !this.isWaiting(request)) throw new Error(`call ${seq} is not waiting for input ${requestId}`);
+    if (!request || request.seq !== seq || !this.isWaiting(request))
+      throw new Error(`call ${seq} is not waiting for input ${requestId}`);
     if (!ANSWER_ACTIONS.has(answer.action)) throw new Error("an answer's action is accept, decline or cancel");
-    if (answer.action === "accept" && (typeof answer.content !== "object" || answer.content === null)) throw new Error("an accepted answer has content");
+    if (answer.action === "accept" && (typeof answer.content !== "object" || answer.content === null))
+      throw new Error("an accepted answer has content");
   }
 
   answer({ seq, requestId, answer }: CallInputAnswer): { seq: number } {
@@ -112,7 +130,8 @@ export class CallReportDesk {
   state(seq: number, requestId: string): CallInputState {
     const request = this.requests.get(requestId);
     const runState = this.deps.status.state;
-    if (!request || request.seq !== seq) return ENDED.has(runState) ? closed(`the run is ${runState}`) : { state: "unknown" };
+    if (!request || request.seq !== seq)
+      return ENDED.has(runState) ? closed(`the run is ${runState}`) : { state: "unknown" };
     if (request.state.state !== "waiting") return request.state;
     if (ENDED.has(runState)) return closed(`the run is ${runState}`);
     return this.isWaiting(request) ? request.state : closed(`call ${seq} is no longer waiting for it`);
@@ -137,11 +156,15 @@ export class CallReportDesk {
   }
 
   private isWaiting(request: InputRequest): boolean {
-    return request.state.state === "waiting" && this.deps.parking.lot.holdOf(request.seq)?.["requestId"] === request.requestId;
+    return (
+      request.state.state === "waiting" &&
+      this.deps.parking.lot.holdOf(request.seq)?.["requestId"] === request.requestId
+    );
   }
 
   private closeWaiting(seq: number, which: (request: InputRequest) => boolean, reason: string, release = true): void {
-    for (const request of this.requests.values()) if (request.seq === seq && which(request)) this.close(request, reason, release);
+    for (const request of this.requests.values())
+      if (request.seq === seq && which(request)) this.close(request, reason, release);
   }
 
   private close(request: InputRequest, reason: string, release = true): void {
@@ -162,5 +185,7 @@ export function registerCallReportHandlers(desk: CallReportDesk): void {
   setHandler(callInputRequestedSignal, (report) => desk.request(report));
   setHandler(callInputWithdrawnSignal, (report) => desk.withdraw(report));
   setHandler(getCallInputQuery, ({ seq, requestId }) => desk.state(seq, requestId));
-  setHandler(answerCallInputUpdate, (answer) => desk.answer(answer), { validator: (answer) => desk.assertWaiting(answer) });
+  setHandler(answerCallInputUpdate, (answer) => desk.answer(answer), {
+    validator: (answer) => desk.assertWaiting(answer),
+  });
 }

@@ -56,7 +56,13 @@ export class CallRunner {
     this.deps = deps;
     const { run } = deps;
     this.context = {
-      runId: run.runId, trace: run.trace, toolset: run.toolset, inbox: deps.inbox, run, credentials: deps.credentials, children: deps.children,
+      runId: run.runId,
+      trace: run.trace,
+      toolset: run.toolset,
+      inbox: deps.inbox,
+      run,
+      credentials: deps.credentials,
+      children: deps.children,
       park: async (entry, reason, details) => {
         reportParked(run, entry, reason);
         const decision = await deps.parking.park(entry, reason, details);
@@ -65,7 +71,11 @@ export class CallRunner {
       },
       waits: () => this.waits,
     };
-    this.scheduler = new CallScheduler(RUN_CONCURRENCY, (tool) => run.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY, (entry, release) => void this.perform(entry, release));
+    this.scheduler = new CallScheduler(
+      RUN_CONCURRENCY,
+      (tool) => run.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY,
+      (entry, release) => void this.perform(entry, release),
+    );
   }
 
   /** Calls not finished: sent, queued for a place, built-ins pending, or parked. */
@@ -99,12 +109,16 @@ export class CallRunner {
     this.unfinished.set(entry.seq, entry);
     this.deps.status.touch();
     if (run.toolset.policies[entry.tool]?.approval && !entry.approved) {
-      void this.approveThenDispatch(entry).catch((error: unknown) => { if (!isCancellation(error)) throw error; });
+      void this.approveThenDispatch(entry).catch((error: unknown) => {
+        if (!isCancellation(error)) throw error;
+      });
       return;
     }
     if (!isBuiltin(entry.tool)) return this.scheduler.enqueue(entry);
     this.builtinsInFlight += 1;
-    void this.perform(entry, () => { this.builtinsInFlight -= 1; });
+    void this.perform(entry, () => {
+      this.builtinsInFlight -= 1;
+    });
   }
 
   /** Parks a call that needs approval (outside the concurrency limits), then sends or rejects it. */
@@ -120,7 +134,14 @@ export class CallRunner {
       this.scheduler.enqueue(entry);
       return;
     }
-    this.deps.journal.complete(entry.seq, { ok: false, error: { code: "rejected", message: `${entry.tool}: ${decision.reason}`, tool: entry.tool, seq: entry.seq } }, Date.now());
+    this.deps.journal.complete(
+      entry.seq,
+      {
+        ok: false,
+        error: { code: "rejected", message: `${entry.tool}: ${decision.reason}`, tool: entry.tool, seq: entry.seq },
+      },
+      Date.now(),
+    );
     reportCallSpan(this.deps.run, entry, this.deps.run.toolset.policies[entry.tool]);
     this.finished(entry.seq);
     this.deps.taken.feed(entry.seq);

@@ -16,7 +16,11 @@ export class CallScheduler {
   private readonly launch: (entry: JournalEntry, release: () => void) => void;
 
   /** `launch` starts a call and must call `release` exactly once, when the call has finished. */
-  constructor(limit: number, toolLimit: (tool: string) => number, launch: (entry: JournalEntry, release: () => void) => void) {
+  constructor(
+    limit: number,
+    toolLimit: (tool: string) => number,
+    launch: (entry: JournalEntry, release: () => void) => void,
+  ) {
     this.limit = limit;
     this.toolLimit = toolLimit;
     this.launch = launch;

@@ -13,7 +13,14 @@ import { proxySinks, workflowInfo } from "@temporalio/workflow";
 import { HTTP_TOOL, type JournalEntry } from "../shared/journal.ts";
 import type { RunInput } from "../shared/run.ts";
 import { idempotencyKey } from "../shared/tool-call.ts";
-import { callSpanId, formatTraceparent, parkSpanId, runEndSpanId, type RunTrace, type TracingSinks } from "../shared/trace-context.ts";
+import {
+  callSpanId,
+  formatTraceparent,
+  parkSpanId,
+  runEndSpanId,
+  type RunTrace,
+  type TracingSinks,
+} from "../shared/trace-context.ts";
 import type { ToolPolicy } from "../shared/toolset.ts";
 
 const { tracing } = proxySinks<TracingSinks>();
@@ -53,7 +60,7 @@ export function reportRunStarted(run: RunInput): void {
 export function reportCallSpan(run: RunInput, entry: JournalEntry, policy: ToolPolicy | undefined): void {
   const trace = run.trace;
   if (!trace) return;
-  const errorType = entry.status === "completed" ? undefined : entry.error?.code ?? entry.status;
+  const errorType = entry.status === "completed" ? undefined : (entry.error?.code ?? entry.status);
   tracing.span({
     traceId: trace.traceId,
     spanId: callSpanId(trace, entry.seq),
@@ -91,12 +98,23 @@ export function reportParked(run: RunInput, entry: JournalEntry, reason: string)
     name: `park ${reason}`,
     startMs: at,
     endMs: at,
-    attributes: { "rewind.run.id": run.runId, "rewind.call.seq": entry.seq, "gen_ai.tool.name": entry.tool, "rewind.park.reason": reason },
+    attributes: {
+      "rewind.run.id": run.runId,
+      "rewind.call.seq": entry.seq,
+      "gen_ai.tool.name": entry.tool,
+      "rewind.park.reason": reason,
+    },
   });
 }
 
 /** The run's end: a moment under its root, with its status (an error unless completed). */
-export function reportRunSpan(trace: RunTrace | undefined, runId: string, startedAt: number, status: string, calls: number): void {
+export function reportRunSpan(
+  trace: RunTrace | undefined,
+  runId: string,
+  startedAt: number,
+  status: string,
+  calls: number,
+): void {
   if (!trace) return;
   const endMs = Date.now();
   tracing.span({
@@ -107,7 +125,10 @@ export function reportRunSpan(trace: RunTrace | undefined, runId: string, starte
     startMs: endMs,
     endMs,
     attributes: {
-      "rewind.run.id": runId, "rewind.run.status": status, "rewind.run.calls": calls, "rewind.run.duration_ms": Math.max(0, endMs - startedAt),
+      "rewind.run.id": runId,
+      "rewind.run.status": status,
+      "rewind.run.calls": calls,
+      "rewind.run.duration_ms": Math.max(0, endMs - startedAt),
       ...(status === "completed" ? {} : { "error.type": status }),
     },
     ...(status === "completed" ? {} : { error: status }),

@@ -46,11 +46,16 @@ async function dispatchBuiltin(entry: JournalEntry, context: DispatchContext): P
       await sleep(Math.max(0, entry.issuedAt + Number(args["ms"]) - Date.now()));
       return { ok: true, value: null };
     case "rewind.waitForSignal": {
-      const timeoutMs = typeof args["timeoutMs"] === "number" ? Math.max(0, entry.issuedAt + args["timeoutMs"] - Date.now()) : null;
+      const timeoutMs =
+        typeof args["timeoutMs"] === "number" ? Math.max(0, entry.issuedAt + args["timeoutMs"] - Date.now()) : null;
       const taken = await context.inbox.take(String(args["name"]), timeoutMs);
       return "payload" in taken
         ? { ok: true, value: taken.payload ?? null }
-        : failure(entry, "timedOut", `no signal "${String(args["name"])}" arrived within ${String(args["timeoutMs"])} ms`);
+        : failure(
+            entry,
+            "timedOut",
+            `no signal "${String(args["name"])}" arrived within ${String(args["timeoutMs"])} ms`,
+          );
     }
     case "rewind.workflows.start":
     case "rewind.workflows.result":

@@ -13,10 +13,21 @@ import type { deliverEventWorkflow } from "./deliver-event.ts";
 /** The run an event comes from. */
 export type EventSource = Pick<RunInput, "namespace" | "runId" | "toolsetId" | "endUser">;
 
-export async function emitEvent<T extends EventType>(run: EventSource, type: T, data: EventData[T], discriminator?: string | number): Promise<void> {
+export async function emitEvent<T extends EventType>(
+  run: EventSource,
+  type: T,
+  data: EventData[T],
+  discriminator?: string | number,
+): Promise<void> {
   const id = eventId(run.runId, type, discriminator);
   const event: HarnessEvent<T> = {
-    id, type, runId: run.runId, toolset: run.toolsetId, endUser: run.endUser ?? null, at: new Date(Date.now()).toISOString(), data,
+    id,
+    type,
+    runId: run.runId,
+    toolset: run.toolsetId,
+    endUser: run.endUser ?? null,
+    at: new Date(Date.now()).toISOString(),
+    data,
   };
   try {
     await startChild<typeof deliverEventWorkflow>("deliverEventWorkflow", {

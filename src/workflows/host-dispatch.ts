@@ -13,7 +13,11 @@ import { splitTool, traceOf } from "./mcp-dispatch.ts";
 
 type HostActivities = Record<string, (input: HostCallInput) => Promise<unknown>>;
 
-export async function dispatchHost(entry: JournalEntry, toolset: PinnedToolset, trace?: RunTrace): Promise<CallOutcome> {
+export async function dispatchHost(
+  entry: JournalEntry,
+  toolset: PinnedToolset,
+  trace?: RunTrace,
+): Promise<CallOutcome> {
   const group = toolset.hostTools[splitTool(entry.tool).group];
   if (!group) return failure(entry, "unknownTool", `${entry.tool} is not a tool of this run's toolset`);
   const policy = toolset.policies[entry.tool] ?? {};

@@ -31,7 +31,12 @@ function policyFor(toolset: PinnedToolset, method: string): { retry: ToolPolicy;
   return { retry: { onInterruption }, ...(pinned.timeoutMs === undefined ? {} : { timeoutMs: pinned.timeoutMs }) };
 }
 
-export async function dispatchHttp(entry: JournalEntry, runId: string, toolset: PinnedToolset, trace?: RunTrace): Promise<CallOutcome> {
+export async function dispatchHttp(
+  entry: JournalEntry,
+  runId: string,
+  toolset: PinnedToolset,
+  trace?: RunTrace,
+): Promise<CallOutcome> {
   if (!toolset.http) return failure(entry, "unknownTool", "this toolset does not enable http");
   const request = entry.args as { url: string; method: string; headers: Record<string, string>; body?: string };
   const { retry: policy, timeoutMs } = policyFor(toolset, request.method);
@@ -43,11 +48,17 @@ export async function dispatchHttp(entry: JournalEntry, runId: string, toolset: 
   });
   try {
     const result = await callHttp({
-      runId, seq: entry.seq, request, allowedHosts: toolset.http.allowedHosts, ...traceOf(trace, entry.seq),
+      runId,
+      seq: entry.seq,
+      request,
+      allowedHosts: toolset.http.allowedHosts,
+      ...traceOf(trace, entry.seq),
       // Input only, never a command: sent only when the policy sets it, so older runs' inputs stay as they were.
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
     });
-    return result.ok ? { ok: true, value: result.value } : failure(entry, result.error.code, result.error.message, result.error.details);
+    return result.ok
+      ? { ok: true, value: result.value }
+      : failure(entry, result.error.code, result.error.message, result.error.details);
   } catch (error) {
     if (isCancellation(error)) throw error;
     if (error instanceof ActivityFailure) return outcomeOfFailure(entry, error, policy);

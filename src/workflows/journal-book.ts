@@ -40,13 +40,26 @@ export class JournalBook {
       throw new Error(`journal out of step: expected seq ${this.entries.length + 1}, got ${call.seq}`);
     }
     const entry: JournalEntry = call.refused
-      ? { seq: call.seq, tool: call.tool, args: call.args, status: "failed", error: call.refused, attempts: 0, issuedAt: now, completedAt: now }
+      ? {
+          seq: call.seq,
+          tool: call.tool,
+          args: call.args,
+          status: "failed",
+          error: call.refused,
+          attempts: 0,
+          issuedAt: now,
+          completedAt: now,
+        }
       : { seq: call.seq, tool: call.tool, args: call.args, status: "pending", attempts: 0, issuedAt: now };
     this.entries.push(entry);
     return entry;
   }
 
-  complete(seq: number, outcome: { ok: true; value: unknown } | { ok: false; error: ToolErrorData }, now: number): void {
+  complete(
+    seq: number,
+    outcome: { ok: true; value: unknown } | { ok: false; error: ToolErrorData },
+    now: number,
+  ): void {
     const entry = this.entry(seq);
     if (!entry) throw new Error(`no journal entry for seq ${seq}`);
     entry.status = outcome.ok ? "completed" : "failed";
@@ -84,16 +97,29 @@ export class JournalBook {
       if (fits > 0 && bytes > maxBytes) break;
       fits += 1;
     }
-    return { entries: entries.slice(0, fits), completionOrder: this.completionOrder, ...(fits < entries.length ? { truncated: true } : {}) };
+    return {
+      entries: entries.slice(0, fits),
+      completionOrder: this.completionOrder,
+      ...(fits < entries.length ? { truncated: true } : {}),
+    };
   }
 
   carry(startedAt: number, signals: Record<string, unknown[]>, unfed: number[]): CarriedJournal {
-    return { startedAt, entries: this.entries, completionOrder: this.completionOrder, batches: this.batches, signals, unfed };
+    return {
+      startedAt,
+      entries: this.entries,
+      completionOrder: this.completionOrder,
+      batches: this.batches,
+      signals,
+      unfed,
+    };
   }
 
   /** Calls issued and not finished: a continued run dispatches them again, under the same seq. */
   unfinished(): JournalEntry[] {
-    return this.entries.filter((entry) => entry.status === "pending" || entry.status === "running" || entry.status === "parked");
+    return this.entries.filter(
+      (entry) => entry.status === "pending" || entry.status === "running" || entry.status === "parked",
+    );
   }
 
   /** Whether `chain` is one the journal has left behind (rather than one it may reach). */

@@ -58,14 +58,27 @@ function runtimeOf(run: Pick<RunInput, "runtimeVersion">): { runtimeVersion?: nu
 /** Why a failed attempt parks the call, if it does. */
 function parkingFor(cause: unknown, entry: JournalEntry): { reason: ParkReason; details: ParkDetails } | undefined {
   if (!(cause instanceof ApplicationFailure)) return undefined;
-  const details = (cause.details?.[0] ?? {}) as { scope?: ParkDetails["scope"]; insufficientScope?: boolean; scopeAsked?: string | null; current?: unknown };
+  const details = (cause.details?.[0] ?? {}) as {
+    scope?: ParkDetails["scope"];
+    insufficientScope?: boolean;
+    scopeAsked?: string | null;
+    current?: unknown;
+  };
   switch (cause.type) {
     case CALL_FAILURE.unauthorized:
       return { reason: "credentialsExpired", details: { scope: details.scope ?? null, message: cause.message } };
     case CALL_FAILURE.forbidden:
-      return details.insufficientScope ? { reason: "insufficientScope", details: { scope: details.scope ?? null, scopeAsked: details.scopeAsked ?? null, message: cause.message } } : undefined;
+      return details.insufficientScope
+        ? {
+            reason: "insufficientScope",
+            details: { scope: details.scope ?? null, scopeAsked: details.scopeAsked ?? null, message: cause.message },
+          }
+        : undefined;
     case CALL_FAILURE.schemaChanged:
-      return { reason: "schemaChanged", details: { message: cause.message, tool: entry.tool, current: details.current ?? null } };
+      return {
+        reason: "schemaChanged",
+        details: { message: cause.message, tool: entry.tool, current: details.current ?? null },
+      };
     default:
       return undefined;
   }
@@ -89,9 +102,17 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
   for (;;) {
     try {
       const result = await callMcpTool({
-        runId: context.runId, seq: entry.seq, server: group, tool, url: server.url, args: entry.args, timeoutMs,
-        credentials: context.credentials, ...(skipSchemaCheck ? { skipSchemaCheck } : {}),
-        ...traceOf(context.trace, entry.seq), ...runtimeOf(context.run),
+        runId: context.runId,
+        seq: entry.seq,
+        server: group,
+        tool,
+        url: server.url,
+        args: entry.args,
+        timeoutMs,
+        credentials: context.credentials,
+        ...(skipSchemaCheck ? { skipSchemaCheck } : {}),
+        ...traceOf(context.trace, entry.seq),
+        ...runtimeOf(context.run),
         // Like the runtime: input only, never a command, so no patch (see runtimeOf).
         ...(context.waits ? { waits: context.waits() } : {}),
       });
@@ -105,8 +126,17 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
       const parking = parkingFor(error.cause, entry);
       if (!parking) return outcomeOfFailure(entry, error, policy);
       const pinned = server.tools.find((t) => t.name === tool)?.inputSchema ?? null;
-      const decision = await context.park(entry, parking.reason, parking.reason === "schemaChanged" ? { ...parking.details, pinned } : parking.details);
-      if (!decision.approved) return failure(entry, parking.reason === "schemaChanged" ? "schemaChanged" : "rejected", `${entry.tool}: ${decision.reason}`);
+      const decision = await context.park(
+        entry,
+        parking.reason,
+        parking.reason === "schemaChanged" ? { ...parking.details, pinned } : parking.details,
+      );
+      if (!decision.approved)
+        return failure(
+          entry,
+          parking.reason === "schemaChanged" ? "schemaChanged" : "rejected",
+          `${entry.tool}: ${decision.reason}`,
+        );
       if (parking.reason === "schemaChanged") skipSchemaCheck = true;
       entry.status = "running";
     }

@@ -3,13 +3,22 @@
  * and the API's client, so both sides agree on names and payloads at compile time.
  */
 import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
-import type { CallInputAnswer, CallInputRequest, CallInputState, CallInputWithdrawal, CallProgressReport } from "../shared/call-input.ts";
+import type {
+  CallInputAnswer,
+  CallInputRequest,
+  CallInputState,
+  CallInputWithdrawal,
+  CallProgressReport,
+} from "../shared/call-input.ts";
 import type { CredentialsRenewed, RunCredentialsRenewed } from "../shared/credentials.ts";
 import type { Decider } from "../shared/journal.ts";
 import type { JournalView, RunStatus } from "../shared/run.ts";
 
 export const getStatusQuery = defineQuery<RunStatus>("getStatus");
-export const getJournalQuery = defineQuery<JournalView, [{ afterSeq?: number; limit?: number; maxBytes?: number; withBatches?: boolean }?]>("getJournal");
+export const getJournalQuery = defineQuery<
+  JournalView,
+  [{ afterSeq?: number; limit?: number; maxBytes?: number; withBatches?: boolean }?]
+>("getJournal");
 
 /** Delivers a named signal to the script's `waitForSignal(name)`; buffered until awaited. */
 export const deliverSignal = defineSignal<[{ name: string; payload: unknown }]>("deliverSignal");
@@ -30,7 +39,9 @@ export interface CallDecided {
 
 /** Decides a parked call. Rejected by its validator (→ HTTP 409) when the seq is not waiting. */
 export const approveCallUpdate = defineUpdate<CallDecided, [{ seq: number } & DeciderArgs]>("approveCall");
-export const rejectCallUpdate = defineUpdate<CallDecided, [{ seq: number; reason?: string } & DeciderArgs]>("rejectCall");
+export const rejectCallUpdate = defineUpdate<CallDecided, [{ seq: number; reason?: string } & DeciderArgs]>(
+  "rejectCall",
+);
 
 /** Sends a call parked on expired credentials again, with the same key. */
 export const resumeCallUpdate = defineUpdate<CallDecided, [{ seq: number } & DeciderArgs]>("resumeCall");

@@ -76,6 +76,8 @@ export class Observations {
 
   private send(tool: string, shape: Record<string, unknown>, count: number): Promise<void> {
     // Best effort: observations improve declarations, they never fail a run.
-    return getExternalWorkflowHandle(this.recordId).signal(observeResultsSignal, { tool, shape, count }).catch(() => undefined);
+    return getExternalWorkflowHandle(this.recordId)
+      .signal(observeResultsSignal, { tool, shape, count })
+      .catch(() => undefined);
   }
 }

@@ -58,20 +58,40 @@ export class ParkingDesk {
     if (reason === "approval") {
       await emitEvent(run, "call.approval_requested", { ...call, args: entry.args }, entry.seq);
     } else if (reason === "elicitationRequested") {
-      const data = { ...call, message: stringOr(details["message"], ""), requestedSchema: objectOr(details["requestedSchema"], {}) };
+      const data = {
+        ...call,
+        message: stringOr(details["message"], ""),
+        requestedSchema: objectOr(details["requestedSchema"], {}),
+      };
       await emitEvent(run, "call.input_requested", data, `${entry.seq}-${String(details["requestId"])}`);
     } else if (reason === "schemaChanged") {
-      await emitEvent(run, "tool.schema_changed", { ...call, pinned: schemaOrNull(details["pinned"]), current: schemaOrNull(details["current"]) }, `${entry.seq}-${nth}`);
+      await emitEvent(
+        run,
+        "tool.schema_changed",
+        { ...call, pinned: schemaOrNull(details["pinned"]), current: schemaOrNull(details["current"]) },
+        `${entry.seq}-${nth}`,
+      );
     } else {
       const scopeAsked = stringOr(details["scopeAsked"], "");
-      await emitEvent(run, "credentials.expired", {
-        ...call, reason, scope: details.scope ?? null, ...(scopeAsked ? { scopeAsked } : {}), ...(run.endUser ? { endUser: run.endUser } : {}),
-      }, `${entry.seq}-${nth}`);
+      await emitEvent(
+        run,
+        "credentials.expired",
+        {
+          ...call,
+          reason,
+          scope: details.scope ?? null,
+          ...(scopeAsked ? { scopeAsked } : {}),
+          ...(run.endUser ? { endUser: run.endUser } : {}),
+        },
+        `${entry.seq}-${nth}`,
+      );
     }
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const stringOr = (value: unknown, fallback: string): string => (typeof value === "string" ? value : fallback);
-const objectOr = (value: unknown, fallback: Record<string, unknown>): Record<string, unknown> => (isObject(value) ? value : fallback);
+const objectOr = (value: unknown, fallback: Record<string, unknown>): Record<string, unknown> =>
+  isObject(value) ? value : fallback;
 const schemaOrNull = (value: unknown): EventSchema => (typeof value === "boolean" || isObject(value) ? value : null);

@@ -10,7 +10,8 @@ import { condition } from "@temporalio/workflow";
 import type { CredentialScope } from "../shared/credentials.ts";
 import type { Decider, JournalEntry } from "../shared/journal.ts";
 
-export type ParkReason = "approval" | "credentialsExpired" | "insufficientScope" | "schemaChanged" | "elicitationRequested";
+export type ParkReason =
+  "approval" | "credentialsExpired" | "insufficientScope" | "schemaChanged" | "elicitationRequested";
 export type Decision = { approved: true } | { approved: false; reason: string };
 
 export interface ParkDetails {
@@ -78,7 +79,8 @@ export class ParkingLot {
   assertWaiting(seq: number, reasons?: ParkReason[]): void {
     const call = this.parked.get(seq);
     if (!call || call.decision || call.held) throw new Error(`call ${seq} is not waiting for a decision`);
-    if (reasons && !reasons.includes(call.reason)) throw new Error(`call ${seq} is parked for ${call.reason}, not ${reasons.join(" or ")}`);
+    if (reasons && !reasons.includes(call.reason))
+      throw new Error(`call ${seq} is parked for ${call.reason}, not ${reasons.join(" or ")}`);
   }
 
   /** Decides `seq`; the harness's decisions name who decided, and the call's journal entry keeps it. */
@@ -98,7 +100,11 @@ export class ParkingLot {
     let resumed = 0;
     for (const call of this.parked.values()) {
       const sameScope = call.details.scope === scope || (orNone && (call.details.scope ?? null) === null);
-      if ((call.reason === "credentialsExpired" || call.reason === "insufficientScope") && sameScope && !call.decision) {
+      if (
+        (call.reason === "credentialsExpired" || call.reason === "insufficientScope") &&
+        sameScope &&
+        !call.decision
+      ) {
         call.decision = { approved: true };
         resumed += 1;
       }
@@ -108,6 +114,8 @@ export class ParkingLot {
 
   /** Calls parked or held, undecided. */
   list(): { seq: number; tool: string; args: unknown; reason: ParkReason; details: ParkDetails }[] {
-    return [...this.parked.values()].filter((c) => !c.decision).map(({ entry, reason, details }) => ({ seq: entry.seq, tool: entry.tool, args: entry.args, reason, details }));
+    return [...this.parked.values()]
+      .filter((c) => !c.decision)
+      .map(({ entry, reason, details }) => ({ seq: entry.seq, tool: entry.tool, args: entry.args, reason, details }));
   }
 }

@@ -61,7 +61,10 @@ function waitLine(entry: JournalEntry): string | undefined {
 }
 
 function named(entries: JournalEntry[]): string {
-  const shown = entries.slice(0, MAX_NAMED).map((e) => `${e.tool} #${e.seq}`).join(", ");
+  const shown = entries
+    .slice(0, MAX_NAMED)
+    .map((e) => `${e.tool} #${e.seq}`)
+    .join(", ");
   return entries.length > MAX_NAMED ? `${shown} and ${entries.length - MAX_NAMED} more` : shown;
 }
 
@@ -80,8 +83,11 @@ export function describeActivity(activity: RunActivity): string {
     else if (entry.status === "running") running.push(entry);
     else if (entry.status === "pending") queued.push(entry);
   }
-  if (running.length > 0) lines.push(`running ${running.length} call${running.length === 1 ? "" : "s"}: ${named(running)}`);
+  if (running.length > 0)
+    lines.push(`running ${running.length} call${running.length === 1 ? "" : "s"}: ${named(running)}`);
   if (queued.length > 0) lines.push(`${queued.length} call${queued.length === 1 ? "" : "s"} queued: ${named(queued)}`);
   if (lines.length === 0) return "running the script";
-  return lines.length > MAX_LINES ? [...lines.slice(0, MAX_LINES - 1), `… and ${lines.length - MAX_LINES + 1} more`].join("\n") : lines.join("\n");
+  return lines.length > MAX_LINES
+    ? [...lines.slice(0, MAX_LINES - 1), `… and ${lines.length - MAX_LINES + 1} more`].join("\n")
+    : lines.join("\n");
 }

@@ -12,7 +12,14 @@
  * `PATCHES.statusAfterEveryEnd` a run that fails on an error of its own ends the same way
  * (`broken`), so no end leaves `RewindStatus` at running or parked.
  */
-import { ApplicationFailure, CancellationScope, condition, continueAsNew, patched, type TemporalFailure } from "@temporalio/workflow";
+import {
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  patched,
+  type TemporalFailure,
+} from "@temporalio/workflow";
 import type { EventData, EventType } from "../shared/events.ts";
 import { RUN_FAILURE_TYPES, type CarriedJournal, type RunInput } from "../shared/run.ts";
 import type { ScriptError } from "../shared/step.ts";
@@ -66,19 +73,39 @@ export class RunEnding {
     switch (end.kind) {
       case "completed":
         await this.deps.observations.flush();
-        await this.announce("completed", "run.completed", { result: end.result }, { ok: true, value: end.result }, end.eventsEndpoint);
+        await this.announce(
+          "completed",
+          "run.completed",
+          { result: end.result },
+          { ok: true, value: end.result },
+          end.eventsEndpoint,
+        );
         return end.result;
       case "failed": {
         const failure = scriptFailure(end.error);
         await this.deps.observations.flush();
         const error = { type: failure.type ?? RUN_FAILURE_TYPES.scriptFailed, message: failure.message };
-        await this.announce("failed", "run.failed", { error }, { ok: false, status: "failed", message: failure.message, error }, end.eventsEndpoint);
+        await this.announce(
+          "failed",
+          "run.failed",
+          { error },
+          { ok: false, status: "failed", message: failure.message, error },
+          end.eventsEndpoint,
+        );
         throw failure;
       }
       case "broken": {
         // Only since PATCHES.statusAfterEveryEnd: the caller asks it first.
-        const error = { type: end.failure instanceof ApplicationFailure ? end.failure.type ?? end.failure.name : end.failure.name, message: end.failure.message };
-        await this.announce("failed", "run.failed", { error }, { ok: false, status: "failed", message: end.failure.message, error });
+        const error = {
+          type: end.failure instanceof ApplicationFailure ? (end.failure.type ?? end.failure.name) : end.failure.name,
+          message: end.failure.message,
+        };
+        await this.announce(
+          "failed",
+          "run.failed",
+          { error },
+          { ok: false, status: "failed", message: end.failure.message, error },
+        );
         throw end.failure;
       }
       case "stuck": {
@@ -86,7 +113,12 @@ export class RunEnding {
         const failure = ApplicationFailure.create({ ...error, nonRetryable: true });
         if (patched(PATCHES.oneWayToEnd)) {
           await this.deps.observations.flush();
-          await this.announce("failed", "run.failed", { error }, { ok: false, status: "failed", message: STUCK_MESSAGE, error });
+          await this.announce(
+            "failed",
+            "run.failed",
+            { error },
+            { ok: false, status: "failed", message: STUCK_MESSAGE, error },
+          );
         } else {
           // As 3477167 ended a stuck run: no flush, no span.
           this.deps.status.set("failed");
@@ -100,7 +132,12 @@ export class RunEnding {
         if (!patched(PATCHES.oneWayToEnd)) throw end.cause;
         await CancellationScope.nonCancellable(async () => {
           await this.deps.observations.flush();
-          await this.announce("cancelled", "run.cancelled", { unfinished: this.deps.unfinished() }, { ok: false, status: "cancelled", message: "the run was cancelled" });
+          await this.announce(
+            "cancelled",
+            "run.cancelled",
+            { unfinished: this.deps.unfinished() },
+            { ok: false, status: "cancelled", message: "the run was cancelled" },
+          );
           await this.deps.children.cancelAwaited();
         });
         throw end.cause;
@@ -121,7 +158,13 @@ export class RunEnding {
     return continueAsNew<(input: RunInput) => Promise<unknown>>({ ...this.deps.run, carried: carry() });
   }
 
-  private async announce<T extends EventType>(state: "completed" | "failed" | "cancelled", type: T, data: EventData[T], ending: ChildEnding, eventsEndpoint?: boolean): Promise<void> {
+  private async announce<T extends EventType>(
+    state: "completed" | "failed" | "cancelled",
+    type: T,
+    data: EventData[T],
+    ending: ChildEnding,
+    eventsEndpoint?: boolean,
+  ): Promise<void> {
     const { run, startedAt, status } = this.deps;
     status.set(state, "error" in data && isError(data.error) ? data.error.message : undefined);
     reportRunSpan(run.trace, run.runId, startedAt(), state, this.deps.callCount());
@@ -130,4 +173,5 @@ export class RunEnding {
   }
 }
 
-const isError = (value: unknown): value is { message: string } => typeof value === "object" && value !== null && typeof (value as { message?: unknown }).message === "string";
+const isError = (value: unknown): value is { message: string } =>
+  typeof value === "object" && value !== null && typeof (value as { message?: unknown }).message === "string";

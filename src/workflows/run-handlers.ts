@@ -7,8 +7,17 @@ import { patched, setHandler } from "@temporalio/workflow";
 import type { CredentialRef } from "../shared/credentials.ts";
 import type { Decider } from "../shared/journal.ts";
 import {
-  approveCallUpdate, credentialsRenewedSignal, deliverSignal, getJournalQuery, getRunCredentialsQuery, getStatusQuery, rejectCallUpdate,
-  resumeCallUpdate, runCredentialsRenewedSignal, type CallDecided, type DeciderArgs,
+  approveCallUpdate,
+  credentialsRenewedSignal,
+  deliverSignal,
+  getJournalQuery,
+  getRunCredentialsQuery,
+  getStatusQuery,
+  rejectCallUpdate,
+  resumeCallUpdate,
+  runCredentialsRenewedSignal,
+  type CallDecided,
+  type DeciderArgs,
 } from "./messages.ts";
 import type { ForkReplay } from "./fork-seed.ts";
 import { PATCHES } from "./patches.ts";
@@ -35,7 +44,11 @@ export interface RunHandlerDeps {
 
 export function registerRunHandlers(deps: RunHandlerDeps): void {
   const { journal, parking, inbox, credentials, forkReplay, status, startedAt } = deps;
-  setHandler(getStatusQuery, () => ({ state: status.state, calls: { total: journal.callCount, inFlight: deps.callsInFlight() }, parked: parking.list() }));
+  setHandler(getStatusQuery, () => ({
+    state: status.state,
+    calls: { total: journal.callCount, inFlight: deps.callsInFlight() },
+    parked: parking.list(),
+  }));
   // Who decided travels in the update's args (recorded in history with it), so a replay records the same.
   const decide = (seq: number, decision: Decision, args: DeciderArgs, kind: Decider["decision"]): CallDecided => {
     const decidedBy = args.decidedBy ? { ...args.decidedBy, at: Date.now(), decision: kind } : undefined;
@@ -43,13 +56,26 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
     return { seq, ...(decidedBy ? { decidedBy } : {}) };
   };
   setHandler(approveCallUpdate, (args) => decide(args.seq, { approved: true }, args, "approved"), {
-    validator: (args) => { assertDecider(args); parking.assertWaiting(args.seq); },
+    validator: (args) => {
+      assertDecider(args);
+      parking.assertWaiting(args.seq);
+    },
   });
-  setHandler(rejectCallUpdate, (args) => decide(args.seq, { approved: false, reason: args.reason ?? "rejected by the harness" }, args, "rejected"), {
-    validator: (args) => { assertDecider(args); parking.assertWaiting(args.seq); },
-  });
+  setHandler(
+    rejectCallUpdate,
+    (args) => decide(args.seq, { approved: false, reason: args.reason ?? "rejected by the harness" }, args, "rejected"),
+    {
+      validator: (args) => {
+        assertDecider(args);
+        parking.assertWaiting(args.seq);
+      },
+    },
+  );
   setHandler(resumeCallUpdate, (args) => decide(args.seq, { approved: true }, args, "resumed"), {
-    validator: (args) => { assertDecider(args); parking.assertWaiting(args.seq, ["credentialsExpired", "insufficientScope"]); },
+    validator: (args) => {
+      assertDecider(args);
+      parking.assertWaiting(args.seq, ["credentialsExpired", "insufficientScope"]);
+    },
   });
   setHandler(credentialsRenewedSignal, ({ scope, revision, toolsetId }) => {
     // Calls sent from now on must not use credentials older than the write that woke them.
@@ -71,7 +97,11 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
   setHandler(getJournalQuery, (options) => {
     const fork = forkReplay.view();
     const full = options?.withBatches ? { startedAt: startedAt(), batches: journal.batches } : {};
-    return { ...journal.view(options?.afterSeq, options?.limit, options?.maxBytes), ...(fork ? { fork } : {}), ...full };
+    return {
+      ...journal.view(options?.afterSeq, options?.limit, options?.maxBytes),
+      ...(fork ? { fork } : {}),
+      ...full,
+    };
   });
   setHandler(deliverSignal, ({ name, payload }) => {
     deps.beforeSignal();
@@ -86,6 +116,8 @@ const MAX_DECIDER = 200;
 function assertDecider({ decidedBy }: DeciderArgs): void {
   if (decidedBy === undefined) return;
   const { principal, by } = decidedBy;
-  if (typeof principal !== "string" || principal.length === 0 || principal.length > MAX_DECIDER) throw new Error("decidedBy.principal must be a string of 1 to 200 characters");
-  if (by !== undefined && (typeof by !== "string" || by.length === 0 || by.length > MAX_DECIDER)) throw new Error("decidedBy.by must be a string of 1 to 200 characters");
+  if (typeof principal !== "string" || principal.length === 0 || principal.length > MAX_DECIDER)
+    throw new Error("decidedBy.principal must be a string of 1 to 200 characters");
+  if (by !== undefined && (typeof by !== "string" || by.length === 0 || by.length > MAX_DECIDER))
+    throw new Error("decidedBy.by must be a string of 1 to 200 characters");
 }

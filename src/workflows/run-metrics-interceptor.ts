@@ -7,9 +7,18 @@
  * replay, so each fact is counted once. Other workflow types are not intercepted.
  */
 import {
-  ApplicationFailure, ContinueAsNew, TemporalFailure, isCancellation, proxySinks, workflowInfo,
-  type Next, type StartChildWorkflowExecutionInput, type WorkflowExecuteInput, type WorkflowInboundCallsInterceptor,
-  type WorkflowInterceptorsFactory, type WorkflowOutboundCallsInterceptor,
+  ApplicationFailure,
+  ContinueAsNew,
+  TemporalFailure,
+  isCancellation,
+  proxySinks,
+  workflowInfo,
+  type Next,
+  type StartChildWorkflowExecutionInput,
+  type WorkflowExecuteInput,
+  type WorkflowInboundCallsInterceptor,
+  type WorkflowInterceptorsFactory,
+  type WorkflowOutboundCallsInterceptor,
 } from "@temporalio/workflow";
 import { DELIVER_EVENT_WORKFLOW_TYPE, type DeliverEventInput } from "../shared/events.ts";
 import { RUN_FAILURE_TYPES, RUN_WORKFLOW_TYPE } from "../shared/run.ts";
@@ -29,7 +38,8 @@ class RunLifecycle implements WorkflowInboundCallsInterceptor {
     } catch (error) {
       if (error instanceof ContinueAsNew) runMetrics.continued();
       else if (isCancellation(error)) runMetrics.ended("cancelled");
-      else if (error instanceof ApplicationFailure) runMetrics.ended("failed", FAILURE_TYPES.includes(error.type ?? "") ? error.type ?? "" : "other");
+      else if (error instanceof ApplicationFailure)
+        runMetrics.ended("failed", FAILURE_TYPES.includes(error.type ?? "") ? (error.type ?? "") : "other");
       // Any other error fails the workflow task, not the run: Temporal retries the task.
       else if (error instanceof TemporalFailure) runMetrics.ended("failed", "other");
       throw error;
@@ -42,16 +52,24 @@ function parkReasonOf(input: StartChildWorkflowExecutionInput): string | undefin
   if (input.workflowType !== DELIVER_EVENT_WORKFLOW_TYPE) return undefined;
   const event = (input.options.args[0] as DeliverEventInput | undefined)?.event;
   switch (event?.type) {
-    case "call.approval_requested": return "approval";
-    case "call.input_requested": return "elicitationRequested";
-    case "tool.schema_changed": return "schemaChanged";
-    case "credentials.expired": return (event.data as { reason?: string }).reason ?? "credentialsExpired";
-    default: return undefined;
+    case "call.approval_requested":
+      return "approval";
+    case "call.input_requested":
+      return "elicitationRequested";
+    case "tool.schema_changed":
+      return "schemaChanged";
+    case "credentials.expired":
+      return (event.data as { reason?: string }).reason ?? "credentialsExpired";
+    default:
+      return undefined;
   }
 }
 
 class ParkAnnouncements implements WorkflowOutboundCallsInterceptor {
-  startChildWorkflowExecution(input: StartChildWorkflowExecutionInput, next: Next<WorkflowOutboundCallsInterceptor, "startChildWorkflowExecution">): ReturnType<Next<WorkflowOutboundCallsInterceptor, "startChildWorkflowExecution">> {
+  startChildWorkflowExecution(
+    input: StartChildWorkflowExecutionInput,
+    next: Next<WorkflowOutboundCallsInterceptor, "startChildWorkflowExecution">,
+  ): ReturnType<Next<WorkflowOutboundCallsInterceptor, "startChildWorkflowExecution">> {
     const reason = parkReasonOf(input);
     if (reason) runMetrics.parked(reason);
     return next(input);
@@ -59,4 +77,6 @@ class ParkAnnouncements implements WorkflowOutboundCallsInterceptor {
 }
 
 export const interceptors: WorkflowInterceptorsFactory = () =>
-  workflowInfo().workflowType === RUN_WORKFLOW_TYPE ? { inbound: [new RunLifecycle()], outbound: [new ParkAnnouncements()] } : {};
+  workflowInfo().workflowType === RUN_WORKFLOW_TYPE
+    ? { inbound: [new RunLifecycle()], outbound: [new ParkAnnouncements()] }
+    : {};

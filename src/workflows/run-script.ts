@@ -7,7 +7,15 @@
  * ParkingDesk's, answering the harness RunHandlers', what calls report while in flight
  * CallReportDesk's, and every end of a run RunEnding's.
  */
-import { ActivityFailure, ApplicationFailure, TemporalFailure, isCancellation, patched, proxyLocalActivities, workflowInfo } from "@temporalio/workflow";
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TemporalFailure,
+  isCancellation,
+  patched,
+  proxyLocalActivities,
+  workflowInfo,
+} from "@temporalio/workflow";
 import type { Activities } from "../activities/index.ts";
 import type { CredentialRef } from "../shared/credentials.ts";
 import type { RunInput } from "../shared/run.ts";
@@ -44,7 +52,12 @@ async function advanceScript(input: AdvanceInput): Promise<AdvanceResult> {
   try {
     return await advanceOnThisWorker(input);
   } catch (error) {
-    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === "RuntimeVersionError") throw new Error(error.cause.message);
+    if (
+      error instanceof ActivityFailure &&
+      error.cause instanceof ApplicationFailure &&
+      error.cause.type === "RuntimeVersionError"
+    )
+      throw new Error(error.cause.message);
     throw error;
   }
 }
@@ -68,19 +81,54 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const children = new ChildRuns();
   const forkReplay = new ForkReplay(input.fork);
   const credentials: CredentialRef = {
-    namespace: input.namespace, toolsetId: input.toolsetId, notBefore: startedAt,
+    namespace: input.namespace,
+    toolsetId: input.toolsetId,
+    notBefore: startedAt,
     // Activity input only, like the rest of the ref: no command changes, so no patch.
     ...(input.toolset.base ? { baseToolsetId: input.toolset.base } : {}),
-    ...(input.endUser ? { endUser: input.endUser } : {}), ...(input.credentials ? { runSealed: input.credentials } : {}),
+    ...(input.endUser ? { endUser: input.endUser } : {}),
+    ...(input.credentials ? { runSealed: input.credentials } : {}),
   };
   const reports = new CallReportDesk({ run: input, namespace: input.namespace, journal, parking, status });
-  const calls = new CallRunner({ run: input, journal, taken, observations, parking, forkReplay, inbox, children, credentials, reports, status });
-  status.describeFrom(() => ({ parked: parking.lot.list(), inFlight: calls.active }), input.carried ? describeRunStart(input).staticSummary : undefined);
-  const ending = new RunEnding({ run: input, startedAt: () => startedAt, status, observations, children, callCount: () => journal.callCount,
-    unfinished: () => journal.unfinished().map(({ seq, tool, status }) => ({ seq, tool, status: status === "parked" || status === "running" ? status : "pending" })),
+  const calls = new CallRunner({
+    run: input,
+    journal,
+    taken,
+    observations,
+    parking,
+    forkReplay,
+    inbox,
+    children,
+    credentials,
+    reports,
+    status,
+  });
+  status.describeFrom(
+    () => ({ parked: parking.lot.list(), inFlight: calls.active }),
+    input.carried ? describeRunStart(input).staticSummary : undefined,
+  );
+  const ending = new RunEnding({
+    run: input,
+    startedAt: () => startedAt,
+    status,
+    observations,
+    children,
+    callCount: () => journal.callCount,
+    unfinished: () =>
+      journal.unfinished().map(({ seq, tool, status }) => ({
+        seq,
+        tool,
+        status: status === "parked" || status === "running" ? status : "pending",
+      })),
   });
   registerRunHandlers({
-    startedAt: () => startedAt, status, journal, parking: parking.lot, inbox, credentials, forkReplay,
+    startedAt: () => startedAt,
+    status,
+    journal,
+    parking: parking.lot,
+    inbox,
+    credentials,
+    forkReplay,
     callsInFlight: () => calls.inFlight,
     renewRunCredentials(sealed) {
       credentials.runSealed = sealed;
@@ -88,15 +136,21 @@ export async function runScript(input: RunInput): Promise<unknown> {
       input.credentials = sealed;
     },
     // A run that started before PATCHES.heldStepsWaitOnlyForCallsInFlight and stalled on a held step is woken by any signal.
-    beforeSignal: () => { if (taken.heldCount > 0 && !holdsEarlySteps()) taken.release(); },
+    beforeSignal: () => {
+      if (taken.heldCount > 0 && !holdsEarlySteps()) taken.release();
+    },
   });
   registerCallReportHandlers(reports);
   // The run's root span goes out as it starts (a sink: no command), so its spans have their parent while it is open.
   if (!input.carried) reportRunStarted(input);
 
   const coldStart = (consumedBatches: number): NonNullable<AdvanceInput["cold"]> => ({
-    script: input.script, input: input.input, toolset: input.toolset, startedAt,
-    history: journal.history().slice(0, consumedBatches), knownCalls: journal.callCount,
+    script: input.script,
+    input: input.input,
+    toolset: input.toolset,
+    startedAt,
+    history: journal.history().slice(0, consumedBatches),
+    knownCalls: journal.callCount,
     ...(input.runtimeVersion === undefined ? {} : { runtimeVersion: input.runtimeVersion }),
   });
 
@@ -117,9 +171,17 @@ export async function runScript(input: RunInput): Promise<unknown> {
       journal.unfinished().forEach((entry) => calls.dispatch(entry));
       outcome = { kind: "waiting", calls: [], logs: [] };
     } else {
-      outcome = await advanceScript({ runId: input.runId, namespace: input.namespace, consumedBatches: 0, chain: journal.chain, batches: [], cold: coldStart(0) });
+      outcome = await advanceScript({
+        runId: input.runId,
+        namespace: input.namespace,
+        consumedBatches: 0,
+        chain: journal.chain,
+        batches: [],
+        cold: coldStart(0),
+      });
       // The script's clock starts when its first step was taken, as recorded with that step.
-      if (patched(PATCHES.batchTimesRecorded) && outcome.kind !== "needsColdStart" && outcome.startedAt !== undefined) startedAt = outcome.startedAt;
+      if (patched(PATCHES.batchTimesRecorded) && outcome.kind !== "needsColdStart" && outcome.startedAt !== undefined)
+        startedAt = outcome.startedAt;
     }
     for (;;) {
       if (outcome.kind === "needsColdStart") throw ApplicationFailure.nonRetryable("the sandbox refused a cold start");
@@ -127,8 +189,10 @@ export async function runScript(input: RunInput): Promise<unknown> {
         const entry = journal.record(call, Date.now());
         if (!call.refused) calls.dispatch(entry);
       }
-      if (outcome.kind === "done") return ending.end({ kind: "completed", result: outcome.result, eventsEndpoint: outcome.eventsEndpoint });
-      if (outcome.kind === "failed") return ending.end({ kind: "failed", error: outcome.error, eventsEndpoint: outcome.eventsEndpoint });
+      if (outcome.kind === "done")
+        return ending.end({ kind: "completed", result: outcome.result, eventsEndpoint: outcome.eventsEndpoint });
+      if (outcome.kind === "failed")
+        return ending.end({ kind: "failed", error: outcome.error, eventsEndpoint: outcome.eventsEndpoint });
       // A held step waits for a call in flight; with none left, its call is fed the ordinary way.
       if (calls.inFlight === 0 && taken.heldCount > 0) taken.release();
       if (calls.inFlight === 0 && ready.length === 0) return ending.end({ kind: "stuck" });
@@ -148,16 +212,31 @@ export async function runScript(input: RunInput): Promise<unknown> {
       const at = Math.max(Date.now(), journal.lastAt);
       if (!patched(PATCHES.batchTimesRecorded)) {
         const batch = journal.addBatch(at, next.seqs);
-        outcome = await step({ runId: input.runId, namespace: input.namespace, consumedBatches, chain, batches: [batch] });
+        outcome = await step({
+          runId: input.runId,
+          namespace: input.namespace,
+          consumedBatches,
+          chain,
+          batches: [batch],
+        });
         continue;
       }
       taken.stepping = true;
       try {
-        outcome = await step({ runId: input.runId, namespace: input.namespace, consumedBatches, chain, batches: [journal.batchOf(at, next.seqs)] });
+        outcome = await step({
+          runId: input.runId,
+          namespace: input.namespace,
+          consumedBatches,
+          chain,
+          batches: [journal.batchOf(at, next.seqs)],
+        });
       } finally {
         taken.stepping = false;
       }
-      journal.addBatch(outcome.kind !== "needsColdStart" && outcome.fedAt !== undefined ? outcome.fedAt : at, next.seqs);
+      journal.addBatch(
+        outcome.kind !== "needsColdStart" && outcome.fedAt !== undefined ? outcome.fedAt : at,
+        next.seqs,
+      );
     }
   };
 
@@ -166,7 +245,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
   } catch (error) {
     if (isCancellation(error)) return ending.end({ kind: "cancelled", cause: error });
     // A failure that fails the workflow (not its task), raised before any end began: announced as one.
-    if (error instanceof TemporalFailure && !ending.begun && patched(PATCHES.statusAfterEveryEnd)) return ending.end({ kind: "broken", failure: error });
+    if (error instanceof TemporalFailure && !ending.begun && patched(PATCHES.statusAfterEveryEnd))
+      return ending.end({ kind: "broken", failure: error });
     throw error;
   }
 }

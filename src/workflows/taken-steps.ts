@@ -45,7 +45,14 @@ export class TakenSteps {
 
   /** A call finished with the step its worker took; feeds the call the ordinary way if the step can't be used. */
   offer(seq: number, step: Prestep, draining: boolean): void {
-    if (this.stepping || draining || this.ready.unfed > 0 || this.journal.isPastChain(step.chain) || this.held.has(step.chain)) return this.feed(seq);
+    if (
+      this.stepping ||
+      draining ||
+      this.ready.unfed > 0 ||
+      this.journal.isPastChain(step.chain) ||
+      this.held.has(step.chain)
+    )
+      return this.feed(seq);
     if (step.chain !== this.journal.chain) {
       if (!this.holdsEarlySteps() && !this.mayFollow(step)) return this.feed(seq);
       this.held.set(step.chain, { seq, step });
@@ -57,7 +64,12 @@ export class TakenSteps {
       this.use(next.seq, next.step);
     }
     // A held step whose predecessor has now finished without bringing its chain never will.
-    if (this.held.size > 0 && !this.holdsEarlySteps() && [...this.held.values()].some(({ step: held }) => !this.mayFollow(held))) this.release();
+    if (
+      this.held.size > 0 &&
+      !this.holdsEarlySteps() &&
+      [...this.held.values()].some(({ step: held }) => !this.mayFollow(held))
+    )
+      this.release();
   }
 
   /** Whether a step may still be used: it follows one call's step, and that call is unfinished or held. */

@@ -7,15 +7,27 @@ import { condition, continueAsNew, defineQuery, defineUpdate, setHandler, workfl
 import type { StoredCredentials } from "../shared/credentials.ts";
 
 export const getCredentialsQuery = defineQuery<StoredCredentials>("getCredentials");
-export const setCredentialsUpdate = defineUpdate<{ revision: number }, [{ endUser?: string; sealed: string }]>("setCredentials");
+export const setCredentialsUpdate = defineUpdate<{ revision: number }, [{ endUser?: string; sealed: string }]>(
+  "setCredentials",
+);
 
 export async function toolsetCredentials(initial: StoredCredentials): Promise<void> {
-  const state: StoredCredentials = { endUsers: { ...initial.endUsers }, revision: initial.revision, ...(initial.toolset ? { toolset: initial.toolset } : {}) };
+  const state: StoredCredentials = {
+    endUsers: { ...initial.endUsers },
+    revision: initial.revision,
+    ...(initial.toolset ? { toolset: initial.toolset } : {}),
+  };
   setHandler(getCredentialsQuery, () => state);
   setHandler(setCredentialsUpdate, ({ endUser, sealed }) => {
     if (endUser === undefined) state.toolset = sealed;
     // Defined, not assigned: an end user called "__proto__" is a key like any other.
-    else Object.defineProperty(state.endUsers, endUser, { value: sealed, enumerable: true, writable: true, configurable: true });
+    else
+      Object.defineProperty(state.endUsers, endUser, {
+        value: sealed,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     state.revision += 1;
     return { revision: state.revision };
   });

@@ -8,7 +8,8 @@ import { condition, continueAsNew, defineQuery, defineSignal, setHandler, workfl
 import { mergeShapes } from "../shared/observed-shape.ts";
 import type { ObservedResults, ToolsetRecordInput } from "../shared/toolset-record.ts";
 
-export const observeResultsSignal = defineSignal<[{ tool: string; shape: Record<string, unknown>; count: number }]>("observeResults");
+export const observeResultsSignal =
+  defineSignal<[{ tool: string; shape: Record<string, unknown>; count: number }]>("observeResults");
 export const getObservedQuery = defineQuery<ObservedResults>("getObserved");
 
 export async function toolsetRecord(input: ToolsetRecordInput): Promise<void> {
@@ -16,7 +17,9 @@ export async function toolsetRecord(input: ToolsetRecordInput): Promise<void> {
   setHandler(getObservedQuery, () => observed);
   setHandler(observeResultsSignal, ({ tool, shape, count }) => {
     const seen = observed[tool];
-    observed[tool] = seen ? { schema: mergeShapes(seen.schema as Record<string, unknown>, shape), count: seen.count + count } : { schema: shape, count };
+    observed[tool] = seen
+      ? { schema: mergeShapes(seen.schema as Record<string, unknown>, shape), count: seen.count + count }
+      : { schema: shape, count };
   });
   // Open for good (a closed workflow would be deleted after the namespace's retention period).
   await condition(() => workflowInfo().continueAsNewSuggested);

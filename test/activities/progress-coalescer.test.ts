@@ -26,7 +26,10 @@ describe("progress coalescer", () => {
     coalescer.offer("a", 1);
     coalescer.offer("a", 2);
     await coalescer.flush("a");
-    expect(sent).toEqual([{ key: "a", value: 1, at: 0 }, { key: "a", value: 2, at: 0 }]);
+    expect(sent).toEqual([
+      { key: "a", value: 1, at: 0 },
+      { key: "a", value: 2, at: 0 },
+    ]);
     await coalescer.flush("a");
     await coalescer.flush("unknown");
     expect(sent).toHaveLength(2);
@@ -40,7 +43,10 @@ describe("progress coalescer", () => {
     await vi.advanceTimersByTimeAsync(999);
     expect(sent).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
-    expect(sent).toEqual([{ key: "a", value: 1, at: 0 }, { key: "a", value: 50, at: 1000 }]);
+    expect(sent).toEqual([
+      { key: "a", value: 1, at: 0 },
+      { key: "a", value: 50, at: 1000 },
+    ]);
   });
 
   it("never sends more than one report per interval, however they come, and ends on the last", async () => {
@@ -70,10 +76,11 @@ describe("progress coalescer", () => {
 
   it("waits for a slow send before the next, and still delivers the last value", async () => {
     const releases: (() => void)[] = [];
-    const slow = (key: string, value: number) => new Promise<void>((resolve) => {
-      sent.push({ key, value, at: Date.now() });
-      releases.push(resolve);
-    });
+    const slow = (key: string, value: number) =>
+      new Promise<void>((resolve) => {
+        sent.push({ key, value, at: Date.now() });
+        releases.push(resolve);
+      });
     const coalescer = createProgressCoalescer(slow, 1000);
     coalescer.offer("a", 1);
     coalescer.offer("a", 2);

@@ -18,21 +18,36 @@ afterAll(async () => {
 describe("API keys", () => {
   it("refuses requests without a valid key", async () => {
     expect((await stack.request("GET", "/v1/runs")).status).toBe(401);
-    expect((await stack.request("GET", "/v1/runs", undefined, { authorization: "Bearer wrong-key-0123456789" })).status).toBe(401);
+    expect(
+      (await stack.request("GET", "/v1/runs", undefined, { authorization: "Bearer wrong-key-0123456789" })).status,
+    ).toBe(401);
     expect((await stack.request("GET", "/healthz")).status).toBe(200);
   });
 
   it("keeps each namespace's runs to itself", async () => {
-    const started = await stack.request("POST", "/v1/runs", { script: "export default async () => 1;" }, { authorization: `Bearer ${KEY_A}` });
+    const started = await stack.request(
+      "POST",
+      "/v1/runs",
+      { script: "export default async () => 1;" },
+      { authorization: `Bearer ${KEY_A}` },
+    );
     expect(started.status).toBe(201);
     const id = String(started.body.id);
-    expect((await stack.request("GET", `/v1/runs/${id}`, undefined, { authorization: `Bearer ${KEY_A}` })).status).toBe(200);
-    expect((await stack.request("GET", `/v1/runs/${id}`, undefined, { authorization: `Bearer ${KEY_B}` })).status).toBe(404);
-    expect((await stack.request("POST", `/v1/runs/${id}/cancel`, undefined, { authorization: `Bearer ${KEY_B}` })).status).toBe(404);
+    expect((await stack.request("GET", `/v1/runs/${id}`, undefined, { authorization: `Bearer ${KEY_A}` })).status).toBe(
+      200,
+    );
+    expect((await stack.request("GET", `/v1/runs/${id}`, undefined, { authorization: `Bearer ${KEY_B}` })).status).toBe(
+      404,
+    );
+    expect(
+      (await stack.request("POST", `/v1/runs/${id}/cancel`, undefined, { authorization: `Bearer ${KEY_B}` })).status,
+    ).toBe(404);
     // Wait until visibility lists the run for its own namespace, then look from the other one.
     let ownList: string[] = [];
     for (let attempt = 0; attempt < 50 && !ownList.includes(id); attempt++) {
-      ownList = ((await stack.request("GET", "/v1/runs", undefined, { authorization: `Bearer ${KEY_A}` })).body.runs ?? []).map((r) => r.id);
+      ownList = (
+        (await stack.request("GET", "/v1/runs", undefined, { authorization: `Bearer ${KEY_A}` })).body.runs ?? []
+      ).map((r) => r.id);
       if (!ownList.includes(id)) await new Promise((r) => setTimeout(r, 200));
     }
     expect(ownList).toContain(id);

@@ -10,10 +10,23 @@ import { buildOpenApiDocument } from "../../src/api/openapi.ts";
 import { EVENT_TYPES } from "../../src/shared/events.ts";
 import { eventProblem, webhookBodyRef, type WebhookBodies } from "../helpers/event-schema.ts";
 
-interface Parameter { name: string; in: string; required: boolean }
+interface Parameter {
+  name: string;
+  in: string;
+  required: boolean;
+}
 interface WebhookDocument {
   openapi: string;
-  webhooks: Record<string, { post?: NonNullable<NonNullable<WebhookBodies["webhooks"]>[string]["post"]> & { parameters?: Parameter[]; security?: unknown[]; responses?: Record<string, unknown> } }>;
+  webhooks: Record<
+    string,
+    {
+      post?: NonNullable<NonNullable<WebhookBodies["webhooks"]>[string]["post"]> & {
+        parameters?: Parameter[];
+        security?: unknown[];
+        responses?: Record<string, unknown>;
+      };
+    }
+  >;
   components: { schemas: Record<string, { properties?: Record<string, { const?: string }>; required?: string[] }> };
 }
 
@@ -29,21 +42,37 @@ describe("the OpenAPI document's webhooks", () => {
 
   it.each(EVENT_TYPES)("%s: a POST with the signature headers and a body schema of its own", (type) => {
     const post = doc.webhooks[type]?.post;
-    expect(post?.parameters?.filter((p) => p.in === "header" && p.required).map((p) => p.name)).toEqual(["webhook-id", "webhook-timestamp", "webhook-signature"]);
+    expect(post?.parameters?.filter((p) => p.in === "header" && p.required).map((p) => p.name)).toEqual([
+      "webhook-id",
+      "webhook-timestamp",
+      "webhook-signature",
+    ]);
     expect(post?.security).toEqual([]);
     expect(Object.keys(post?.responses ?? {})).toEqual(["2XX"]);
     const ref = webhookBodyRef(doc, type) ?? "";
     const schema = doc.components.schemas[ref.replace("#/components/schemas/", "")];
     expect(schema?.properties?.["type"]?.const).toBe(type);
-    expect(schema?.required).toEqual(expect.arrayContaining(["id", "type", "runId", "toolset", "endUser", "at", "data"]));
+    expect(schema?.required).toEqual(
+      expect.arrayContaining(["id", "type", "runId", "toolset", "endUser", "at", "data"]),
+    );
     expect(ajv.getSchema(`openapi.json${ref}`), `${ref} compiles`).toBeDefined();
   });
 
   it("refuses an event whose type has no webhook, and one whose data does not fit", () => {
     const base = { id: "evt_1", runId: "run_1", toolset: "ts_1", endUser: null, at: new Date(0).toISOString() };
-    expect(eventProblem({ ...base, type: "run.cancelled", data: { unfinished: [{ seq: 1, tool: "bank.pay", status: "parked" }] } })).toBeUndefined();
+    expect(
+      eventProblem({
+        ...base,
+        type: "run.cancelled",
+        data: { unfinished: [{ seq: 1, tool: "bank.pay", status: "parked" }] },
+      }),
+    ).toBeUndefined();
     expect(eventProblem({ ...base, type: "run.paused", data: {} })).toMatch(/no webhook for event type run\.paused/);
-    expect(eventProblem({ ...base, type: "run.cancelled", data: {} })).toMatch(/must have required property 'unfinished'/);
-    expect(eventProblem({ ...base, type: "run.completed", data: { result: 1 }, toolset: undefined })).toMatch(/toolset/);
+    expect(eventProblem({ ...base, type: "run.cancelled", data: {} })).toMatch(
+      /must have required property 'unfinished'/,
+    );
+    expect(eventProblem({ ...base, type: "run.completed", data: { result: 1 }, toolset: undefined })).toMatch(
+      /toolset/,
+    );
   });
 });

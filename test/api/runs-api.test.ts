@@ -29,7 +29,8 @@ describe("POST /v1/runs", () => {
   });
 
   it("refuses a script that does not type-check with 422, line and column", async () => {
-    const script = "export default async function main(input: { n: number }) {\n  const s: string = input.n;\n  return s;\n}";
+    const script =
+      "export default async function main(input: { n: number }) {\n  const s: string = input.n;\n  return s;\n}";
     const { status, body } = await stack.request("POST", "/v1/runs", { script });
     expect(status).toBe(422);
     expect(body.error?.code).toBe("typeCheckFailed");
@@ -42,13 +43,17 @@ describe("POST /v1/runs", () => {
     const noDefault = await stack.request("POST", "/v1/runs", { script: "export const x = 1;" });
     expect(noDefault.status).toBe(422);
     expect(JSON.stringify(noDefault.body.error?.details)).toContain("default export");
-    const importsFs = await stack.request("POST", "/v1/runs", { script: "import fs from \"node:fs\";\nexport default async () => fs;" });
+    const importsFs = await stack.request("POST", "/v1/runs", {
+      script: 'import fs from "node:fs";\nexport default async () => fs;',
+    });
     expect(importsFs.status).toBe(422);
     expect(importsFs.body.error?.details).toEqual([expect.objectContaining({ line: 1, column: 16 })]);
   });
 
   it("refuses syntax the sandbox would need to transform (enum) with its position", async () => {
-    const { status, body } = await stack.request("POST", "/v1/runs", { script: "enum Color { Red }\nexport default async () => Color.Red;" });
+    const { status, body } = await stack.request("POST", "/v1/runs", {
+      script: "enum Color { Red }\nexport default async () => Color.Red;",
+    });
     expect(status).toBe(422);
     expect(body.error?.details).toEqual([expect.objectContaining({ line: 1, column: 6 })]);
   });
@@ -71,10 +76,18 @@ describe("POST /v1/runs", () => {
   });
 
   it("answers 400 for malformed JSON and for a body that is not JSON", async () => {
-    const malformed = await fetch(`${stack.api.url}/v1/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: "{\"script\": " });
+    const malformed = await fetch(`${stack.api.url}/v1/runs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"script": ',
+    });
     expect(malformed.status).toBe(400);
     expect(((await malformed.json()) as { error: { code: string } }).error.code).toBe("invalidJson");
-    const text = await fetch(`${stack.api.url}/v1/runs`, { method: "POST", headers: { "content-type": "text/plain" }, body: "export default 1" });
+    const text = await fetch(`${stack.api.url}/v1/runs`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "export default 1",
+    });
     expect(text.status).toBe(400);
     expect(((await text.json()) as { error: { message: string } }).error.message).toMatch(/JSON body/);
   });
@@ -86,14 +99,27 @@ describe("POST /v1/runs", () => {
   });
 
   it("answers 404 for an unknown toolset", async () => {
-    const response = await stack.request("POST", "/v1/runs", { script: "export default async () => 1;", toolset: `ts_${"0".repeat(64)}` });
+    const response = await stack.request("POST", "/v1/runs", {
+      script: "export default async () => 1;",
+      toolset: `ts_${"0".repeat(64)}`,
+    });
     expect(response.status).toBe(404);
   });
 
   it("starts one run for repeated requests with the same Idempotency-Key", async () => {
     const key = `key-${Date.now()}`;
-    const first = await stack.request("POST", "/v1/runs", { script: "export default async () => 7;" }, { "Idempotency-Key": key });
-    const second = await stack.request("POST", "/v1/runs", { script: "export default async () => 7;" }, { "Idempotency-Key": key });
+    const first = await stack.request(
+      "POST",
+      "/v1/runs",
+      { script: "export default async () => 7;" },
+      { "Idempotency-Key": key },
+    );
+    const second = await stack.request(
+      "POST",
+      "/v1/runs",
+      { script: "export default async () => 7;" },
+      { "Idempotency-Key": key },
+    );
     expect(first.status).toBe(201);
     expect(second.status).toBe(200);
     expect(second.body.id).toBe(first.body.id);
@@ -108,7 +134,9 @@ describe("reading, listing and cancelling runs", () => {
   });
 
   it("cancels a sleeping run", async () => {
-    const started = await stack.request("POST", "/v1/runs", { script: "import { sleep } from \"rewind:tools\";\nexport default async () => { await sleep(\"1 hour\"); return 1; };" });
+    const started = await stack.request("POST", "/v1/runs", {
+      script: 'import { sleep } from "rewind:tools";\nexport default async () => { await sleep("1 hour"); return 1; };',
+    });
     const cancelled = await stack.request("POST", `/v1/runs/${started.body.id}/cancel`);
     expect(cancelled.status).toBe(200);
     const done = await waitForRun(stack, String(started.body.id));
@@ -118,12 +146,23 @@ describe("reading, listing and cancelling runs", () => {
   it("lists a namespace's runs newest first, in pages", async () => {
     // A namespace of its own, and runs that stay running, so nothing else moves the order.
     const key = `list-key-${randomUUID()}`;
-    const own = await startRewindStack({ noWorker: true, env: { REWIND_API_KEYS: `${key}:list-${randomUUID().slice(0, 8)}`, REWIND_TASK_QUEUE: stack.config.temporal.taskQueue } });
+    const own = await startRewindStack({
+      noWorker: true,
+      env: {
+        REWIND_API_KEYS: `${key}:list-${randomUUID().slice(0, 8)}`,
+        REWIND_TASK_QUEUE: stack.config.temporal.taskQueue,
+      },
+    });
     const auth = { authorization: `Bearer ${key}` };
     try {
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) {
-        const started = await own.request("POST", "/v1/runs", { script: "import { sleep } from \"rewind:tools\";\nexport default async () => { await sleep(\"1 hour\"); };" }, auth);
+        const started = await own.request(
+          "POST",
+          "/v1/runs",
+          { script: 'import { sleep } from "rewind:tools";\nexport default async () => { await sleep("1 hour"); };' },
+          auth,
+        );
         ids.push(String(started.body.id));
       }
       let listed: string[] = [];
@@ -135,7 +174,12 @@ describe("reading, listing and cancelling runs", () => {
       const first = await own.request("GET", "/v1/runs?pageSize=2", undefined, auth);
       expect(first.body.runs?.map((r) => r.id)).toEqual([ids[2], ids[1]]);
       expect(first.body.nextPageToken).toBeTruthy();
-      const second = await own.request("GET", `/v1/runs?pageSize=2&pageToken=${first.body.nextPageToken}`, undefined, auth);
+      const second = await own.request(
+        "GET",
+        `/v1/runs?pageSize=2&pageToken=${first.body.nextPageToken}`,
+        undefined,
+        auth,
+      );
       expect(second.body.runs?.map((r) => r.id)).toEqual([ids[0]]);
       expect((await own.request("GET", "/v1/runs?pageSize=0", undefined, auth)).status).toBe(400);
       for (const id of ids) await own.request("POST", `/v1/runs/${id}/cancel`, undefined, auth);

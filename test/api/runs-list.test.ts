@@ -33,7 +33,7 @@ async function start(body: Record<string, unknown>): Promise<ApiBody> {
   return run;
 }
 
-const WAIT = "import { waitForSignal } from \"rewind:tools\";\nexport default async () => await waitForSignal(\"never\");";
+const WAIT = 'import { waitForSignal } from "rewind:tools";\nexport default async () => await waitForSignal("never");';
 const CONTINUES = `import { sleep, waitForSignal } from "rewind:tools";
 export default async function main() {
   await waitForSignal("go");
@@ -42,8 +42,18 @@ export default async function main() {
 }`;
 
 beforeAll(async () => {
-  stack = await startRewindStack({ env: { REWIND_API_KEYS: `${key}:runs-list-${randomUUID().slice(0, 8)}`, REWIND_CONTINUE_AS_NEW_EVENTS: "60" } });
-  server = await startMcpServer({ tools: [{ name: "create", inputSchema: { type: "object" }, handler: async () => ({ content: [{ type: "text", text: "ok" }] }) }] });
+  stack = await startRewindStack({
+    env: { REWIND_API_KEYS: `${key}:runs-list-${randomUUID().slice(0, 8)}`, REWIND_CONTINUE_AS_NEW_EVENTS: "60" },
+  });
+  server = await startMcpServer({
+    tools: [
+      {
+        name: "create",
+        inputSchema: { type: "object" },
+        handler: async () => ({ content: [{ type: "text", text: "ok" }] }),
+      },
+    ],
+  });
   const register = async (document: unknown) => String((await request("POST", "/v1/toolsets", document)).body.id);
   plain = await register({ mcpServers: { t: { url: server.url } } });
   guarded = await register({ mcpServers: { t: { url: server.url } }, policies: { "t.create": { approval: true } } });
@@ -58,14 +68,26 @@ beforeAll(async () => {
   await stack.client.workflow.getHandle(runs.continued).signal(deliverSignal, { name: "go", payload: null });
 
   runs.completed = String((await start({ script: "export default async () => 1;", endUser: "alice" })).id);
-  runs.parked = String((await start({ toolset: guarded, script: "import { t } from \"rewind:tools\";\nexport default async () => await t.create({});", endUser: "alice" })).id);
+  runs.parked = String(
+    (
+      await start({
+        toolset: guarded,
+        script: 'import { t } from "rewind:tools";\nexport default async () => await t.create({});',
+        endUser: "alice",
+      })
+    ).id,
+  );
   runs.running = String((await start({ script: WAIT, endUser: "bob" })).id);
   runs.cancelled = String((await start({ script: WAIT })).id);
-  runs.failed = String((await start({ script: "export default async () => { throw new Error(\"no\"); };", endUser: "o'brien" })).id);
+  runs.failed = String(
+    (await start({ script: 'export default async () => { throw new Error("no"); };', endUser: "o'brien" })).id,
+  );
 
   expect((await request("POST", `/v1/runs/${runs.cancelled}/cancel`)).status).toBe(200);
-  for (const id of [runs.completed, runs.cancelled, runs.failed, runs.continued]) await waitForRun(stack, id, 120_000, auth);
-  for (let i = 0; i < 100 && (await request("GET", `/v1/runs/${runs.parked}`)).body.status !== "parked"; i++) await new Promise((r) => setTimeout(r, 100));
+  for (const id of [runs.completed, runs.cancelled, runs.failed, runs.continued])
+    await waitForRun(stack, id, 120_000, auth);
+  for (let i = 0; i < 100 && (await request("GET", `/v1/runs/${runs.parked}`)).body.status !== "parked"; i++)
+    await new Promise((r) => setTimeout(r, 100));
 }, 180_000);
 afterAll(async () => {
   for (const id of [runs.parked, runs.running]) if (id) await request("POST", `/v1/runs/${id}/cancel`);
@@ -100,7 +122,11 @@ describe("GET /v1/runs filters", () => {
   });
 
   it.each([
-    ["parked", ["parked"]], ["running", ["running"]], ["completed", ["completed", "continued"]], ["failed", ["failed"]], ["cancelled", ["cancelled"]],
+    ["parked", ["parked"]],
+    ["running", ["running"]],
+    ["completed", ["completed", "continued"]],
+    ["failed", ["failed"]],
+    ["cancelled", ["cancelled"]],
   ] as const)("by status=%s", async (status, which) => {
     const expected = which.map((w) => runs[w]);
     expect(sorted(await listed(`status=${status}`, expected))).toEqual(sorted(expected));
@@ -118,7 +144,9 @@ describe("GET /v1/runs filters", () => {
   it("by start time, the first execution's for a run that continued as new", async () => {
     expect(await listed(`startedBefore=${divide.toISOString()}`, [runs.continued])).toEqual([runs.continued]);
     const after = [runs.completed, runs.parked, runs.running, runs.cancelled, runs.failed];
-    expect(sorted(await listed(`startedAfter=${encodeURIComponent(divide.toISOString())}`, after))).toEqual(sorted(after));
+    expect(sorted(await listed(`startedAfter=${encodeURIComponent(divide.toISOString())}`, after))).toEqual(
+      sorted(after),
+    );
     const window = `startedAfter=${new Date(divide.getTime() - 60_000).toISOString()}&startedBefore=${divide.toISOString()}&endUser=carol`;
     expect(await listed(window, [runs.continued])).toEqual([runs.continued]);
   });
@@ -129,23 +157,38 @@ describe("GET /v1/runs filters", () => {
     expect(current.startTime.getTime()).toBeGreaterThan(divide.getTime());
     expect(current.memo).toEqual({ toolset: plain, endUser: "carol" });
     // Temporal keeps no static summary past continue-as-new: the current details carry it.
-    const metadata = await stack.client.workflow.getHandle(runs.continued).query<{ currentDetails?: string }>("__temporal_workflow_metadata");
-    expect(metadata.currentDetails).toBe(`completed\nrun (continued as new): toolset ${plain.slice(0, 15)}… · end user carol`);
+    const metadata = await stack.client.workflow
+      .getHandle(runs.continued)
+      .query<{ currentDetails?: string }>("__temporal_workflow_metadata");
+    expect(metadata.currentDetails).toBe(
+      `completed\nrun (continued as new): toolset ${plain.slice(0, 15)}… · end user carol`,
+    );
     const { body } = await request("GET", `/v1/runs?endUser=carol`);
-    expect(body.runs).toEqual([expect.objectContaining({ id: runs.continued, startedAt: continuedStartedAt, status: "completed" })]);
+    expect(body.runs).toEqual([
+      expect.objectContaining({ id: runs.continued, startedAt: continuedStartedAt, status: "completed" }),
+    ]);
     expect((await request("GET", `/v1/runs/${runs.continued}`)).body["startedAt"]).toBe(continuedStartedAt);
   });
 
   it("answers 400 naming the field for a bad value, and a quote-breaking value matches nothing", async () => {
     const bad: [string, string][] = [
-      ["status=bogus", "status"], ["status=parked'%20OR%20'1'%3D'1", "status"], [`toolset=${encodeURIComponent("x' OR '1'='1")}`, "toolset"],
-      ["toolset=ts_123", "toolset"], ["startedAfter=yesterday", "startedAfter"], ["startedBefore=2026-13-40T00:00:00Z", "startedBefore"],
-      [`endUser=${"e".repeat(201)}`, "endUser"], ["endUser=", "endUser"], ["owner=me", "(root)"],
+      ["status=bogus", "status"],
+      ["status=parked'%20OR%20'1'%3D'1", "status"],
+      [`toolset=${encodeURIComponent("x' OR '1'='1")}`, "toolset"],
+      ["toolset=ts_123", "toolset"],
+      ["startedAfter=yesterday", "startedAfter"],
+      ["startedBefore=2026-13-40T00:00:00Z", "startedBefore"],
+      [`endUser=${"e".repeat(201)}`, "endUser"],
+      ["endUser=", "endUser"],
+      ["owner=me", "(root)"],
     ];
     for (const [query, field] of bad) {
       const { status, body } = await request("GET", `/v1/runs?${query}`);
       expect(status, query).toBe(400);
-      expect((body.error?.details as { problems: { path: string }[] }).problems.map((p) => p.path), query).toContain(field);
+      expect(
+        (body.error?.details as { problems: { path: string }[] }).problems.map((p) => p.path),
+        query,
+      ).toContain(field);
     }
     for (const attempt of ["x' OR '1'='1", "x\\' OR RewindNamespace != '", "alice' OR WorkflowType = 'runScript"]) {
       const { status, body } = await request("GET", `/v1/runs?endUser=${encodeURIComponent(attempt)}`);
@@ -157,10 +200,20 @@ describe("GET /v1/runs filters", () => {
   it("filters a run started before RewindStartedAt existed by its execution's start", async () => {
     // Started as an earlier release's API did (no RewindStartedAt), on a queue no worker serves.
     const id = `run_old${randomUUID().replace(/-/g, "")}`;
-    const namespace = String((await stack.client.workflow.getHandle(runs.running).describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTES.namespace));
+    const namespace = String(
+      (await stack.client.workflow.getHandle(runs.running).describe()).typedSearchAttributes.get(
+        SEARCH_ATTRIBUTES.namespace,
+      ),
+    );
     const handle = await stack.client.workflow.start(RUN_WORKFLOW_TYPE, {
-      workflowId: id, taskQueue: `nowhere-${randomUUID()}`, args: [],
-      typedSearchAttributes: [{ key: SEARCH_ATTRIBUTES.namespace, value: namespace }, { key: SEARCH_ATTRIBUTES.toolset, value: plain }, { key: SEARCH_ATTRIBUTES.status, value: "running" }],
+      workflowId: id,
+      taskQueue: `nowhere-${randomUUID()}`,
+      args: [],
+      typedSearchAttributes: [
+        { key: SEARCH_ATTRIBUTES.namespace, value: namespace },
+        { key: SEARCH_ATTRIBUTES.toolset, value: plain },
+        { key: SEARCH_ATTRIBUTES.status, value: "running" },
+      ],
     });
     try {
       const startTime = (await handle.describe()).startTime;
@@ -168,7 +221,9 @@ describe("GET /v1/runs filters", () => {
       expect(sorted(await listed(`startedAfter=${divide.toISOString()}`, after))).toEqual(sorted(after));
       expect(await listed(`startedBefore=${divide.toISOString()}`, [runs.continued])).toEqual([runs.continued]);
       const { body } = await request("GET", `/v1/runs?startedAfter=${new Date(startTime.getTime() - 1).toISOString()}`);
-      expect(body.runs).toEqual([expect.objectContaining({ id, status: "running", startedAt: startTime.toISOString() })]);
+      expect(body.runs).toEqual([
+        expect.objectContaining({ id, status: "running", startedAt: startTime.toISOString() }),
+      ]);
     } finally {
       await handle.terminate();
     }

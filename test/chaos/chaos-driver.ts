@@ -172,8 +172,24 @@ function planRuns(runs: number, longRuns: number): PlannedRun[] {
     const long = Math.floor(((n + 1) * longRuns) / runs) > Math.floor((n * longRuns) / runs);
     const sequential = 30 + Math.floor(Math.random() * 71);
     return long
-      ? { n, long, input: { n, sequential }, expected: { n, sequential, parallel: 16 }, calls: sequential + 16, id: "", changedAt: 0 }
-      : { n, long, input: { n }, expected: { n, sequential: 6, parallel: 8, email: "sent or outcomeUnknown" }, calls: 15, id: "", changedAt: 0 };
+      ? {
+          n,
+          long,
+          input: { n, sequential },
+          expected: { n, sequential, parallel: 16 },
+          calls: sequential + 16,
+          id: "",
+          changedAt: 0,
+        }
+      : {
+          n,
+          long,
+          input: { n },
+          expected: { n, sequential: 6, parallel: 8, email: "sent or outcomeUnknown" },
+          calls: 15,
+          id: "",
+          changedAt: 0,
+        };
   });
 }
 
@@ -196,7 +212,7 @@ function sendEmailTool(seen: Map<string, number>): TestToolDefinition {
     async handler(_args, { meta }) {
       const key = String(meta[IDEMPOTENCY_KEY]);
       seen.set(key, (seen.get(key) ?? 0) + 1);
-      return { content: [{ type: "text", text: "{\"sent\":true}" }] };
+      return { content: [{ type: "text", text: '{"sent":true}' }] };
     },
   };
 }
@@ -235,12 +251,33 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const devConfig = await loadDevServerConfig(path.join(REPO_ROOT, "temporal-dev.yml"));
   const port = await getFreePort();
   const dbFile = path.join(dir, "temporal.sqlite");
-  const startServer = () => startDevServer({ cliPath: options.cliPath, config: devConfig, port, uiPort: false, dbFile, logFile: path.join(dir, "temporal.log") });
+  const startServer = () =>
+    startDevServer({
+      cliPath: options.cliPath,
+      config: devConfig,
+      port,
+      uiPort: false,
+      dbFile,
+      logFile: path.join(dir, "temporal.log"),
+    });
   let server: DevServer = await startServer();
   const taskQueue = `chaos-${randomUUID()}`;
-  const env = { TEMPORAL_ADDRESS: server.address, REWIND_TASK_QUEUE: taskQueue, REWIND_STATE_DIR: path.join(REPO_ROOT, ".rewind"), REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64") };
+  const env = {
+    TEMPORAL_ADDRESS: server.address,
+    REWIND_TASK_QUEUE: taskQueue,
+    REWIND_STATE_DIR: path.join(REPO_ROOT, ".rewind"),
+    REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64"),
+  };
   // The MCP server and the events receiver listen on loopback: trusted, since keys turn the outbound target policy on.
-  const config = loadConfig({ ...env, REWIND_PORT: "0", REWIND_API_KEYS: `chaos-key-${"x".repeat(16)}:chaos`, REWIND_TRUSTED_TARGETS: "127.0.0.1" }, REPO_ROOT);
+  const config = loadConfig(
+    {
+      ...env,
+      REWIND_PORT: "0",
+      REWIND_API_KEYS: `chaos-key-${"x".repeat(16)}:chaos`,
+      REWIND_TRUSTED_TARGETS: "127.0.0.1",
+    },
+    REPO_ROOT,
+  );
   const auth = { authorization: `Bearer chaos-key-${"x".repeat(16)}` };
   const effects = effectCounterTool();
   const emails = new Map<string, number>();
@@ -251,19 +288,44 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let api: RunningApi | undefined;
   let temporalClient: Client | undefined;
   /** One slot per worker; `busy` while the driver kills or starts the slot's process. */
-  const slots: { worker: WorkerProcess | undefined; busy: boolean }[] = Array.from({ length: workerCount }, () => ({ worker: undefined, busy: false }));
+  const slots: { worker: WorkerProcess | undefined; busy: boolean }[] = Array.from({ length: workerCount }, () => ({
+    worker: undefined,
+    busy: false,
+  }));
   const plan = planRuns(options.runs, longRuns);
   const report: ChaosReport = {
-    workers: workerCount, runs: options.runs, longRuns, completed: 0, wrongResults: [], stuckRuns: [], unfinishedRuns: [],
-    kills: 0, killsPerWorker: slots.map(() => 0), serverRestarts: 0, mcpOutages: 0, faults: 0, faultsOnOpenRuns: 0, workerExits: 0,
-    effects: 0, effectsExpected: plan.reduce((sum, run) => sum + run.calls - (run.long ? 0 : 1), 0), duplicateEffects: [],
-    atMostOnceCalls: 0, atMostOnceSent: 0, atMostOnceRepeated: [], atMostOnceLost: [], eventsExpected: 0, eventsDelivered: 0, seconds: 0,
+    workers: workerCount,
+    runs: options.runs,
+    longRuns,
+    completed: 0,
+    wrongResults: [],
+    stuckRuns: [],
+    unfinishedRuns: [],
+    kills: 0,
+    killsPerWorker: slots.map(() => 0),
+    serverRestarts: 0,
+    mcpOutages: 0,
+    faults: 0,
+    faultsOnOpenRuns: 0,
+    workerExits: 0,
+    effects: 0,
+    effectsExpected: plan.reduce((sum, run) => sum + run.calls - (run.long ? 0 : 1), 0),
+    duplicateEffects: [],
+    atMostOnceCalls: 0,
+    atMostOnceSent: 0,
+    atMostOnceRepeated: [],
+    atMostOnceLost: [],
+    eventsExpected: 0,
+    eventsDelivered: 0,
+    seconds: 0,
   };
   try {
     api = await startApi(config, server.address, undefined, silentLogger);
     const call = async (method: string, route: string, body?: unknown) => {
       const response = await fetch(api!.url + route, {
-        method, headers: { "content-type": "application/json", ...auth }, body: body === undefined ? undefined : JSON.stringify(body),
+        method,
+        headers: { "content-type": "application/json", ...auth },
+        body: body === undefined ? undefined : JSON.stringify(body),
         // A read may wait on a worker that was just killed (a query); writes are not cut short.
         ...(method === "GET" ? { signal: AbortSignal.timeout(10_000) } : {}),
       });
@@ -274,26 +336,50 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const slot of slots) slot.worker = await spawnWorker(env);
     const endpoint = await retrying(() => call("PUT", "/v1/events/endpoint", { url: receiver.url }));
     receiver.setSecret(String(endpoint.body["secret"]));
-    const toolset = await retrying(() => call("POST", "/v1/toolsets", { mcpServers: { svc: { url: mcp.url } }, policies: { "svc.send_email": { onInterruption: "at_most_once", timeout: "10s" } } }));
+    const toolset = await retrying(() =>
+      call("POST", "/v1/toolsets", {
+        mcpServers: { svc: { url: mcp.url } },
+        policies: { "svc.send_email": { onInterruption: "at_most_once", timeout: "10s" } },
+      }),
+    );
     for (const run of plan) {
-      const started = await retrying(() => call("POST", "/v1/runs", { toolset: toolset.body["id"], script: run.long ? LONG_SCRIPT : SHORT_SCRIPT, input: run.input }));
+      const started = await retrying(() =>
+        call("POST", "/v1/runs", {
+          toolset: toolset.body["id"],
+          script: run.long ? LONG_SCRIPT : SHORT_SCRIPT,
+          input: run.input,
+        }),
+      );
       run.id = String(started.body["id"]);
       run.changedAt = Date.now();
     }
-    log(`started ${plan.length} runs (${longRuns} long: ${plan.filter((r) => r.long).map((r) => r.calls).join(", ")} calls) on ${workerCount} worker(s)`);
+    log(
+      `started ${plan.length} runs (${longRuns} long: ${plan
+        .filter((r) => r.long)
+        .map((r) => r.calls)
+        .join(", ")} calls) on ${workerCount} worker(s)`,
+    );
 
     /** Calls of the run that reached the MCP server (each key once). */
     const performed = (run: PlannedRun) => {
       const prefix = `${run.id}/`;
       let count = 0;
       for (const key of effects.state.effects.keys()) if (key.startsWith(prefix)) count += 1;
-      for (const key of emails.keys()) if (key.startsWith(prefix)) { count += 1; break; }
+      for (const key of emails.keys())
+        if (key.startsWith(prefix)) {
+          count += 1;
+          break;
+        }
       return count;
     };
     const ended = (run: PlannedRun) => run.status !== undefined && !OPEN_STATES.has(run.status);
     const allEnded = () => plan.every(ended);
     /** Every journaled call ended and the journal has not changed for stuckAfterMs. */
-    const stuck = (run: PlannedRun) => !ended(run) && run.journal !== undefined && run.journal.every((e) => !OPEN_CALLS.has(e.status)) && Date.now() - run.changedAt >= stuckAfterMs;
+    const stuck = (run: PlannedRun) =>
+      !ended(run) &&
+      run.journal !== undefined &&
+      run.journal.every((e) => !OPEN_CALLS.has(e.status)) &&
+      Date.now() - run.changedAt >= stuckAfterMs;
 
     const readJournal = async (run: PlannedRun) => {
       try {
@@ -326,22 +412,34 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const poll = async () => {
       const readJournals = Date.now() - journalsReadAt >= JOURNAL_EVERY_MS;
       if (readJournals) journalsReadAt = Date.now();
-      await Promise.all(plan.filter((run) => !ended(run)).map(async (run) => {
-        const view = await call("GET", `/v1/runs/${run.id}`).catch(() => undefined);
-        if (view?.status === 200) {
-          run.status = String(view.body["status"]);
-          run.view = view.body;
-        }
-        if (!ended(run) && readJournals) await readJournal(run);
-        if (!ended(run) && !stuck(run) && readJournals && Date.now() - run.changedAt >= stuckAfterMs) {
-          const { raw } = await temporal.workflow.getHandle(run.id).describe().catch(() => ({ raw: undefined }));
-          run.failingTask = raw !== undefined && (raw.pendingActivities?.length ?? 0) === 0 && (raw.pendingWorkflowTask?.attempt ?? 0) >= 3;
-        }
-      }));
+      await Promise.all(
+        plan
+          .filter((run) => !ended(run))
+          .map(async (run) => {
+            const view = await call("GET", `/v1/runs/${run.id}`).catch(() => undefined);
+            if (view?.status === 200) {
+              run.status = String(view.body["status"]);
+              run.view = view.body;
+            }
+            if (!ended(run) && readJournals) await readJournal(run);
+            if (!ended(run) && !stuck(run) && readJournals && Date.now() - run.changedAt >= stuckAfterMs) {
+              const { raw } = await temporal.workflow
+                .getHandle(run.id)
+                .describe()
+                .catch(() => ({ raw: undefined }));
+              run.failingTask =
+                raw !== undefined &&
+                (raw.pendingActivities?.length ?? 0) === 0 &&
+                (raw.pendingWorkflowTask?.attempt ?? 0) >= 3;
+            }
+          }),
+      );
       if (Date.now() - progressAt >= PROGRESS_EVERY_MS) {
         progressAt = Date.now();
         const open = plan.filter((run) => !ended(run));
-        log(`${plan.length - open.length}/${plan.length} runs ended; open: ${open.map((run) => `${run.long ? "long" : "short"} ${performed(run)}/${run.calls}${stuck(run) ? " STUCK" : ""}`).join(", ")}`);
+        log(
+          `${plan.length - open.length}/${plan.length} runs ended; open: ${open.map((run) => `${run.long ? "long" : "short"} ${performed(run)}/${run.calls}${stuck(run) ? " STUCK" : ""}`).join(", ")}`,
+        );
       }
     };
 
@@ -352,7 +450,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         if (slot.busy || !child || (child.exitCode === null && child.signalCode === null)) continue;
         slot.busy = true;
         report.workerExits += 1;
-        log(`worker ${index + 1} exited by itself (${child.exitCode ?? child.signalCode}): ${slot.worker?.output().split("\n").slice(-5).join(" | ")}`);
+        log(
+          `worker ${index + 1} exited by itself (${child.exitCode ?? child.signalCode}): ${slot.worker?.output().split("\n").slice(-5).join(" | ")}`,
+        );
         try {
           slot.worker = await retrying(() => spawnWorker(env), 10);
         } finally {
@@ -367,7 +467,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
      */
     const openRun = async (): Promise<PlannedRun | undefined> => {
       for (let attempt = 0; attempt < 10; attempt++) {
-        const candidates = plan.filter((run) => !ended(run) && performed(run) < run.calls).sort(() => Math.random() - 0.5);
+        const candidates = plan
+          .filter((run) => !ended(run) && performed(run) < run.calls)
+          .sort(() => Math.random() - 0.5);
         if (candidates.length === 0) return undefined;
         let answered = false;
         for (const run of candidates) {
@@ -391,7 +493,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
       report.faults += 1;
       if (open) report.faultsOnOpenRuns += 1;
-      log(`${what} while ${open ? `${open.id} (${open.long ? "long" : "short"}) is ${open.status} with ${performed(open)}/${open.calls} calls performed` : "NO run was seen going"}`);
+      log(
+        `${what} while ${open ? `${open.id} (${open.long ? "long" : "short"}) is ${open.status} with ${performed(open)}/${open.calls} calls performed` : "NO run was seen going"}`,
+      );
       return true;
     };
 
@@ -415,7 +519,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
             report.serverRestarts += 1;
             log("temporal server restarted on its SQLite file");
           }
-          if (k === Math.floor((2 * options.kills) / 3) && options.mcpOutageMs > 0 && (await beforeFault("MCP outage"))) {
+          if (
+            k === Math.floor((2 * options.kills) / 3) &&
+            options.mcpOutageMs > 0 &&
+            (await beforeFault("MCP outage"))
+          ) {
             await mcp.close();
             await pause(options.mcpOutageMs);
             mcp = await startMcpServer({ tools, port: mcpPort });
@@ -423,13 +531,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
             log(`MCP server back after ${options.mcpOutageMs} ms`);
           }
         } finally {
-          if (slot.worker?.child.exitCode !== null || slot.worker?.child.signalCode !== null) slot.worker = await retrying(() => spawnWorker(env), 10);
+          if (slot.worker?.child.exitCode !== null || slot.worker?.child.signalCode !== null)
+            slot.worker = await retrying(() => spawnWorker(env), 10);
           slot.busy = false;
         }
       }
     })();
     let chaosOver = false;
-    const chaosDone = chaos.finally(() => { chaosOver = true; });
+    const chaosDone = chaos.finally(() => {
+      chaosOver = true;
+    });
 
     // Wait until every run has ended or is stuck, or the deadline passes.
     const deadline = began + options.deadlineMs;
@@ -455,15 +566,23 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           const last = run.journal.at(-1);
           const summary = `${run.journal.length} journaled, last seq ${last?.seq ?? "-"} ${last?.tool ?? ""} ${last?.status ?? ""}, unchanged for ${quiet} s; ${where}`;
           if (open.length === 0) report.stuckRuns.push(`${head}: every call ended, ${summary}`);
-          else if (run.failingTask) report.unfinishedRuns.push(`${head}: its workflow task fails again and again; calls open ${open.map((e) => `${e.seq}:${e.tool}:${e.status}`).join(" ")}, ${summary}`);
-          else report.unfinishedRuns.push(`${head}: calls open ${open.map((e) => `${e.seq}:${e.tool}:${e.status}`).join(" ")}, ${summary}`);
+          else if (run.failingTask)
+            report.unfinishedRuns.push(
+              `${head}: its workflow task fails again and again; calls open ${open.map((e) => `${e.seq}:${e.tool}:${e.status}`).join(" ")}, ${summary}`,
+            );
+          else
+            report.unfinishedRuns.push(
+              `${head}: calls open ${open.map((e) => `${e.seq}:${e.tool}:${e.status}`).join(" ")}, ${summary}`,
+            );
         }
         continue;
       }
       if (run.status === "completed") report.completed += 1;
       const got = run.status === "completed" ? run.view?.["result"] : run.view?.["error"];
       if (run.status !== "completed" || !resultAsExpected(run, got)) {
-        report.wrongResults.push(`${run.id}: ${run.status} ${JSON.stringify(got)} (expected ${JSON.stringify(run.expected)})`);
+        report.wrongResults.push(
+          `${run.id}: ${run.status} ${JSON.stringify(got)} (expected ${JSON.stringify(run.expected)})`,
+        );
       }
     }
     const ids = plan.map((run) => run.id);
@@ -473,11 +592,20 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const sends = [...emails.entries()].filter(([key]) => ids.some((id) => key.startsWith(`${id}/`)));
     report.atMostOnceCalls = sends.length;
     report.atMostOnceRepeated = sends.filter(([, count]) => count > 1).map(([key, count]) => `${key}×${count}`);
-    const saidSent = plan.filter((run) => !run.long && run.status === "completed" && (run.view?.["result"] as { email?: unknown } | undefined)?.email === "sent");
+    const saidSent = plan.filter(
+      (run) =>
+        !run.long &&
+        run.status === "completed" &&
+        (run.view?.["result"] as { email?: unknown } | undefined)?.email === "sent",
+    );
     report.atMostOnceSent = saidSent.length;
-    report.atMostOnceLost = saidSent.filter((run) => !sends.some(([key]) => key.startsWith(`${run.id}/`))).map((run) => run.id);
+    report.atMostOnceLost = saidSent
+      .filter((run) => !sends.some(([key]) => key.startsWith(`${run.id}/`)))
+      .map((run) => run.id);
     for (let i = 0; i < 60; i++) {
-      report.eventsDelivered = new Set(receiver.events.filter((e) => e.type === "run.completed" && ids.includes(e.runId)).map((e) => e.id)).size;
+      report.eventsDelivered = new Set(
+        receiver.events.filter((e) => e.type === "run.completed" && ids.includes(e.runId)).map((e) => e.id),
+      ).size;
       if (report.eventsDelivered >= report.completed) break;
       await pause(500);
     }
@@ -488,7 +616,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // A probe of a run may still be retrying against the stopped server; closing the channel
     // under it throws from the client's retry timer. Close once its retries are over.
     const closing = temporalClient;
-    if (closing) setTimeout(() => void closing.connection.close().catch(() => undefined), CLOSE_AFTER_RETRIES_MS).unref();
+    if (closing)
+      setTimeout(() => void closing.connection.close().catch(() => undefined), CLOSE_AFTER_RETRIES_MS).unref();
     // The API's client may be retrying a request of the last poll against the stopped server too.
     const stopping = api;
     if (stopping) setTimeout(() => void stopping.stop().catch(() => undefined), CLOSE_AFTER_RETRIES_MS).unref();
@@ -506,10 +635,14 @@ async function inspectOpen(client: Client, id: string): Promise<string> {
   try {
     const handle = client.workflow.getHandle(id);
     const { raw, historyLength } = await handle.describe();
-    const task = raw.pendingWorkflowTask ? `a workflow task (state ${raw.pendingWorkflowTask.state}, attempt ${raw.pendingWorkflowTask.attempt})` : "no workflow task";
+    const task = raw.pendingWorkflowTask
+      ? `a workflow task (state ${raw.pendingWorkflowTask.state}, attempt ${raw.pendingWorkflowTask.attempt})`
+      : "no workflow task";
     const events = (await handle.fetchHistory()).events ?? [];
     const last = events.at(-1);
-    const failed = events.findLast((event) => event.workflowTaskFailedEventAttributes)?.workflowTaskFailedEventAttributes;
+    const failed = events.findLast(
+      (event) => event.workflowTaskFailedEventAttributes,
+    )?.workflowTaskFailedEventAttributes;
     const failure = failed ? `; last workflow task failure: ${failed.failure?.message ?? `cause ${failed.cause}`}` : "";
     return `Temporal: ${raw.pendingActivities?.length ?? 0} pending activities, ${task}, ${historyLength} events, last ${last ? eventKind(last) : "-"}${failure}`;
   } catch (error) {

@@ -14,32 +14,52 @@ const RUNS = 12;
 const LONG_RUNS = 5;
 
 describe("chaos", () => {
-  it.each([1, 2])("keeps every promise through worker kills, a server restart and an MCP outage (%i worker process(es))", async (workers) => {
-    const report = await runChaos({
-      cliPath: inject("temporalCliPath"), runs: RUNS, longRuns: LONG_RUNS, workers, kills: 10, restartServer: true, mcpOutageMs: 3_000,
-      deadlineMs: 150_000, stuckAfterMs: 60_000,
-      log: (line) => process.stderr.write(`[chaos ${workers}w] ${line}\n`),
-    });
-    process.stderr.write(`[chaos ${workers}w] ${JSON.stringify(report)}\n`);
-    expect(report.kills).toBeGreaterThanOrEqual(10);
-    expect(report.killsPerWorker.every((kills) => kills >= Math.floor(10 / workers))).toBe(true);
-    expect(report.serverRestarts).toBe(1);
-    expect(report.mcpOutages).toBe(1);
-    // Every kill, the restart and the outage happened while a run was still going.
-    expect(report.faults).toBe(report.kills + 2);
-    expect(report.faultsOnOpenRuns).toBe(report.faults);
-    expect(report.stuckRuns).toEqual([]);
-    expect(report.unfinishedRuns).toEqual([]);
-    expect(report.wrongResults).toEqual([]);
-    expect(report.completed).toBe(RUNS);
-    expect(report.effects).toBe(report.effectsExpected);
-    expect(report.duplicateEffects).toEqual([]);
-    // A send whose outcome was unknown (a kill with it in flight) may never have reached the tool.
-    expect(report.atMostOnceCalls).toBeGreaterThanOrEqual(report.atMostOnceSent);
-    expect(report.atMostOnceCalls).toBeLessThanOrEqual(RUNS - LONG_RUNS);
-    expect(report.atMostOnceLost).toEqual([]);
-    expect(report.atMostOnceRepeated).toEqual([]);
-    expect(report.eventsDelivered).toBe(report.completed);
-    expect(brokenPromises(report)).toEqual({ stuck: 0, unfinished: 0, wrongResults: 0, duplicateEffects: 0, atMostOnceRepeated: 0, atMostOnceLost: 0, eventsNotDelivered: 0, faultsOnNoOpenRun: 0 });
-  }, 240_000);
+  it.each([1, 2])(
+    "keeps every promise through worker kills, a server restart and an MCP outage (%i worker process(es))",
+    async (workers) => {
+      const report = await runChaos({
+        cliPath: inject("temporalCliPath"),
+        runs: RUNS,
+        longRuns: LONG_RUNS,
+        workers,
+        kills: 10,
+        restartServer: true,
+        mcpOutageMs: 3_000,
+        deadlineMs: 150_000,
+        stuckAfterMs: 60_000,
+        log: (line) => process.stderr.write(`[chaos ${workers}w] ${line}\n`),
+      });
+      process.stderr.write(`[chaos ${workers}w] ${JSON.stringify(report)}\n`);
+      expect(report.kills).toBeGreaterThanOrEqual(10);
+      expect(report.killsPerWorker.every((kills) => kills >= Math.floor(10 / workers))).toBe(true);
+      expect(report.serverRestarts).toBe(1);
+      expect(report.mcpOutages).toBe(1);
+      // Every kill, the restart and the outage happened while a run was still going.
+      expect(report.faults).toBe(report.kills + 2);
+      expect(report.faultsOnOpenRuns).toBe(report.faults);
+      expect(report.stuckRuns).toEqual([]);
+      expect(report.unfinishedRuns).toEqual([]);
+      expect(report.wrongResults).toEqual([]);
+      expect(report.completed).toBe(RUNS);
+      expect(report.effects).toBe(report.effectsExpected);
+      expect(report.duplicateEffects).toEqual([]);
+      // A send whose outcome was unknown (a kill with it in flight) may never have reached the tool.
+      expect(report.atMostOnceCalls).toBeGreaterThanOrEqual(report.atMostOnceSent);
+      expect(report.atMostOnceCalls).toBeLessThanOrEqual(RUNS - LONG_RUNS);
+      expect(report.atMostOnceLost).toEqual([]);
+      expect(report.atMostOnceRepeated).toEqual([]);
+      expect(report.eventsDelivered).toBe(report.completed);
+      expect(brokenPromises(report)).toEqual({
+        stuck: 0,
+        unfinished: 0,
+        wrongResults: 0,
+        duplicateEffects: 0,
+        atMostOnceRepeated: 0,
+        atMostOnceLost: 0,
+        eventsNotDelivered: 0,
+        faultsOnNoOpenRun: 0,
+      });
+    },
+    240_000,
+  );
 });

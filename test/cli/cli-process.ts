@@ -24,20 +24,30 @@ export interface CliProcess {
 export function spawnCli(args: string[], options: { url: string; cwd: string }): CliProcess {
   const env: Record<string, string | undefined> = { ...process.env, REWIND_URL: options.url };
   delete env["REWIND_API_KEY"];
-  const child = spawn(process.execPath, ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", path.join(REPO_ROOT, "src/cli/main.ts"), ...args], {
-    cwd: options.cwd,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", path.join(REPO_ROOT, "src/cli/main.ts"), ...args],
+    {
+      cwd: options.cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
-  child.stdout?.on("data", (chunk: Buffer) => { stdout += chunk.toString(); });
-  child.stderr?.on("data", (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   let closed = false;
-  const done = new Promise<CliResult>((resolve) => child.once("close", (code) => {
-    closed = true;
-    resolve({ code, stdout, stderr });
-  }));
+  const done = new Promise<CliResult>((resolve) =>
+    child.once("close", (code) => {
+      closed = true;
+      resolve({ code, stdout, stderr });
+    }),
+  );
   const matches = (text: string | RegExp) => (typeof text === "string" ? stdout.includes(text) : text.test(stdout));
   return {
     child,
@@ -45,9 +55,15 @@ export function spawnCli(args: string[], options: { url: string; cwd: string }):
     done,
     waitFor(text, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => finish(new Error(`no ${String(text)} in the output within ${timeoutMs} ms:\n${stdout}\n${stderr}`)), timeoutMs);
-        const check = () => { if (matches(text)) finish(); };
-        const exited = () => finish(new Error(`the command exited before printing ${String(text)}:\n${stdout}\n${stderr}`));
+        const timer = setTimeout(
+          () => finish(new Error(`no ${String(text)} in the output within ${timeoutMs} ms:\n${stdout}\n${stderr}`)),
+          timeoutMs,
+        );
+        const check = () => {
+          if (matches(text)) finish();
+        };
+        const exited = () =>
+          finish(new Error(`the command exited before printing ${String(text)}:\n${stdout}\n${stderr}`));
         function finish(error?: Error) {
           clearTimeout(timer);
           child.stdout?.off("data", check);

@@ -29,37 +29,52 @@ beforeAll(async () => {
     startMcpServer({ tools: [echoTool(), invoices.tool, gate.tool] }),
     mkdtemp(path.join(tmpdir(), "rewind-cli-")),
   ]);
-  await writeFile(path.join(dir, "toolset.yaml"), [
-    "mcpServers:",
-    "  billing:",
-    `    url: ${server.url}`,
-    "policies:",
-    "  billing.send_invoice:",
-    "    approval: true",
-    "",
-  ].join("\n"));
-  await writeFile(path.join(dir, "echo.ts"), [
-    'import { billing } from "rewind:tools";',
-    "export default async function main(input: { n: number }) {",
-    '  await billing.echo({ message: "first" });',
-    '  await billing.echo({ message: "second" });',
-    "  return { doubled: input.n * 2 };",
-    "}",
-  ].join("\n"));
-  await writeFile(path.join(dir, "invoice.ts"), [
-    'import { billing } from "rewind:tools";',
-    "export default async function main() {",
-    '  await billing.send_invoice({ label: "march" });',
-    '  return "sent";',
-    "}",
-  ].join("\n"));
-  await writeFile(path.join(dir, "sync.ts"), [
-    'import { billing } from "rewind:tools";',
-    "export default async function main() {",
-    "  return await billing.sync({});",
-    "}",
-  ].join("\n"));
-  await writeFile(path.join(dir, "broken.ts"), "export default async function main(input: { n: number }) {\n  return input.x;\n}\n");
+  await writeFile(
+    path.join(dir, "toolset.yaml"),
+    [
+      "mcpServers:",
+      "  billing:",
+      `    url: ${server.url}`,
+      "policies:",
+      "  billing.send_invoice:",
+      "    approval: true",
+      "",
+    ].join("\n"),
+  );
+  await writeFile(
+    path.join(dir, "echo.ts"),
+    [
+      'import { billing } from "rewind:tools";',
+      "export default async function main(input: { n: number }) {",
+      '  await billing.echo({ message: "first" });',
+      '  await billing.echo({ message: "second" });',
+      "  return { doubled: input.n * 2 };",
+      "}",
+    ].join("\n"),
+  );
+  await writeFile(
+    path.join(dir, "invoice.ts"),
+    [
+      'import { billing } from "rewind:tools";',
+      "export default async function main() {",
+      '  await billing.send_invoice({ label: "march" });',
+      '  return "sent";',
+      "}",
+    ].join("\n"),
+  );
+  await writeFile(
+    path.join(dir, "sync.ts"),
+    [
+      'import { billing } from "rewind:tools";',
+      "export default async function main() {",
+      "  return await billing.sync({});",
+      "}",
+    ].join("\n"),
+  );
+  await writeFile(
+    path.join(dir, "broken.ts"),
+    "export default async function main(input: { n: number }) {\n  return input.x;\n}\n",
+  );
 });
 afterAll(async () => {
   gate.releaseAll();
@@ -79,7 +94,9 @@ describe("rewind toolsets", () => {
 
     const prompt = await cli("toolsets", "show", toolset, "--prompt");
     expect(prompt.code).toBe(0);
-    expect(prompt.stdout).toContain('import { billing, sleep, waitForSignal, webhook, ToolError } from "rewind:tools";');
+    expect(prompt.stdout).toContain(
+      'import { billing, sleep, waitForSignal, webhook, ToolError } from "rewind:tools";',
+    );
     expect(prompt.stdout).toContain("billing.send_invoice(");
 
     const json = await cli("toolsets", "show", toolset, "--json");
@@ -89,7 +106,15 @@ describe("rewind toolsets", () => {
 
 describe("rewind run", () => {
   it("follows a run with --watch to its result, showing each call", async () => {
-    const { code, stdout, stderr } = await cli("run", "echo.ts", "--toolset", toolset, "--input", '{"n":21}', "--watch");
+    const { code, stdout, stderr } = await cli(
+      "run",
+      "echo.ts",
+      "--toolset",
+      toolset,
+      "--input",
+      '{"n":21}',
+      "--watch",
+    );
     expect(stderr).toBe("");
     expect(code).toBe(0);
     expect(stdout).toMatch(/^started run_\w+ · toolset ts_/);
@@ -106,7 +131,11 @@ describe("rewind run", () => {
     expect(invoices.state.total).toBe(0);
 
     const approved = await cli("runs", "approve", runId, "1", "--by", "ada");
-    expect(approved).toMatchObject({ code: 0, stdout: `approved call 1 of ${runId} as default/loopback for ada\n`, stderr: "" });
+    expect(approved).toMatchObject({
+      code: 0,
+      stdout: `approved call 1 of ${runId} as default/loopback for ada\n`,
+      stderr: "",
+    });
     const done = await watch.done;
     expect(done.code).toBe(0);
     expect(done.stdout).toContain("→ 1 billing.send_invoice approved, sending");
@@ -128,11 +157,18 @@ describe("rewind run", () => {
     reports.progress(call, { progress: 40, total: 100, message: "indexing…" });
     await watch.waitFor("⋯ call 1 billing.sync 40/100 indexing…\n");
     const schema = { type: "object", properties: { project: { type: "string" } }, required: ["project"] };
-    const asked = reports.askInput(call, { message: "Which project?", requestedSchema: schema }, new AbortController().signal);
+    const asked = reports.askInput(
+      call,
+      { message: "Which project?", requestedSchema: schema },
+      new AbortController().signal,
+    );
     const output = await watch.waitFor(`rewind runs answer ${runId} 1 --accept`);
     expect(output).toContain("? 1 billing.sync asks: Which project?\n");
 
-    expect(await cli("runs", "answer", runId, "1")).toMatchObject({ code: 2, stderr: expect.stringContaining("give exactly one of --accept, --decline, --cancel") });
+    expect(await cli("runs", "answer", runId, "1")).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("give exactly one of --accept, --decline, --cancel"),
+    });
     const misfit = await cli("runs", "answer", runId, "1", "--accept", '{"name":"x"}');
     expect(misfit.code).toBe(1);
     expect(misfit.stderr).toMatch(/^rewind: the content does not fit the schema call 1 asked for: .*project/);
@@ -140,7 +176,11 @@ describe("rewind run", () => {
     expect(shown.stdout).toContain("waits for elicitationRequested");
     expect(shown.stdout).toContain("asks: Which project?");
     const answered = await cli("runs", "answer", runId, "1", "--accept", '{"project":"rewind"}');
-    expect(answered).toMatchObject({ code: 0, stdout: `answered call 1 of ${runId} (accept); the call goes on\n`, stderr: "" });
+    expect(answered).toMatchObject({
+      code: 0,
+      stdout: `answered call 1 of ${runId} (accept); the call goes on\n`,
+      stderr: "",
+    });
     await expect(asked).resolves.toEqual({ action: "accept", content: { project: "rewind" } });
 
     gate.release(runId);
@@ -170,15 +210,24 @@ describe("--json and errors", () => {
     expect(run).toMatchObject({ status: "completed", result: { doubled: 2 } });
     const list = JSON.parse((await cli("runs", "list", "--json")).stdout) as { runs: { id: string }[] };
     expect(list.runs.map((r) => r.id)).toContain(run.id);
-    const listIds = async (...filters: string[]) => (JSON.parse((await cli("runs", "list", ...filters, "--json")).stdout) as { runs: { id: string }[] }).runs.map((r) => r.id);
+    const listIds = async (...filters: string[]) =>
+      (JSON.parse((await cli("runs", "list", ...filters, "--json")).stdout) as { runs: { id: string }[] }).runs.map(
+        (r) => r.id,
+      );
     // Visibility catches up with the run's close on its own time.
     let completed: string[] = [];
-    for (let i = 0; i < 20 && !completed.includes(run.id); i++) completed = await listIds("--status", "completed", "--toolset", toolset);
+    for (let i = 0; i < 20 && !completed.includes(run.id); i++)
+      completed = await listIds("--status", "completed", "--toolset", toolset);
     expect(completed).toContain(run.id);
     expect(await listIds("--status", "parked")).not.toContain(run.id);
     expect(await listIds("--started-after", new Date(Date.now() + 60_000).toISOString())).toEqual([]);
-    const journal = JSON.parse((await cli("runs", "journal", run.id, "--json")).stdout) as { entries: { seq: number; tool: string }[] };
-    expect(journal.entries.map((e) => [e.seq, e.tool])).toEqual([[1, "billing.echo"], [2, "billing.echo"]]);
+    const journal = JSON.parse((await cli("runs", "journal", run.id, "--json")).stdout) as {
+      entries: { seq: number; tool: string }[];
+    };
+    expect(journal.entries.map((e) => [e.seq, e.tool])).toEqual([
+      [1, "billing.echo"],
+      [2, "billing.echo"],
+    ]);
   });
 
   it("says in one sentence that a run does not exist, with exit code 1", async () => {
@@ -190,12 +239,30 @@ describe("--json and errors", () => {
 
   it("answers usage mistakes with exit code 2", async () => {
     const [missing, unknown, later, status, since] = await Promise.all([
-      cli("runs", "approve", "run_x"), cli("runs", "frobnicate"), cli("runs", "fork", "run_x"), cli("runs", "list", "--status", "asleep"), cli("runs", "list", "--started-after", "monday"),
+      cli("runs", "approve", "run_x"),
+      cli("runs", "frobnicate"),
+      cli("runs", "fork", "run_x"),
+      cli("runs", "list", "--status", "asleep"),
+      cli("runs", "list", "--started-after", "monday"),
     ]);
-    expect(status).toMatchObject({ code: 2, stderr: expect.stringMatching(/^rewind: --status must be one of running, parked, completed, failed, cancelled, got "asleep"/) });
-    expect(since).toMatchObject({ code: 1, stderr: expect.stringContaining("startedAfter: startedAfter must be an ISO 8601 date-time") });
-    expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/^rewind: missing <seq>\nusage: rewind runs approve/) });
+    expect(status).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(
+        /^rewind: --status must be one of running, parked, completed, failed, cancelled, got "asleep"/,
+      ),
+    });
+    expect(since).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("startedAfter: startedAfter must be an ISO 8601 date-time"),
+    });
+    expect(missing).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^rewind: missing <seq>\nusage: rewind runs approve/),
+    });
     expect(unknown).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown command "runs frobnicate"') });
-    expect(later).toMatchObject({ code: 2, stderr: expect.stringMatching(/^rewind: missing <script>\nusage: rewind runs fork/) });
+    expect(later).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^rewind: missing <script>\nusage: rewind runs fork/),
+    });
   });
 });

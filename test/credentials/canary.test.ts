@@ -19,24 +19,50 @@ import type { Logger } from "../../src/shared/logger.ts";
 import { credentialsWorkflowId } from "../../src/shared/credentials.ts";
 import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
 import { startEventReceiver, type EventReceiver } from "../helpers/event-receiver.ts";
-import { startMcpServer, type HeaderMap, type RequestInfo, type TestMcpServer, type TestToolDefinition } from "../helpers/mcp-test-server.ts";
+import {
+  startMcpServer,
+  type HeaderMap,
+  type RequestInfo,
+  type TestMcpServer,
+  type TestToolDefinition,
+} from "../helpers/mcp-test-server.ts";
 import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
 import { historyText, openedSecretsIn, spanText, textOf } from "../helpers/secret-search.ts";
 
-const SCOPES = ["toolsetRegistration", "toolsetRejected", "toolsetPut", "endUser", "run", "runRenewed", "fork"] as const;
+const SCOPES = [
+  "toolsetRegistration",
+  "toolsetRejected",
+  "toolsetPut",
+  "endUser",
+  "run",
+  "runRenewed",
+  "fork",
+] as const;
 type Scope = (typeof SCOPES)[number];
-const CANARY = Object.fromEntries(SCOPES.map((scope) => [scope, `canary-${scope}-${randomUUID()}`])) as Record<Scope, string>;
+const CANARY = Object.fromEntries(SCOPES.map((scope) => [scope, `canary-${scope}-${randomUUID()}`])) as Record<
+  Scope,
+  string
+>;
 /** A credential set carrying a canary in an Authorization header and in a header of its own. */
-const credentialsOf = (scope: Scope) => ({ mcpServers: { svc: { headers: { authorization: `Bearer ${CANARY[scope]}`, "x-api-key": CANARY[scope] } } } });
+const credentialsOf = (scope: Scope) => ({
+  mcpServers: { svc: { headers: { authorization: `Bearer ${CANARY[scope]}`, "x-api-key": CANARY[scope] } } },
+});
 
 const key = `canary-key-${randomUUID()}`;
 const namespace = `canary-${randomUUID().slice(0, 8)}`;
 const auth = { authorization: `Bearer ${key}` };
 const exporter = new InMemorySpanExporter();
 const logged: { level: string; message: string; fields: Record<string, unknown> | undefined }[] = [];
-const capture = (level: string) => (message: string, fields?: Record<string, unknown>) => { logged.push({ level, message, fields }); };
-const logger: Logger = { debug: capture("debug"), info: capture("info"), warn: capture("warn"), error: capture("error") };
+const capture = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+  logged.push({ level, message, fields });
+};
+const logger: Logger = {
+  debug: capture("debug"),
+  info: capture("info"),
+  warn: capture("warn"),
+  error: capture("error"),
+};
 
 let stack: RewindStack;
 let server: TestMcpServer;
@@ -57,7 +83,10 @@ async function request(method: string, route: string, body?: unknown): Promise<{
   return answer;
 }
 
-const headersOf = (headers: HeaderMap) => ({ authorization: headers.authorization ?? null, apiKey: headers["x-api-key"] ?? null });
+const headersOf = (headers: HeaderMap) => ({
+  authorization: headers.authorization ?? null,
+  apiKey: headers["x-api-key"] ?? null,
+});
 
 /** The gate in front of the server: refusals that quote the refused headers back. */
 function gate(info: RequestInfo) {
@@ -66,28 +95,60 @@ function gate(info: RequestInfo) {
   if (accepted.has(authorization)) return undefined;
   const body = JSON.stringify({ error: "invalid_token", received: headersOf(info.headers) });
   if (authorization.includes("canary-fork-")) {
-    return { status: 403, headers: { "www-authenticate": `Bearer error="insufficient_scope", scope="admin ${authorization}"`, "content-type": "application/json" }, body };
+    return {
+      status: 403,
+      headers: {
+        "www-authenticate": `Bearer error="insufficient_scope", scope="admin ${authorization}"`,
+        "content-type": "application/json",
+      },
+      body,
+    };
   }
-  return { status: 401, headers: { "www-authenticate": `Bearer realm="canary", error="invalid_token", error_description="refused ${authorization}"`, "content-type": "application/json" }, body };
+  return {
+    status: 401,
+    headers: {
+      "www-authenticate": `Bearer realm="canary", error="invalid_token", error_description="refused ${authorization}"`,
+      "content-type": "application/json",
+    },
+    body,
+  };
 }
 
-const text = (value: string, isError = false): CallToolResult => ({ content: [{ type: "text", text: value }], ...(isError ? { isError: true } : {}) });
+const text = (value: string, isError = false): CallToolResult => ({
+  content: [{ type: "text", text: value }],
+  ...(isError ? { isError: true } : {}),
+});
 /** Tools that answer with what they received. */
 const REFLECTING: TestToolDefinition[] = [
   echoTool("whoami"),
   {
-    name: "reflect", inputSchema: { type: "object" },
+    name: "reflect",
+    inputSchema: { type: "object" },
     async handler(_args, extra) {
       await extra.progress(1, 2, `working for ${String(extra.headers.authorization)}`);
       const asked = `Go on as ${String(extra.headers.authorization)}?`;
-      await extra.ask("elicitation/create", { message: asked, requestedSchema: { type: "object", properties: { ok: { type: "boolean", description: asked } } } });
-      return { ...text(`you sent ${JSON.stringify(headersOf(extra.headers))}`), structuredContent: headersOf(extra.headers) };
+      await extra.ask("elicitation/create", {
+        message: asked,
+        requestedSchema: { type: "object", properties: { ok: { type: "boolean", description: asked } } },
+      });
+      return {
+        ...text(`you sent ${JSON.stringify(headersOf(extra.headers))}`),
+        structuredContent: headersOf(extra.headers),
+      };
     },
   },
-  { name: "reflectError", inputSchema: { type: "object" }, handler: async (_args, extra) => text(`refused ${JSON.stringify(headersOf(extra.headers))}`, true) },
   {
-    name: "reflectRpcError", inputSchema: { type: "object" },
-    handler: (_args, extra) => Promise.reject(new McpError(ErrorCode.InvalidRequest, `bad credentials ${JSON.stringify(headersOf(extra.headers))}`)),
+    name: "reflectError",
+    inputSchema: { type: "object" },
+    handler: async (_args, extra) => text(`refused ${JSON.stringify(headersOf(extra.headers))}`, true),
+  },
+  {
+    name: "reflectRpcError",
+    inputSchema: { type: "object" },
+    handler: (_args, extra) =>
+      Promise.reject(
+        new McpError(ErrorCode.InvalidRequest, `bad credentials ${JSON.stringify(headersOf(extra.headers))}`),
+      ),
   },
 ];
 
@@ -125,31 +186,44 @@ async function start(body: Record<string, unknown>): Promise<string> {
 async function parkedOn(id: string, reason: string, scope: string): Promise<void> {
   const event = await receiver.waitFor(id, "credentials.expired");
   expect(event.data).toMatchObject({ seq: 1, tool: "svc.whoami", reason, scope });
-  expect((await request("GET", `/v1/runs/${id}`)).body["parked"]).toEqual([expect.objectContaining({ seq: 1, reason })]);
+  expect((await request("GET", `/v1/runs/${id}`)).body["parked"]).toEqual([
+    expect.objectContaining({ seq: 1, reason }),
+  ]);
 }
 
 /** The run completed having called every reflecting tool with `scope`'s canary. */
 async function completedWith(id: string, scope: Scope): Promise<void> {
   // `reflect` (call 2) asks a question that quotes the credentials; the harness declines it.
-  expect((await receiver.waitFor(id, "call.input_requested")).data).toMatchObject({ seq: 2, tool: "svc.reflect", message: "Go on as [redacted]?" });
+  expect((await receiver.waitFor(id, "call.input_requested")).data).toMatchObject({
+    seq: 2,
+    tool: "svc.reflect",
+    message: "Go on as [redacted]?",
+  });
   expect((await request("POST", `/v1/runs/${id}/calls/2/elicitation`, { action: "decline" })).status).toBeLessThan(300);
   const done = await waitForRun(stack, id, 30_000, auth);
   answers.push(JSON.stringify(done));
   expect(done.status, JSON.stringify(done)).toBe("completed");
   expect(received.filter((a) => a === `Bearer ${CANARY[scope]}`).length).toBeGreaterThanOrEqual(4);
-  expect(server.calls.filter((c) => c.headers.authorization === `Bearer ${CANARY[scope]}`).map((c) => c.name))
-    .toEqual(expect.arrayContaining(["whoami", "reflect", "reflectError", "reflectRpcError"]));
+  expect(server.calls.filter((c) => c.headers.authorization === `Bearer ${CANARY[scope]}`).map((c) => c.name)).toEqual(
+    expect.arrayContaining(["whoami", "reflect", "reflectError", "reflectRpcError"]),
+  );
 }
 
 describe("a canary credential at each scope", () => {
   it("registration: a refused one is a 422 that does not quote it; an accepted one lists the tools", async () => {
-    const refused = await request("POST", "/v1/toolsets", { mcpServers: { svc: { url: server.url } }, credentials: credentialsOf("toolsetRejected") });
+    const refused = await request("POST", "/v1/toolsets", {
+      mcpServers: { svc: { url: server.url } },
+      credentials: credentialsOf("toolsetRejected"),
+    });
     expect(refused.status, JSON.stringify(refused.body)).toBe(422);
     expect(refused.body.error?.message).toMatch(/svc.*401/);
     expect(received).toContain(`Bearer ${CANARY.toolsetRejected}`);
 
     accepted.add(`Bearer ${CANARY.toolsetRegistration}`);
-    const registered = await request("POST", "/v1/toolsets", { mcpServers: { svc: { url: server.url } }, credentials: credentialsOf("toolsetRegistration") });
+    const registered = await request("POST", "/v1/toolsets", {
+      mcpServers: { svc: { url: server.url } },
+      credentials: credentialsOf("toolsetRegistration"),
+    });
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
     toolset = String(registered.body.id);
     expect(received).toContain(`Bearer ${CANARY.toolsetRegistration}`);
@@ -165,11 +239,15 @@ describe("a canary credential at each scope", () => {
   });
 
   it("end user: a 401 parks the call, writing them again once valid resumes it", async () => {
-    expect((await request("PUT", `/v1/end-users/erin/toolsets/${toolset}/credentials`, credentialsOf("endUser"))).status).toBe(200);
+    expect(
+      (await request("PUT", `/v1/end-users/erin/toolsets/${toolset}/credentials`, credentialsOf("endUser"))).status,
+    ).toBe(200);
     runs.endUser = await start({ toolset, endUser: "erin", script: SCRIPT("endUser") });
     await parkedOn(runs.endUser, "credentialsExpired", "endUser");
     accepted.add(`Bearer ${CANARY.endUser}`);
-    expect((await request("PUT", `/v1/end-users/erin/toolsets/${toolset}/credentials`, credentialsOf("endUser"))).status).toBe(200);
+    expect(
+      (await request("PUT", `/v1/end-users/erin/toolsets/${toolset}/credentials`, credentialsOf("endUser"))).status,
+    ).toBe(200);
     await completedWith(runs.endUser, "endUser");
   });
 
@@ -183,7 +261,10 @@ describe("a canary credential at each scope", () => {
   });
 
   it("fork: its own get a 403 whose scope quotes them, then are sent again once valid", async () => {
-    const forked = await request("POST", `/v1/runs/${String(runs.run)}/fork`, { script: SCRIPT("fork"), credentials: credentialsOf("fork") });
+    const forked = await request("POST", `/v1/runs/${String(runs.run)}/fork`, {
+      script: SCRIPT("fork"),
+      credentials: credentialsOf("fork"),
+    });
     expect(forked.status, JSON.stringify(forked.body)).toBe(201);
     runs.fork = String(forked.body.id);
     await parkedOn(runs.fork, "insufficientScope", "run");
@@ -196,19 +277,39 @@ describe("a canary credential at each scope", () => {
 
 type Place = { where: string; text: string };
 /** `scope → where` for every canary found in clear. */
-const leaksIn = (places: Place[]) => places.flatMap(({ where, text: found }) => SCOPES.filter((s) => found.includes(CANARY[s])).map((s) => `${s} → ${where}`));
+const leaksIn = (places: Place[]) =>
+  places.flatMap(({ where, text: found }) =>
+    SCOPES.filter((s) => found.includes(CANARY[s])).map((s) => `${s} → ${where}`),
+  );
 const runIds = () => Object.values(runs);
 
 describe("no canary is anywhere but the MCP connection", () => {
   it("in any Temporal history of the task queue: runs, the credentials workflow, event deliveries", async () => {
-    const expected = [...runIds(), credentialsWorkflowId(namespace, toolset), ...receiver.events.map((e) => `event/${e.id}`)];
+    const expected = [
+      ...runIds(),
+      credentialsWorkflowId(namespace, toolset),
+      ...receiver.events.map((e) => `event/${e.id}`),
+    ];
     let executions: { workflowId: string; runId: string }[] = [];
-    await expect.poll(async () => {
-      executions = [];
-      for await (const e of stack.client.workflow.list({ query: `TaskQueue = '${stack.config.temporal.taskQueue}'` })) executions.push(e);
-      return executions.map((e) => e.workflowId);
-    }, { timeout: 20_000 }).toEqual(expect.arrayContaining(expected));
-    const places = await Promise.all(executions.map(async (e) => ({ where: `history of ${e.workflowId}`, text: await historyText(stack.client, e.workflowId, e.runId) })));
+    await expect
+      .poll(
+        async () => {
+          executions = [];
+          for await (const e of stack.client.workflow.list({
+            query: `TaskQueue = '${stack.config.temporal.taskQueue}'`,
+          }))
+            executions.push(e);
+          return executions.map((e) => e.workflowId);
+        },
+        { timeout: 20_000 },
+      )
+      .toEqual(expect.arrayContaining(expected));
+    const places = await Promise.all(
+      executions.map(async (e) => ({
+        where: `history of ${e.workflowId}`,
+        text: await historyText(stack.client, e.workflowId, e.runId),
+      })),
+    );
     // The credentials are there, sealed: every written canary opens out of some history.
     const opened = openedSecretsIn(places.map((p) => p.text).join("\n")).join("\n");
     expect(SCOPES.filter((s) => !opened.includes(CANARY[s]))).toEqual(["toolsetRejected"]);
@@ -221,7 +322,12 @@ describe("no canary is anywhere but the MCP connection", () => {
     for (const id of runIds()) {
       const journal = await request("GET", `/v1/runs/${id}/journal`);
       const entries = journal.body["entries"] as JournalEntry[];
-      expect(entries.map((e) => e.tool)).toEqual(["svc.whoami", "svc.reflect", "svc.reflectError", "svc.reflectRpcError"]);
+      expect(entries.map((e) => e.tool)).toEqual([
+        "svc.whoami",
+        "svc.reflect",
+        "svc.reflectError",
+        "svc.reflectRpcError",
+      ]);
       // Every echo arrived, scrubbed: the result, the progress, the question, both errors.
       const [, reflected, toolError, rpcError] = entries;
       expect(reflected?.result).toEqual({ authorization: "[redacted]", apiKey: "[redacted]" });
@@ -235,17 +341,32 @@ describe("no canary is anywhere but the MCP connection", () => {
       expect(view.body.status).toBe("completed");
       // What the script got back from `reflect`, and returned.
       expect(view.body.result).toContainEqual({ authorization: "[redacted]", apiKey: "[redacted]" });
-      places.push({ where: `journal of ${id}`, text: await textOf(journal.body) }, { where: `cassette of ${id}`, text: await textOf(cassette.body) }, { where: `view of ${id}`, text: await textOf(view.body) });
+      places.push(
+        { where: `journal of ${id}`, text: await textOf(journal.body) },
+        { where: `cassette of ${id}`, text: await textOf(cassette.body) },
+        { where: `view of ${id}`, text: await textOf(view.body) },
+      );
     }
     const list = await request("GET", "/v1/runs");
     expect(list.body.runs?.map((r) => r.id)).toEqual(expect.arrayContaining(runIds()));
     expect(answers.length).toBeGreaterThan(20);
-    expect(leaksIn([...places, { where: "the run list", text: JSON.stringify(list.body) }, ...answers.map((a, i) => ({ where: `API answer #${i}`, text: a }))])).toEqual([]);
+    expect(
+      leaksIn([
+        ...places,
+        { where: "the run list", text: JSON.stringify(list.body) },
+        ...answers.map((a, i) => ({ where: `API answer #${i}`, text: a })),
+      ]),
+    ).toEqual([]);
   });
 
   it("in delivered events", async () => {
     for (const id of runIds()) await receiver.waitFor(id, "run.completed");
-    expect(receiver.events.filter((e) => e.type === "credentials.expired").map((e) => e.runId).sort()).toEqual(runIds().sort());
+    expect(
+      receiver.events
+        .filter((e) => e.type === "credentials.expired")
+        .map((e) => e.runId)
+        .sort(),
+    ).toEqual(runIds().sort());
     expect(receiver.misfits).toEqual([]);
     expect(leaksIn(receiver.bodies.map((body, i) => ({ where: `event body #${i}`, text: body })))).toEqual([]);
   });
@@ -253,8 +374,12 @@ describe("no canary is anywhere but the MCP connection", () => {
   it("in spans", async () => {
     const spans = exporter.getFinishedSpans();
     expect(spans.filter((s) => s.name === "tools/call reflect").length).toBeGreaterThanOrEqual(runIds().length);
-    expect(spans.filter((s) => s.name === "tools/call whoami" && s.status.code === SpanStatusCode.ERROR).length).toBeGreaterThanOrEqual(runIds().length);
-    expect(leaksIn(await Promise.all(spans.map(async (s) => ({ where: `span ${s.name}`, text: await spanText(s) }))))).toEqual([]);
+    expect(
+      spans.filter((s) => s.name === "tools/call whoami" && s.status.code === SpanStatusCode.ERROR).length,
+    ).toBeGreaterThanOrEqual(runIds().length);
+    expect(
+      leaksIn(await Promise.all(spans.map(async (s) => ({ where: `span ${s.name}`, text: await spanText(s) })))),
+    ).toEqual([]);
   });
 
   it("in the log: the API's and the Temporal SDK's, down to DEBUG", async () => {
@@ -266,6 +391,12 @@ describe("no canary is anywhere but the MCP connection", () => {
     const failures = await textOf(failed);
     expect(failures).toContain("refused the credentials (HTTP 401)");
     expect(failures).toContain("admin [redacted]");
-    expect(leaksIn(await Promise.all(logged.map(async (l, i) => ({ where: `log line #${i} (${l.level}: ${l.message})`, text: await textOf(l) }))))).toEqual([]);
+    expect(
+      leaksIn(
+        await Promise.all(
+          logged.map(async (l, i) => ({ where: `log line #${i} (${l.level}: ${l.message})`, text: await textOf(l) })),
+        ),
+      ),
+    ).toEqual([]);
   });
 });

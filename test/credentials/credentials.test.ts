@@ -33,7 +33,10 @@ beforeAll(async () => {
   const endpoint = await request("PUT", "/v1/events/endpoint", { url: receiver.url });
   receiver.setSecret(String(endpoint.body["secret"]));
   openToolset = String((await request("POST", "/v1/toolsets", { mcpServers: { svc: { url: open.url } } })).body.id);
-  const registered = await request("POST", "/v1/toolsets", { mcpServers: { svc: { url: guarded.url } }, credentials: { mcpServers: { svc: { headers: { authorization: `Bearer ${CANARY}-fresh` } } } } });
+  const registered = await request("POST", "/v1/toolsets", {
+    mcpServers: { svc: { url: guarded.url } },
+    credentials: { mcpServers: { svc: { headers: { authorization: `Bearer ${CANARY}-fresh` } } } },
+  });
   expect(registered.status, JSON.stringify(registered.body)).toBe(201);
   expect(JSON.stringify(registered.body)).not.toContain(CANARY);
   guardedToolset = String(registered.body.id);
@@ -43,19 +46,33 @@ afterAll(async () => {
   await Promise.all([open?.close(), guarded?.close(), receiver?.close()]);
 });
 
-const SCRIPT = "import { svc } from \"rewind:tools\";\nexport default async () => { await svc.whoami({}); return \"done\"; };";
+const SCRIPT =
+  'import { svc } from "rewind:tools";\nexport default async () => { await svc.whoami({}); return "done"; };';
 
 async function headersSeenBy(server: TestMcpServer, runId: string) {
-  return server.calls.filter((c) => c.name === "whoami" && String(c.meta[IDEMPOTENCY_KEY]).startsWith(`${runId}/`)).map((c) => c.headers);
+  return server.calls
+    .filter((c) => c.name === "whoami" && String(c.meta[IDEMPOTENCY_KEY]).startsWith(`${runId}/`))
+    .map((c) => c.headers);
 }
 
 describe("credentials", () => {
   it("uses the run's own, else the end user's, else the toolset's — never a merge — and returns no secret", async () => {
-    const put = await request("PUT", `/v1/toolsets/${openToolset}/credentials`, { mcpServers: { svc: { headers: { authorization: "Bearer toolset-token", "x-toolset": "t" } } } });
+    const put = await request("PUT", `/v1/toolsets/${openToolset}/credentials`, {
+      mcpServers: { svc: { headers: { authorization: "Bearer toolset-token", "x-toolset": "t" } } },
+    });
     expect(put.status).toBe(200);
     expect(JSON.stringify(put.body)).not.toContain("toolset-token");
-    expect((await request("PUT", `/v1/end-users/alice/toolsets/${openToolset}/credentials`, { mcpServers: { svc: { headers: { authorization: "Bearer alice-token" } } } })).status).toBe(200);
-    expect((await request("PUT", `/v1/toolsets/${openToolset}/credentials`, { mcpServers: { nope: { headers: {} } } })).status).toBe(400);
+    expect(
+      (
+        await request("PUT", `/v1/end-users/alice/toolsets/${openToolset}/credentials`, {
+          mcpServers: { svc: { headers: { authorization: "Bearer alice-token" } } },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await request("PUT", `/v1/toolsets/${openToolset}/credentials`, { mcpServers: { nope: { headers: {} } } }))
+        .status,
+    ).toBe(400);
 
     const start = async (extra: Record<string, unknown>) => {
       const started = await request("POST", "/v1/runs", { toolset: openToolset, script: SCRIPT, ...extra });
@@ -64,7 +81,10 @@ describe("credentials", () => {
       expect((await waitForRun(stack, id, 30_000, auth)).status).toBe("completed");
       return (await headersSeenBy(open, id))[0] ?? {};
     };
-    const own = await start({ endUser: "alice", credentials: { mcpServers: { svc: { headers: { "x-run-only": "run-token" } } } } });
+    const own = await start({
+      endUser: "alice",
+      credentials: { mcpServers: { svc: { headers: { "x-run-only": "run-token" } } } },
+    });
     expect(own["x-run-only"]).toBe("run-token");
     expect(own["authorization"]).toBeUndefined();
     expect((await start({ endUser: "alice" }))["authorization"]).toBe("Bearer alice-token");
@@ -74,20 +94,32 @@ describe("credentials", () => {
   });
 
   it("parks a call on 401, tells the harness, and sends it again with the same key once renewed", async () => {
-    await request("PUT", `/v1/toolsets/${guardedToolset}/credentials`, { mcpServers: { svc: { headers: { authorization: `Bearer ${CANARY}-stale` } } } });
+    await request("PUT", `/v1/toolsets/${guardedToolset}/credentials`, {
+      mcpServers: { svc: { headers: { authorization: `Bearer ${CANARY}-stale` } } },
+    });
     const started = await request("POST", "/v1/runs", { toolset: guardedToolset, script: SCRIPT });
     const id = String(started.body.id);
     const event = await receiver.waitFor(id, "credentials.expired");
     expect(event.data).toMatchObject({ seq: 1, tool: "svc.whoami", reason: "credentialsExpired", scope: "toolset" });
     const parked = await request("GET", `/v1/runs/${id}`);
     expect(parked.body.status).toBe("parked");
-    expect(parked.body["parked"]).toEqual([expect.objectContaining({ seq: 1, reason: "credentialsExpired", details: expect.objectContaining({ scope: "toolset" }) })]);
+    expect(parked.body["parked"]).toEqual([
+      expect.objectContaining({
+        seq: 1,
+        reason: "credentialsExpired",
+        details: expect.objectContaining({ scope: "toolset" }),
+      }),
+    ]);
     expect((await request("POST", `/v1/runs/${id}/calls/2/resume`)).status).toBe(409);
-    const renewed = await request("PUT", `/v1/toolsets/${guardedToolset}/credentials`, { mcpServers: { svc: { headers: { authorization: `Bearer ${CANARY}-fresh` } } } });
+    const renewed = await request("PUT", `/v1/toolsets/${guardedToolset}/credentials`, {
+      mcpServers: { svc: { headers: { authorization: `Bearer ${CANARY}-fresh` } } },
+    });
     expect(renewed.status).toBe(200);
     const done = await waitForRun(stack, id, 30_000, auth);
     expect(done.status, JSON.stringify(done)).toBe("completed");
-    const sent = guarded.calls.filter((c) => c.name === "whoami" && String(c.meta[IDEMPOTENCY_KEY]).startsWith(`${id}/`));
+    const sent = guarded.calls.filter(
+      (c) => c.name === "whoami" && String(c.meta[IDEMPOTENCY_KEY]).startsWith(`${id}/`),
+    );
     expect(sent.map((c) => c.meta[IDEMPOTENCY_KEY])).toEqual([`${id}/1`]);
 
     // The canary is nowhere a secret must not be.
@@ -111,7 +143,8 @@ describe("credentials", () => {
     const started = await request("POST", "/v1/runs", {
       toolset: openToolset,
       credentials: { mcpServers: { svc: { headers: { authorization: `Bearer ${CANARY}-own` } } } },
-      script: "import { svc } from \"rewind:tools\";\nexport default async () => { const seen = JSON.stringify(Object.getOwnPropertyNames(globalThis)) + JSON.stringify(svc); await svc.whoami({}); return seen; };",
+      script:
+        'import { svc } from "rewind:tools";\nexport default async () => { const seen = JSON.stringify(Object.getOwnPropertyNames(globalThis)) + JSON.stringify(svc); await svc.whoami({}); return seen; };',
     });
     const id = String(started.body.id);
     const done = await waitForRun(stack, id, 30_000, auth);
@@ -119,7 +152,8 @@ describe("credentials", () => {
     expect(String(done.result)).not.toContain(CANARY);
     expect((await headersSeenBy(open, id))[0]?.["authorization"]).toBe(`Bearer ${CANARY}-own`);
     let history = "";
-    for await (const execution of stack.client.workflow.list({ query: `WorkflowId = '${id}'` })) history += await historyText(stack.client, id, execution.runId);
+    for await (const execution of stack.client.workflow.list({ query: `WorkflowId = '${id}'` }))
+      history += await historyText(stack.client, id, execution.runId);
     expect(history).toContain("whoami");
     expect(history).not.toContain(CANARY);
   });
@@ -130,18 +164,33 @@ describe("credentials", () => {
       intercept: (info) => {
         const body = info.body as { method?: string } | undefined;
         return body?.method === "tools/call"
-          ? { status: 403, headers: { "www-authenticate": 'Bearer error="insufficient_scope", scope="repo:admin"' }, body: "" }
+          ? {
+              status: 403,
+              headers: { "www-authenticate": 'Bearer error="insufficient_scope", scope="repo:admin"' },
+              body: "",
+            }
           : undefined;
       },
     });
     try {
-      const toolset = String((await request("POST", "/v1/toolsets", { mcpServers: { svc: { url: scoped.url } } })).body.id);
-      const started = await request("POST", "/v1/runs", { toolset, script: "import { svc, ToolError } from \"rewind:tools\";\nexport default async () => { try { await svc.admin({}); return \"done\"; } catch (e) { return e instanceof ToolError ? e.code : String(e); } };" });
+      const toolset = String(
+        (await request("POST", "/v1/toolsets", { mcpServers: { svc: { url: scoped.url } } })).body.id,
+      );
+      const started = await request("POST", "/v1/runs", {
+        toolset,
+        script:
+          'import { svc, ToolError } from "rewind:tools";\nexport default async () => { try { await svc.admin({}); return "done"; } catch (e) { return e instanceof ToolError ? e.code : String(e); } };',
+      });
       const id = String(started.body.id);
       const event = await receiver.waitFor(id, "credentials.expired");
       expect(event.data).toMatchObject({ seq: 1, reason: "insufficientScope", scopeAsked: "repo:admin" });
       const parked = await request("GET", `/v1/runs/${id}`);
-      expect(parked.body["parked"]).toEqual([expect.objectContaining({ reason: "insufficientScope", details: expect.objectContaining({ scopeAsked: "repo:admin" }) })]);
+      expect(parked.body["parked"]).toEqual([
+        expect.objectContaining({
+          reason: "insufficientScope",
+          details: expect.objectContaining({ scopeAsked: "repo:admin" }),
+        }),
+      ]);
       expect((await request("POST", `/v1/runs/${id}/calls/1/reject`, { reason: "not granted" })).status).toBe(200);
       expect((await waitForRun(stack, id, 30_000, auth)).result).toBe("rejected");
     } finally {

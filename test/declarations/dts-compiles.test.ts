@@ -39,12 +39,18 @@ function check(files: Record<string, string>): string[] {
   const virtual = (name: string): string | undefined => files[name.replace(/^\/virtual\//, "")];
   host.getSourceFile = (name, languageVersion, ...rest) => {
     const text = virtual(name);
-    return text === undefined ? fromDisk(name, languageVersion, ...rest) : ts.createSourceFile(name, text, languageVersion);
+    return text === undefined
+      ? fromDisk(name, languageVersion, ...rest)
+      : ts.createSourceFile(name, text, languageVersion);
   };
   const { fileExists, readFile } = host;
   host.fileExists = (name) => virtual(name) !== undefined || fileExists.call(host, name);
   host.readFile = (name) => virtual(name) ?? readFile.call(host, name);
-  const program = ts.createProgram(Object.keys(files).map((f) => `/virtual/${f}`), options, host);
+  const program = ts.createProgram(
+    Object.keys(files).map((f) => `/virtual/${f}`),
+    options,
+    host,
+  );
   return ts.getPreEmitDiagnostics(program).map((d) => {
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
     const where = d.file ? d.file.fileName.replace("/virtual/", "") : "global";
@@ -54,7 +60,9 @@ function check(files: Record<string, string>): string[] {
 
 /** Lines marked `// TS2345` in a script, as the `main.ts:line:TScode` its diagnostics must match. */
 function expectedMarks(script: string): string[] {
-  return script.split("\n").flatMap((text, i) => [...text.matchAll(/\/\/ (TS\d+)/g)].map((m) => `main.ts:${i + 1}:${m[1]}`));
+  return script
+    .split("\n")
+    .flatMap((text, i) => [...text.matchAll(/\/\/ (TS\d+)/g)].map((m) => `main.ts:${i + 1}:${m[1]}`));
 }
 
 const GOOD_SCRIPT = `import { "file-system" as fs, github, harness, sleep, waitForSignal, webhook, workflows, ToolError } from "rewind:tools";
@@ -121,13 +129,18 @@ describe("generated .d.ts under strict", () => {
 
   it("has no fetch, workflows or string-named groups when the toolset enables none", () => {
     const script = `import { workflows } from "rewind:tools"; // TS2305\nawait fetch("https://example.com/"); // TS2304\nexport {};\n`;
-    const found = check({ "rewind-tools.d.ts": renderDts(EMPTY_TOOLSET), "main.ts": script }).map((d) => d.split(" ")[0]);
+    const found = check({ "rewind-tools.d.ts": renderDts(EMPTY_TOOLSET), "main.ts": script }).map(
+      (d) => d.split(" ")[0],
+    );
     expect(found.sort()).toEqual(expectedMarks(script).sort());
   }, 30_000);
 
   it("keeps tool names that are keywords or not identifiers callable", () => {
     const names = ["new", "constructor", "delete", "get", "then", "list-issues", "2fa", "with space"];
-    const tools = names.map((name) => ({ name, inputSchema: { type: "object", properties: { new: { type: "string" } }, required: ["new"] } }));
+    const tools = names.map((name) => ({
+      name,
+      inputSchema: { type: "object", properties: { new: { type: "string" } }, required: ["new"] },
+    }));
     const dts = renderDts({ ...EMPTY_TOOLSET, hostTools: { kit: { taskQueue: "q", tools } } });
     const calls = names.map((name) => `  await kit[${JSON.stringify(name)}]({ new: "x" });`).join("\n");
     const script = `import { kit } from "rewind:tools";\nexport default async function main() {\n${calls}\n  await kit.new({ new: "y" });\n}\n`;

@@ -17,13 +17,15 @@ describe("jsonSchemaToTs", () => {
 
   it("puts descriptions in JSDoc, indented from the given line, and leaves them out of the prompt", () => {
     const schema = { type: "object", properties: { a: { type: "string", description: "The a. Ends */ early?" } } };
-    expect(jsonSchemaToTs(schema, { indent: "    " })).toBe("{\n      /** The a. Ends *\\/ early? */\n      a?: string;\n    }");
+    expect(jsonSchemaToTs(schema, { indent: "    " })).toBe(
+      "{\n      /** The a. Ends *\\/ early? */\n      a?: string;\n    }",
+    );
     expect(prompt(schema)).toBe("{ a?: string }");
   });
 
   it("quotes property names that are not identifiers", () => {
     expect(propertyKey("list-issues")).toBe('"list-issues"');
-    expect(propertyKey("a\"b")).toBe('"a\\"b"');
+    expect(propertyKey('a"b')).toBe('"a\\"b"');
     expect(propertyKey("$ok_1")).toBe("$ok_1");
     expect(propertyKey("delete")).toBe("delete");
     expect(propertyKey("new")).toBe('"new"');
@@ -40,7 +42,10 @@ describe("jsonSchemaToTs", () => {
     const list = { $defs: { L: { type: "object", properties: { next: { $ref: "#/$defs/L" } } } }, $ref: "#/$defs/L" };
     expect(prompt(list)).toBe("{ next?: { next?: unknown } }");
     const mutual = {
-      definitions: { A: { properties: { b: { $ref: "#/definitions/B" } } }, B: { properties: { a: { $ref: "#/definitions/A" } } } },
+      definitions: {
+        A: { properties: { b: { $ref: "#/definitions/B" } } },
+        B: { properties: { a: { $ref: "#/definitions/A" } } },
+      },
       $ref: "#/definitions/A",
     };
     expect(prompt(mutual)).toBe("{ b?: { a?: { b?: { a?: unknown } } } }");
@@ -77,13 +82,49 @@ describe("jsonSchemaToTs on hostile input", () => {
   const cyclic: Record<string, unknown> = { type: "object" };
   cyclic.properties = { self: cyclic, list: { type: "array", items: cyclic } };
   cyclic.anyOf = [cyclic];
-  const throwing = new Proxy({}, { get: () => { throw new Error("boom"); }, has: () => { throw new Error("boom"); } });
+  const throwing = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error("boom");
+      },
+      has: () => {
+        throw new Error("boom");
+      },
+    },
+  );
   const garbage: unknown[] = [
-    null, undefined, 0, 42, Number.NaN, "string", [], [1, 2], () => 1, Symbol("s"), 10n, cyclic, throwing,
-    { type: 5 }, { type: [null, {}] }, { properties: 5 }, { properties: [1] }, { required: "x", properties: { x: {} } },
-    { enum: "x" }, { enum: [{}, [], () => 1] }, { const: undefined }, { $ref: 5 }, { $ref: "#/%" }, { items: "x" },
-    { prefixItems: [null, 5] }, { anyOf: "x" }, { allOf: [null] }, { additionalProperties: 5 }, { patternProperties: [] },
-    { type: "array", items: [], minItems: -5 }, { type: "object", properties: { a: { description: 5 } } },
+    null,
+    undefined,
+    0,
+    42,
+    Number.NaN,
+    "string",
+    [],
+    [1, 2],
+    () => 1,
+    Symbol("s"),
+    10n,
+    cyclic,
+    throwing,
+    { type: 5 },
+    { type: [null, {}] },
+    { properties: 5 },
+    { properties: [1] },
+    { required: "x", properties: { x: {} } },
+    { enum: "x" },
+    { enum: [{}, [], () => 1] },
+    { const: undefined },
+    { $ref: 5 },
+    { $ref: "#/%" },
+    { items: "x" },
+    { prefixItems: [null, 5] },
+    { anyOf: "x" },
+    { allOf: [null] },
+    { additionalProperties: 5 },
+    { patternProperties: [] },
+    { type: "array", items: [], minItems: -5 },
+    { type: "object", properties: { a: { description: 5 } } },
   ];
 
   it.each(garbage.map((g, i) => [i, g]))("never throws on garbage #%i", (_i, schema) => {
@@ -115,7 +156,8 @@ describe("jsonSchemaToTs on hostile input", () => {
     expect(wide).toContain("[key: string]: unknown");
 
     const defs: Record<string, unknown> = { d30: { type: "string" } };
-    for (let i = 0; i < 30; i++) defs[`d${i}`] = { properties: { a: { $ref: `#/$defs/d${i + 1}` }, b: { $ref: `#/$defs/d${i + 1}` } } };
+    for (let i = 0; i < 30; i++)
+      defs[`d${i}`] = { properties: { a: { $ref: `#/$defs/d${i + 1}` }, b: { $ref: `#/$defs/d${i + 1}` } } };
     const exponential = jsonSchemaToTs({ $defs: defs, $ref: "#/$defs/d0" }, { maxDepth: 64 });
     expect(exponential.length).toBeLessThanOrEqual(50_000);
 

@@ -11,8 +11,14 @@ describe("observed shapes", () => {
     expect(shape).toEqual({
       type: "object",
       properties: {
-        id: { type: "number" }, name: { type: "string" }, tags: { type: "array", items: { type: "string" } },
-        nested: { type: "object", properties: { none: { type: "null" }, ok: { type: "boolean" } }, required: ["none", "ok"] },
+        id: { type: "number" },
+        name: { type: "string" },
+        tags: { type: "array", items: { type: "string" } },
+        nested: {
+          type: "object",
+          properties: { none: { type: "null" }, ok: { type: "boolean" } },
+          required: ["none", "ok"],
+        },
       },
       required: ["id", "name", "nested", "tags"],
     });
@@ -24,7 +30,8 @@ describe("observed shapes", () => {
     expect(merged).toEqual({
       type: "object",
       properties: {
-        a: { anyOf: [{ type: "number" }, { type: "string" }] }, b: { type: "string" },
+        a: { anyOf: [{ type: "number" }, { type: "string" }] },
+        b: { type: "string" },
         c: { type: "array", items: { anyOf: [{ type: "number" }, { type: "string" }] } },
       },
       required: ["a"],

@@ -45,7 +45,9 @@ describe("renderDts and renderPrompt", () => {
     expect(isBindingName("delete")).toBe(false);
     expect(isBindingName("my-server")).toBe(false);
     const toolset = toolsetWith("delete", [{ name: "go", inputSchema: { type: "object" }, outputSchema: true }]);
-    expect(renderDts(toolset)).toContain('  const __group0: {\n    go(args?: {}): Promise<unknown>;\n  };\n  export { __group0 as "delete" };');
+    expect(renderDts(toolset)).toContain(
+      '  const __group0: {\n    go(args?: {}): Promise<unknown>;\n  };\n  export { __group0 as "delete" };',
+    );
     const text = renderPrompt(toolset);
     expect(text.startsWith('import { "delete" as _delete, sleep,')).toBe(true);
     expect(text).toContain("\n_delete.go({}) → unknown\n");
@@ -54,7 +56,15 @@ describe("renderDts and renderPrompt", () => {
   it("exports only the groups and the documented built-ins", () => {
     const dts = renderDts({ ...toolsetWith("github", []), workflows: { report: "wf_1" }, http: { allowedHosts: [] } });
     const exported = [...dts.matchAll(/export (?:const|function|type|class) (\w+)/g)].map((m) => m[1]);
-    expect(exported).toEqual(["github", "sleep", "waitForSignal", "webhook", "ToolErrorCode", "ToolError", "workflows"]);
+    expect(exported).toEqual([
+      "github",
+      "sleep",
+      "waitForSignal",
+      "webhook",
+      "ToolErrorCode",
+      "ToolError",
+      "workflows",
+    ]);
     expect(dts).toContain("Allowed hosts: none.");
     expect(dts.indexOf("declare function fetch")).toBeGreaterThan(dts.lastIndexOf("}\n\n"));
   });
@@ -67,7 +77,9 @@ describe("renderDts and renderPrompt", () => {
     const shape = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
     const observed = { "g.a": { schema: shape, count: 1 }, "g.b": { schema: { type: "number" }, count: 5 } };
     const dts = renderDts(toolsetWith("g", tools), { observed });
-    expect(dts).toContain(`    /**\n     * Without an output schema, ${UNDECLARED_MCP_RESULT}\n     * @observed from 1 result\n     */\n    a(args?: {}): Promise<{ n: number }>;`);
+    expect(dts).toContain(
+      `    /**\n     * Without an output schema, ${UNDECLARED_MCP_RESULT}\n     * @observed from 1 result\n     */\n    a(args?: {}): Promise<{ n: number }>;`,
+    );
     expect(dts).toContain("    b(args?: {}): Promise<string>;");
     const text = renderPrompt(toolsetWith("g", tools), { observed });
     expect(text).toContain("\ng.a({}) → { n: number } · (result type observed)\n");
@@ -75,23 +87,38 @@ describe("renderDts and renderPrompt", () => {
   });
 
   it("says once in the prompt, and beside each such tool in the .d.ts, what an MCP result without an output schema is", () => {
-    const declared = toolsetWith("g", [{ name: "b", inputSchema: { type: "object" }, outputSchema: { type: "string" } }]);
+    const declared = toolsetWith("g", [
+      { name: "b", inputSchema: { type: "object" }, outputSchema: { type: "string" } },
+    ]);
     expect(renderDts(declared)).not.toContain("Without an output schema");
     expect(renderPrompt(declared)).not.toContain(UNDECLARED_MCP_RESULT);
-    const tools = [{ name: "a", inputSchema: { type: "object" } }, { name: "c", description: "Counts.", inputSchema: { type: "object" } }];
+    const tools = [
+      { name: "a", inputSchema: { type: "object" } },
+      { name: "c", description: "Counts.", inputSchema: { type: "object" } },
+    ];
     const dts = renderDts(toolsetWith("g", tools));
     expect(dts.split(`Without an output schema, ${UNDECLARED_MCP_RESULT}`)).toHaveLength(3);
-    expect(dts).toContain(`    /**\n     * Counts.\n     * Without an output schema, ${UNDECLARED_MCP_RESULT}\n     */\n    c(args?: {}): Promise<unknown>;`);
+    expect(dts).toContain(
+      `    /**\n     * Counts.\n     * Without an output schema, ${UNDECLARED_MCP_RESULT}\n     */\n    c(args?: {}): Promise<unknown>;`,
+    );
     const text = renderPrompt(toolsetWith("g", tools));
     expect(text.split(UNDECLARED_MCP_RESULT)).toHaveLength(2);
-    expect(text).toContain(`\ng.c({}) → unknown · Counts.\nMCP tools without an output schema: ${UNDECLARED_MCP_RESULT}\nsleep(`);
-    const host = renderPrompt({ ...EMPTY_TOOLSET, hostTools: { h: { taskQueue: "harness", tools: [{ name: "x", inputSchema: { type: "object" } }] } } });
+    expect(text).toContain(
+      `\ng.c({}) → unknown · Counts.\nMCP tools without an output schema: ${UNDECLARED_MCP_RESULT}\nsleep(`,
+    );
+    const host = renderPrompt({
+      ...EMPTY_TOOLSET,
+      hostTools: { h: { taskQueue: "harness", tools: [{ name: "x", inputSchema: { type: "object" } }] } },
+    });
     expect(host).not.toContain(UNDECLARED_MCP_RESULT);
   });
 
   it("reads an MCP tool's observed number, boolean or null as the text today's scripts get; a host tool's as observed", () => {
     const observed = {
-      "g.a": { schema: { anyOf: [{ type: "number" }, { type: "boolean" }, { type: "object", properties: {}, required: [] }] }, count: 3 },
+      "g.a": {
+        schema: { anyOf: [{ type: "number" }, { type: "boolean" }, { type: "object", properties: {}, required: [] }] },
+        count: 3,
+      },
       "h.a": { schema: { type: "number" }, count: 2 },
     };
     const tools = [{ name: "a", inputSchema: { type: "object" } }];

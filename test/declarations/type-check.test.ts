@@ -15,15 +15,29 @@ describe("type checker", () => {
     const checker = createTypeChecker();
     const input = { source: script, declarations: declarations("string"), declarationsKey: "ts_a" };
     const first = checker.check(input);
-    expect(first).toEqual([expect.objectContaining({ line: 3, message: "Type 'string' is not assignable to type 'number'." })]);
+    expect(first).toEqual([
+      expect.objectContaining({ line: 3, message: "Type 'string' is not assignable to type 'number'." }),
+    ]);
     first[0]!.message = "changed";
-    expect(checker.check(input)).toEqual([expect.objectContaining({ line: 3, message: "Type 'string' is not assignable to type 'number'." })]);
+    expect(checker.check(input)).toEqual([
+      expect.objectContaining({ line: 3, message: "Type 'string' is not assignable to type 'number'." }),
+    ]);
   });
 
   it("checks again when the declarations behind the same key change", () => {
     const checker = createTypeChecker();
-    expect(checker.check({ source: script, declarations: declarations("string"), declarationsKey: "ts_b" })).toHaveLength(1);
-    expect(checker.check({ source: script, declarations: declarations("number"), declarationsKey: "ts_b" })).toEqual([]);
-    expect(checker.check({ source: `${script}\nconst x: string = 1;`, declarations: declarations("number"), declarationsKey: "ts_b" })).toHaveLength(1);
+    expect(
+      checker.check({ source: script, declarations: declarations("string"), declarationsKey: "ts_b" }),
+    ).toHaveLength(1);
+    expect(checker.check({ source: script, declarations: declarations("number"), declarationsKey: "ts_b" })).toEqual(
+      [],
+    );
+    expect(
+      checker.check({
+        source: `${script}\nconst x: string = 1;`,
+        declarations: declarations("number"),
+        declarationsKey: "ts_b",
+      }),
+    ).toHaveLength(1);
   });
 });

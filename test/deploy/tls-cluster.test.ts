@@ -15,7 +15,13 @@ import path from "node:path";
 import { Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { temporalSettings } from "../../src/config.ts";
-import { getFreePort, loadDevServerConfig, startDevServer, startOnFreePort, type DevServer } from "../../src/dev/index.ts";
+import {
+  getFreePort,
+  loadDevServerConfig,
+  startDevServer,
+  startOnFreePort,
+  type DevServer,
+} from "../../src/dev/index.ts";
 import { createHostToolWorker } from "../../src/sdk/index.ts";
 import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
@@ -58,10 +64,17 @@ function start(args: string[], env: Record<string, string>): RewindProcess {
   return child;
 }
 
-async function api(method: string, route: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+async function api(
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(`http://127.0.0.1:${apiPort}${route}`, {
     method,
-    headers: { authorization: `Bearer ${API_KEY}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${API_KEY}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -82,9 +95,16 @@ beforeAll(async () => {
   certs = createTestCertificates({ dir, serverNames: ["temporal.internal", "localhost"] });
   // A stock cluster: the repository's dev-server settings without Rewind's search attributes.
   const config = { ...(await loadDevServerConfig(path.join(REPO_ROOT, "temporal-dev.yml"))), searchAttributes: {} };
-  cluster = await startOnFreePort((port) => startDevServer({ cliPath: inject("temporalCliPath"), config, port, uiPort: false, dbFile: undefined }));
+  cluster = await startOnFreePort((port) =>
+    startDevServer({ cliPath: inject("temporalCliPath"), config, port, uiPort: false, dbFile: undefined }),
+  );
   const [host = "127.0.0.1", port = "0"] = cluster.address.split(":");
-  proxy = await startTlsProxy({ cert: certs.serverCert, key: certs.serverKey, clientCa: certs.caCert, target: { host, port: Number(port) } });
+  proxy = await startTlsProxy({
+    cert: certs.serverCert,
+    key: certs.serverKey,
+    clientCa: certs.caCert,
+    target: { host, port: Number(port) },
+  });
   mcp = await startMcpServer({ tools: [echoTool()] });
   apiPort = await getFreePort();
 });
@@ -99,7 +119,11 @@ afterAll(async () => {
 
 describe("a deployment on a TLS cluster, as docs/deploy.md describes it", () => {
   it("refuses a worker and setup without the client certificate, a worker expecting another server name, and an API on a namespace without Rewind's search attributes", async () => {
-    const { TEMPORAL_TLS_CLIENT_CERT_PATH: _cert, TEMPORAL_TLS_CLIENT_KEY_PATH: _key, ...noClientCert } = guideSettings();
+    const {
+      TEMPORAL_TLS_CLIENT_CERT_PATH: _cert,
+      TEMPORAL_TLS_CLIENT_KEY_PATH: _key,
+      ...noClientCert
+    } = guideSettings();
     const refusedBefore = proxy.stats.refused;
     const [worker, wrongName, setup, apiOnDefault] = await Promise.all([
       runRewind(["worker"], noClientCert),
@@ -111,17 +135,31 @@ describe("a deployment on a TLS cluster, as docs/deploy.md describes it", () => 
     // grpc-js may add a DeprecationWarning about an IP address as TLS server name first: the sentence is the last line.
     const lastLine = (output: string) => output.trimEnd().split("\n").at(-1) ?? "";
     expect(worker.code).toBe(1);
-    expect(lastLine(worker.output)).toMatch(new RegExp(`^rewind: cannot connect to Temporal at ${proxy.address.replace(/\./g, "\\.")} \\(TLS, no client certificate, own CA, server name temporal\\.internal\\): .+; check TEMPORAL_ADDRESS and TEMPORAL_TLS_\\*: a server that requires a client certificate needs TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH$`));
+    expect(lastLine(worker.output)).toMatch(
+      new RegExp(
+        `^rewind: cannot connect to Temporal at ${proxy.address.replace(/\./g, "\\.")} \\(TLS, no client certificate, own CA, server name temporal\\.internal\\): .+; check TEMPORAL_ADDRESS and TEMPORAL_TLS_\\*: a server that requires a client certificate needs TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH$`,
+      ),
+    );
     expect(wrongName.code).toBe(1);
-    expect(lastLine(wrongName.output)).toMatch(/\(TLS, client certificate, own CA, server name wrong\.internal\): InvalidCertificate\(NotValidForNameContext \{ expected: DnsName\("wrong\.internal"\), .*; check TEMPORAL_ADDRESS and the TEMPORAL_TLS_\* \/ TEMPORAL_API_KEY settings$/);
+    expect(lastLine(wrongName.output)).toMatch(
+      /\(TLS, client certificate, own CA, server name wrong\.internal\): InvalidCertificate\(NotValidForNameContext \{ expected: DnsName\("wrong\.internal"\), .*; check TEMPORAL_ADDRESS and the TEMPORAL_TLS_\* \/ TEMPORAL_API_KEY settings$/,
+    );
     // The client connection (API, setup) only learns that the deadline passed; the native client adds
     // what the TLS layer saw, as far as it got (the server's CertificateRequired alert, or the
     // connection it closed after sending it: which one depends on timing, so it is not pinned here).
     expect(setup.code).toBe(1);
-    expect(lastLine(setup.output)).toMatch(/\(TLS, no client certificate, own CA, server name temporal\.internal\): Failed to connect before the deadline \(.+\); check TEMPORAL_ADDRESS and TEMPORAL_TLS_\*: a server that requires a client certificate needs TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH$/);
-    expect(proxy.stats.refused, "the proxy refused the handshake (no client certificate)").toBeGreaterThan(refusedBefore);
+    expect(lastLine(setup.output)).toMatch(
+      /\(TLS, no client certificate, own CA, server name temporal\.internal\): Failed to connect before the deadline \(.+\); check TEMPORAL_ADDRESS and TEMPORAL_TLS_\*: a server that requires a client certificate needs TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH$/,
+    );
+    expect(proxy.stats.refused, "the proxy refused the handshake (no client certificate)").toBeGreaterThan(
+      refusedBefore,
+    );
     expect(apiOnDefault.code).toBe(1);
-    expect(lastLine(apiOnDefault.output)).toMatch(new RegExp(`^rewind: Temporal namespace "default" at ${proxy.address.replace(/\./g, "\\.")} lacks Rewind's search attributes RewindToolset \\(Keyword\\), .*: run \`rewind setup\` \\(with the same TEMPORAL_\\* settings\\) to register them\\.$`));
+    expect(lastLine(apiOnDefault.output)).toMatch(
+      new RegExp(
+        `^rewind: Temporal namespace "default" at ${proxy.address.replace(/\./g, "\\.")} lacks Rewind's search attributes RewindToolset \\(Keyword\\), .*: run \`rewind setup\` \\(with the same TEMPORAL_\\* settings\\) to register them\\.$`,
+      ),
+    );
   });
 
   it("runs setup, the API and two workers through the proxy; a run survives its worker leaving", async () => {
@@ -133,7 +171,10 @@ describe("a deployment on a TLS cluster, as docs/deploy.md describes it", () => 
     const acceptedBefore = proxy.stats.accepted;
     const apiProcess = start(["api"], { ...guideSettings(), REWIND_PORT: String(apiPort) });
     const first = start(["worker"], guideSettings());
-    await Promise.all([apiProcess.waitFor(/Rewind API http:\/\/127\.0\.0\.1:\d+/, 45_000), first.waitFor(/worker started/, 45_000)]);
+    await Promise.all([
+      apiProcess.waitFor(/Rewind API http:\/\/127\.0\.0\.1:\d+/, 45_000),
+      first.waitFor(/worker started/, 45_000),
+    ]);
     expect(proxy.stats.accepted, "every process reached Temporal through the proxy").toBeGreaterThan(acceptedBefore);
 
     // The harness serves a host tool through the same proxy, with the SDK reading the same settings.
@@ -145,7 +186,17 @@ describe("a deployment on a TLS cluster, as docs/deploy.md describes it", () => 
     const hostRunning = host.run();
     const toolset = await api("POST", "/v1/toolsets", {
       mcpServers: { tickets: { url: mcp.url } },
-      hostTools: { harness: { taskQueue: "deploy-harness", tools: { whoami: { inputSchema: { type: "object" }, outputSchema: { type: "object", properties: { harness: { type: "string" } }, required: ["harness"] } } } } },
+      hostTools: {
+        harness: {
+          taskQueue: "deploy-harness",
+          tools: {
+            whoami: {
+              inputSchema: { type: "object" },
+              outputSchema: { type: "object", properties: { harness: { type: "string" } }, required: ["harness"] },
+            },
+          },
+        },
+      },
     });
     expect(toolset.status, JSON.stringify(toolset.body)).toBe(201);
     const script = `import { harness, tickets, webhook, waitForSignal, sleep } from "rewind:tools";
@@ -175,26 +226,48 @@ export default async function main() {
     await first.stop("SIGTERM");
     expect((await first.exited).code).toBe(0);
 
-    const posted = await fetch(hookUrl, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ by: "ops" }) });
+    const posted = await fetch(hookUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ by: "ops" }),
+    });
     expect(posted.status).toBe(202);
-    const done = await until("the run to end", async () => {
-      const view = await api("GET", `/v1/runs/${runId}`);
-      return view.body["status"] === "running" || view.body["status"] === "parked" ? undefined : view.body;
-    }, 30_000);
+    const done = await until(
+      "the run to end",
+      async () => {
+        const view = await api("GET", `/v1/runs/${runId}`);
+        return view.body["status"] === "running" || view.body["status"] === "parked" ? undefined : view.body;
+      },
+      30_000,
+    );
     expect(done).toMatchObject({ status: "completed", result: { approvedBy: "ops", harness: "deploy-test" } });
     await host.shutdown();
     await hostRunning;
-    expect(mcp.calls.filter((c) => c.name === "echo").map((c) => c.arguments["message"])).toEqual([hookUrl, "approved by ops"]);
+    expect(mcp.calls.filter((c) => c.name === "echo").map((c) => c.arguments["message"])).toEqual([
+      hookUrl,
+      "approved by ops",
+    ]);
 
     // Each worker ran one of the calls: the history names both, by process id.
     const operator = await Connection.connect({ address: cluster.address });
     try {
-      const history = await operator.workflowService.getWorkflowExecutionHistory({ namespace: NAMESPACE, execution: { workflowId: runId } });
+      const history = await operator.workflowService.getWorkflowExecutionHistory({
+        namespace: NAMESPACE,
+        execution: { workflowId: runId },
+      });
       const events = history.history?.events ?? [];
-      const scheduled = new Map(events.flatMap((e) => e.activityTaskScheduledEventAttributes ? [[Number(e.eventId), e.activityTaskScheduledEventAttributes.taskQueue?.name]] : []));
+      const scheduled = new Map(
+        events.flatMap((e) =>
+          e.activityTaskScheduledEventAttributes
+            ? [[Number(e.eventId), e.activityTaskScheduledEventAttributes.taskQueue?.name]]
+            : [],
+        ),
+      );
       const mcpCallers = events.flatMap((e) => {
         const started = e.activityTaskStartedEventAttributes;
-        return started && scheduled.get(Number(started.scheduledEventId)) !== "deploy-harness" ? [String(started.identity).split("@")[0]] : [];
+        return started && scheduled.get(Number(started.scheduledEventId)) !== "deploy-harness"
+          ? [String(started.identity).split("@")[0]]
+          : [];
       });
       expect(mcpCallers).toEqual([String(first.child.pid), String(second.child.pid)]);
     } finally {

@@ -26,7 +26,9 @@ describe("temporal-dev.yml", () => {
     });
     // Every attribute a run is started with, with the type it is written as.
     const label = { KEYWORD: "Keyword", DATETIME: "Datetime" } as const;
-    expect(config.searchAttributes).toEqual(Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((a) => [a.name, label[a.type]])));
+    expect(config.searchAttributes).toEqual(
+      Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((a) => [a.name, label[a.type]])),
+    );
     // Stock limits: nothing raised, so the embedded stack behaves as Temporal Cloud does.
     expect(config.dynamicConfig).toEqual({});
   });
@@ -64,7 +66,9 @@ describe("temporal-dev.yml", () => {
   });
 
   it("names the file it cannot read", async () => {
-    await expect(loadDevServerConfig("/nonexistent/temporal-dev.yml")).rejects.toThrow(/\/nonexistent\/temporal-dev\.yml/);
+    await expect(loadDevServerConfig("/nonexistent/temporal-dev.yml")).rejects.toThrow(
+      /\/nonexistent\/temporal-dev\.yml/,
+    );
   });
 });
 
@@ -80,19 +84,39 @@ describe("startDevArgs", () => {
 
   it("turns a headless in-memory launch into flags", () => {
     expect(startDevArgs(config, { port: 7400, uiPort: false, dbFile: undefined })).toEqual([
-      "server", "start-dev", "--ip", "127.0.0.1", "--port", "7400", "--headless",
-      "--namespace", "rewind",
-      "--search-attribute", "RewindStatus=Keyword",
-      "--dynamic-config-value", "limit.blobSize.error=10485760",
-      "--dynamic-config-value", 'frontend.someString="on"',
-      "--log-level", "error",
+      "server",
+      "start-dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      "7400",
+      "--headless",
+      "--namespace",
+      "rewind",
+      "--search-attribute",
+      "RewindStatus=Keyword",
+      "--dynamic-config-value",
+      "limit.blobSize.error=10485760",
+      "--dynamic-config-value",
+      'frontend.someString="on"',
+      "--log-level",
+      "error",
     ]);
   });
 
   it("adds the UI port and the SQLite file when given, and no --namespace for default", () => {
     const args = startDevArgs({ ...config, namespace: "default" }, { port: 7233, uiPort: 8233, dbFile: "/x/t.sqlite" });
     expect(args.slice(0, 10)).toEqual([
-      "server", "start-dev", "--ip", "127.0.0.1", "--port", "7233", "--ui-port", "8233", "--db-filename", "/x/t.sqlite",
+      "server",
+      "start-dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      "7233",
+      "--ui-port",
+      "8233",
+      "--db-filename",
+      "/x/t.sqlite",
     ]);
     expect(args).not.toContain("--namespace");
     expect(args).not.toContain("--headless");
@@ -102,9 +126,20 @@ describe("startDevArgs", () => {
     const launch = { port: 7233, uiPort: 8233, dbFile: undefined } as const;
     const args = startDevArgs(config, { ...launch, codecEndpoint: "http://127.0.0.1:8787/v1/codec" });
     expect(args.slice(0, 10)).toEqual([
-      "server", "start-dev", "--ip", "127.0.0.1", "--port", "7233", "--ui-port", "8233", "--ui-codec-endpoint", "http://127.0.0.1:8787/v1/codec",
+      "server",
+      "start-dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      "7233",
+      "--ui-port",
+      "8233",
+      "--ui-codec-endpoint",
+      "http://127.0.0.1:8787/v1/codec",
     ]);
     expect(startDevArgs(config, launch)).not.toContain("--ui-codec-endpoint");
-    expect(startDevArgs(config, { ...launch, uiPort: false, codecEndpoint: "http://127.0.0.1:8787/v1/codec" })).not.toContain("--ui-codec-endpoint");
+    expect(
+      startDevArgs(config, { ...launch, uiPort: false, codecEndpoint: "http://127.0.0.1:8787/v1/codec" }),
+    ).not.toContain("--ui-codec-endpoint");
   });
 });

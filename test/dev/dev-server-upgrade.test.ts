@@ -18,8 +18,14 @@ import { REPO_ROOT } from "../helpers/paths.ts";
 const dir = mkdtempSync(path.join(tmpdir(), "rewind-dev-upgrade-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function withServer<T>(config: DevServerConfig, dbFile: string, use: (address: string) => Promise<T>): Promise<T> {
-  const server = await startOnFreePort((port) => startDevServer({ cliPath: inject("temporalCliPath"), config, port, uiPort: false, dbFile }));
+async function withServer<T>(
+  config: DevServerConfig,
+  dbFile: string,
+  use: (address: string) => Promise<T>,
+): Promise<T> {
+  const server = await startOnFreePort((port) =>
+    startDevServer({ cliPath: inject("temporalCliPath"), config, port, uiPort: false, dbFile }),
+  );
   try {
     return await use(server.address);
   } finally {

@@ -40,10 +40,18 @@ describe("startDevServer", () => {
     const config = await loadDevServerConfig(resolve(REPO_ROOT, "temporal-dev.yml"));
     const port = await getFreePort();
     const lines: string[] = [];
-    const server = await startDevServer({ cliPath: inject("temporalCliPath"), config, port, uiPort: false, log: (l) => lines.push(l) });
+    const server = await startDevServer({
+      cliPath: inject("temporalCliPath"),
+      config,
+      port,
+      uiPort: false,
+      log: (l) => lines.push(l),
+    });
     expect(server.address).toBe(`127.0.0.1:${port}`);
     expect(server.uiUrl).toBeUndefined();
-    expect(lines).toEqual([expect.stringMatching(/^Temporal dev server at 127\.0\.0\.1:\d+ \(headless, in memory\) ready in \d+ ms$/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^Temporal dev server at 127\.0\.0\.1:\d+ \(headless, in memory\) ready in \d+ ms$/),
+    ]);
     await server.stop();
     await server.stop();
     expect(await isPortFree(port)).toBe(true);
@@ -69,7 +77,9 @@ describe("startDevServer", () => {
       await writeFile(broken, "#!/bin/sh\necho 'unable to start: boom' >&2\nexit 3\n");
       await chmod(broken, 0o755);
       const attempt = startDevServer({ cliPath: broken, config, port: await getFreePort(), uiPort: false });
-      await expect(attempt).rejects.toThrow(/failed to start: the server exited before it was ready: exit code 3[\s\S]*unable to start: boom/);
+      await expect(attempt).rejects.toThrow(
+        /failed to start: the server exited before it was ready: exit code 3[\s\S]*unable to start: boom/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

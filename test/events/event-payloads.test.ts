@@ -16,18 +16,39 @@ const auth = { authorization: `Bearer ${key}` };
 const TOKEN = `Bearer payloads-${randomUUID()}`;
 const PERSON = { type: "object", properties: { name: { type: "string" } }, required: ["name"] };
 const OLD_SCHEMA = { type: "object", properties: { title: { type: "string" } }, required: ["title"] };
-const NEW_SCHEMA = { type: "object", properties: { title: { type: "string" }, project: { type: "string" } }, required: ["title", "project"] };
-const ticketTool = (inputSchema: Record<string, unknown>): TestToolDefinition => ({ ...echoTool("create_ticket"), inputSchema });
+const NEW_SCHEMA = {
+  type: "object",
+  properties: { title: { type: "string" }, project: { type: "string" } },
+  required: ["title", "project"],
+};
+const ticketTool = (inputSchema: Record<string, unknown>): TestToolDefinition => ({
+  ...echoTool("create_ticket"),
+  inputSchema,
+});
 const askTool: TestToolDefinition = {
   name: "ask_person",
   inputSchema: { type: "object" },
-  handler: async (_args, extra) => ({ content: [{ type: "text", text: JSON.stringify(await extra.ask("elicitation/create", { message: "Who are you?", requestedSchema: PERSON })) }] }),
+  handler: async (_args, extra) => ({
+    content: [
+      {
+        type: "text",
+        text: JSON.stringify(
+          await extra.ask("elicitation/create", { message: "Who are you?", requestedSchema: PERSON }),
+        ),
+      },
+    ],
+  }),
 };
 
 let stack: RewindStack;
 let receiver: EventReceiver;
 let servers: { bank: TestMcpServer; guarded: TestMcpServer; asker: TestMcpServer; tickets: TestMcpServer };
-const toolsets: Record<"bank" | "guarded" | "asker" | "tickets", string> = { bank: "", guarded: "", asker: "", tickets: "" };
+const toolsets: Record<"bank" | "guarded" | "asker" | "tickets", string> = {
+  bank: "",
+  guarded: "",
+  asker: "",
+  tickets: "",
+};
 const seen: ReceivedEvent[] = [];
 
 const request = (method: string, route: string, body?: unknown) => stack.request(method, route, body, auth);
@@ -48,8 +69,14 @@ beforeAll(async () => {
     asker: await startMcpServer({ tools: [askTool] }),
     tickets: await startMcpServer({ tools: [ticketTool(OLD_SCHEMA)] }),
   };
-  await register("bank", { mcpServers: { bank: { url: servers.bank.url } }, policies: { "bank.pay": { approval: true } } });
-  await register("guarded", { mcpServers: { svc: { url: servers.guarded.url } }, credentials: { mcpServers: { svc: { headers: { authorization: TOKEN } } } } });
+  await register("bank", {
+    mcpServers: { bank: { url: servers.bank.url } },
+    policies: { "bank.pay": { approval: true } },
+  });
+  await register("guarded", {
+    mcpServers: { svc: { url: servers.guarded.url } },
+    credentials: { mcpServers: { svc: { headers: { authorization: TOKEN } } } },
+  });
   await register("asker", { mcpServers: { asker: { url: servers.asker.url } } });
   await register("tickets", { mcpServers: { tickets: { url: servers.tickets.url } } });
 });
@@ -73,9 +100,18 @@ async function received(runId: string, type: string): Promise<ReceivedEvent> {
 
 describe("every event type, as delivered", () => {
   it("call.approval_requested and run.completed name the toolset and the end user", async () => {
-    const id = await start(toolsets.bank, "import { bank } from \"rewind:tools\";\nexport default async () => { await bank.pay({ label: \"rent\" }); return { paid: true }; };", "ada");
+    const id = await start(
+      toolsets.bank,
+      'import { bank } from "rewind:tools";\nexport default async () => { await bank.pay({ label: "rent" }); return { paid: true }; };',
+      "ada",
+    );
     const asked = await received(id, "call.approval_requested");
-    expect(asked).toMatchObject({ runId: id, toolset: toolsets.bank, endUser: "ada", data: { seq: 1, tool: "bank.pay", args: { label: "rent" } } });
+    expect(asked).toMatchObject({
+      runId: id,
+      toolset: toolsets.bank,
+      endUser: "ada",
+      data: { seq: 1, tool: "bank.pay", args: { label: "rent" } },
+    });
     expect(Date.parse(asked.at)).not.toBeNaN();
     expect((await request("POST", `/v1/runs/${id}/calls/1/approve`)).status).toBe(200);
     const done = await received(id, "run.completed");
@@ -83,25 +119,54 @@ describe("every event type, as delivered", () => {
   });
 
   it("run.failed carries the failure's type and message, and a null end user", async () => {
-    const id = await start(toolsets.bank, "export default async () => { throw new Error(\"nope\"); };");
+    const id = await start(toolsets.bank, 'export default async () => { throw new Error("nope"); };');
     const failed = await received(id, "run.failed");
-    expect(failed).toMatchObject({ toolset: toolsets.bank, endUser: null, data: { error: { type: "ScriptFailed", message: "Error: nope" } } });
+    expect(failed).toMatchObject({
+      toolset: toolsets.bank,
+      endUser: null,
+      data: { error: { type: "ScriptFailed", message: "Error: nope" } },
+    });
   });
 
   it("credentials.expired names the scope; run.cancelled then lists the parked call", async () => {
-    expect((await request("PUT", `/v1/toolsets/${toolsets.guarded}/credentials`, { mcpServers: { svc: { headers: { authorization: "Bearer stale" } } } })).status).toBe(200);
-    const id = await start(toolsets.guarded, "import { svc } from \"rewind:tools\";\nexport default async () => await svc.whoami({});", "grace");
+    expect(
+      (
+        await request("PUT", `/v1/toolsets/${toolsets.guarded}/credentials`, {
+          mcpServers: { svc: { headers: { authorization: "Bearer stale" } } },
+        })
+      ).status,
+    ).toBe(200);
+    const id = await start(
+      toolsets.guarded,
+      'import { svc } from "rewind:tools";\nexport default async () => await svc.whoami({});',
+      "grace",
+    );
     const expired = await received(id, "credentials.expired");
-    expect(expired).toMatchObject({ toolset: toolsets.guarded, endUser: "grace", data: { seq: 1, tool: "svc.whoami", reason: "credentialsExpired", scope: "toolset", endUser: "grace" } });
+    expect(expired).toMatchObject({
+      toolset: toolsets.guarded,
+      endUser: "grace",
+      data: { seq: 1, tool: "svc.whoami", reason: "credentialsExpired", scope: "toolset", endUser: "grace" },
+    });
     expect((await request("POST", `/v1/runs/${id}/cancel`)).status).toBe(200);
     const cancelled = await received(id, "run.cancelled");
-    expect(cancelled).toMatchObject({ toolset: toolsets.guarded, endUser: "grace", data: { unfinished: [{ seq: 1, tool: "svc.whoami", status: "parked" }] } });
+    expect(cancelled).toMatchObject({
+      toolset: toolsets.guarded,
+      endUser: "grace",
+      data: { unfinished: [{ seq: 1, tool: "svc.whoami", status: "parked" }] },
+    });
   });
 
   it("call.input_requested carries the server's question and schema", async () => {
-    const id = await start(toolsets.asker, "import { asker } from \"rewind:tools\";\nexport default async () => await asker.ask_person({});");
+    const id = await start(
+      toolsets.asker,
+      'import { asker } from "rewind:tools";\nexport default async () => await asker.ask_person({});',
+    );
     const asked = await received(id, "call.input_requested");
-    expect(asked).toMatchObject({ toolset: toolsets.asker, endUser: null, data: { seq: 1, tool: "asker.ask_person", message: "Who are you?", requestedSchema: PERSON } });
+    expect(asked).toMatchObject({
+      toolset: toolsets.asker,
+      endUser: null,
+      data: { seq: 1, tool: "asker.ask_person", message: "Who are you?", requestedSchema: PERSON },
+    });
     expect((await request("POST", `/v1/runs/${id}/calls/1/elicitation`, { action: "decline" })).status).toBe(200);
     expect((await waitForRun(stack, id, 30_000, auth)).status).toBe("completed");
   });
@@ -113,7 +178,11 @@ export default async () => { await tickets.create_ticket({ title: "first" }); aw
     for (let i = 0; i < 100 && servers.tickets.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
     servers.tickets.setTools([ticketTool(NEW_SCHEMA)]);
     const changed = await received(id, "tool.schema_changed");
-    expect(changed).toMatchObject({ toolset: toolsets.tickets, endUser: null, data: { seq: 3, tool: "tickets.create_ticket", pinned: OLD_SCHEMA, current: NEW_SCHEMA } });
+    expect(changed).toMatchObject({
+      toolset: toolsets.tickets,
+      endUser: null,
+      data: { seq: 3, tool: "tickets.create_ticket", pinned: OLD_SCHEMA, current: NEW_SCHEMA },
+    });
     expect((await request("POST", `/v1/runs/${id}/calls/3/reject`)).status).toBe(200);
     expect((await waitForRun(stack, id, 30_000, auth)).status).toBe("failed");
   }, 40_000);

@@ -14,7 +14,12 @@ import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.t
 import { effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 
-interface Received { id: string; type: string; runId: string; data: Record<string, unknown> }
+interface Received {
+  id: string;
+  type: string;
+  runId: string;
+  data: Record<string, unknown>;
+}
 
 let stack: RewindStack;
 let server: TestMcpServer;
@@ -32,13 +37,21 @@ const quietKey = `quiet-key-${randomUUID()}`;
 const quiet = { authorization: `Bearer ${quietKey}` };
 
 beforeAll(async () => {
-  stack = await startRewindStack({ env: { REWIND_API_KEYS: `${key}:events-${randomUUID().slice(0, 8)},${quietKey}:quiet-${randomUUID().slice(0, 8)}` } });
+  stack = await startRewindStack({
+    env: { REWIND_API_KEYS: `${key}:events-${randomUUID().slice(0, 8)},${quietKey}:quiet-${randomUUID().slice(0, 8)}` },
+  });
   server = await startMcpServer({ tools: [effectCounterTool({ name: "pay" }).tool] });
   receiver = http.createServer((req, res) => {
     let body = "";
-    req.on("data", (chunk: Buffer) => { body += chunk.toString(); });
+    req.on("data", (chunk: Buffer) => {
+      body += chunk.toString();
+    });
     req.on("end", () => {
-      if (Date.now() < downUntil) { refusedAttempts++; res.writeHead(503).end(); return; }
+      if (Date.now() < downUntil) {
+        refusedAttempts++;
+        res.writeHead(503).end();
+        return;
+      }
       try {
         const event = new Webhook(secret).verify(body, req.headers as Record<string, string>) as Received;
         if (!accepted.some((e) => e.id === event.id)) accepted.push(event);
@@ -62,7 +75,8 @@ afterAll(async () => {
 
 async function eventsOf(runId: string, count: number, timeoutMs = 30_000): Promise<Received[]> {
   const deadline = Date.now() + timeoutMs;
-  while (accepted.filter((e) => e.runId === runId).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  while (accepted.filter((e) => e.runId === runId).length < count && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
   return accepted.filter((e) => e.runId === runId);
 }
 
@@ -79,7 +93,12 @@ async function deliveryWorkflowExists(runId: string, type: EventType): Promise<b
 describe("events", () => {
   it("starts no delivery workflow for the end of a run while the namespace has no endpoint", async () => {
     const done = await stack.request("POST", "/v1/runs", { script: "export default async () => 1;" }, quiet);
-    const failed = await stack.request("POST", "/v1/runs", { script: "export default async () => { throw new Error(\"x\"); };" }, quiet);
+    const failed = await stack.request(
+      "POST",
+      "/v1/runs",
+      { script: 'export default async () => { throw new Error("x"); };' },
+      quiet,
+    );
     expect((await waitForRun(stack, String(done.body.id), undefined, quiet)).status).toBe("completed");
     expect((await waitForRun(stack, String(failed.body.id), undefined, quiet)).status).toBe("failed");
     expect(await deliveryWorkflowExists(String(done.body.id), "run.completed")).toBe(false);
@@ -88,7 +107,9 @@ describe("events", () => {
 
   it("stores the endpoint, generates a secret when none is given, and never shows it again", async () => {
     expect((await stack.request("PUT", "/v1/events/endpoint", { url: "ftp://nope" }, auth)).status).toBe(400);
-    expect((await stack.request("PUT", "/v1/events/endpoint", { url: receiverUrl, secret: "plain" }, auth)).status).toBe(400);
+    expect(
+      (await stack.request("PUT", "/v1/events/endpoint", { url: receiverUrl, secret: "plain" }, auth)).status,
+    ).toBe(400);
     const set = await stack.request("PUT", "/v1/events/endpoint", { url: receiverUrl }, auth);
     expect(set.status).toBe(200);
     secret = String(set.body["secret"]);
@@ -98,20 +119,46 @@ describe("events", () => {
   });
 
   it("sends signed call.approval_requested and run.completed events, and run.failed", async () => {
-    const toolset = await stack.request("POST", "/v1/toolsets", { mcpServers: { bank: { url: server.url } }, policies: { "bank.pay": { approval: true } } }, auth);
-    const started = await stack.request("POST", "/v1/runs", { toolset: toolset.body.id, script: "import { bank } from \"rewind:tools\";\nexport default async () => { await bank.pay({ label: \"rent\" }); return \"paid\"; };" }, auth);
+    const toolset = await stack.request(
+      "POST",
+      "/v1/toolsets",
+      { mcpServers: { bank: { url: server.url } }, policies: { "bank.pay": { approval: true } } },
+      auth,
+    );
+    const started = await stack.request(
+      "POST",
+      "/v1/runs",
+      {
+        toolset: toolset.body.id,
+        script:
+          'import { bank } from "rewind:tools";\nexport default async () => { await bank.pay({ label: "rent" }); return "paid"; };',
+      },
+      auth,
+    );
     const id = String(started.body.id);
     const [requested] = await eventsOf(id, 1);
-    expect(requested).toMatchObject({ type: "call.approval_requested", runId: id, data: { seq: 1, tool: "bank.pay", args: { label: "rent" } } });
+    expect(requested).toMatchObject({
+      type: "call.approval_requested",
+      runId: id,
+      data: { seq: 1, tool: "bank.pay", args: { label: "rent" } },
+    });
     expect((await stack.request("POST", `/v1/runs/${id}/calls/1/approve`, undefined, auth)).status).toBe(200);
     const events = await eventsOf(id, 2);
     expect(events.map((e) => e.type)).toEqual(["call.approval_requested", "run.completed"]);
     expect(events[1]?.data).toEqual({ result: "paid" });
     expect(await deliveryWorkflowExists(id, "run.completed")).toBe(true);
 
-    const failing = await stack.request("POST", "/v1/runs", { script: "export default async () => { throw new Error(\"nope\"); };" }, auth);
+    const failing = await stack.request(
+      "POST",
+      "/v1/runs",
+      { script: 'export default async () => { throw new Error("nope"); };' },
+      auth,
+    );
     const [failed] = await eventsOf(String(failing.body.id), 1);
-    expect(failed).toMatchObject({ type: "run.failed", data: { error: { type: "ScriptFailed", message: "Error: nope" } } });
+    expect(failed).toMatchObject({
+      type: "run.failed",
+      data: { error: { type: "ScriptFailed", message: "Error: nope" } },
+    });
     expect(badSignatures).toBe(0);
   });
 

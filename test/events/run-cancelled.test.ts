@@ -29,7 +29,10 @@ beforeAll(async () => {
     startEventReceiver(),
   ]);
   receiver.setSecret(String((await request("PUT", "/v1/events/endpoint", { url: receiver.url })).body["secret"]));
-  const registered = await request("POST", "/v1/toolsets", { mcpServers: { bank: { url: server.url } }, policies: { "bank.pay": { approval: true } } });
+  const registered = await request("POST", "/v1/toolsets", {
+    mcpServers: { bank: { url: server.url } },
+    policies: { "bank.pay": { approval: true } },
+  });
   expect(registered.status, JSON.stringify(registered.body)).toBe(201);
   toolset = String(registered.body.id);
 });
@@ -49,7 +52,12 @@ async function start(script: string, endUser?: string): Promise<string> {
 async function waitForCall(id: string, tool: string, status: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
     const { body } = await request("GET", `/v1/runs/${id}/journal`);
-    if (((body["entries"] ?? []) as { tool: string; status: string }[]).some((e) => e.tool === tool && e.status === status)) return;
+    if (
+      ((body["entries"] ?? []) as { tool: string; status: string }[]).some(
+        (e) => e.tool === tool && e.status === status,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`run ${id} never had ${tool} ${status}`);
@@ -62,7 +70,10 @@ async function cancel(id: string): Promise<void> {
 
 describe("run.cancelled", () => {
   it("arrives when a run is cancelled while it sleeps, with its toolset and end user", async () => {
-    const id = await start("import { sleep } from \"rewind:tools\";\nexport default async () => { await sleep(\"1h\"); return 1; };", "ada");
+    const id = await start(
+      'import { sleep } from "rewind:tools";\nexport default async () => { await sleep("1h"); return 1; };',
+      "ada",
+    );
     await waitForCall(id, "rewind.sleep", "running");
     await cancel(id);
     const event = await receiver.waitFor(id, "run.cancelled", 15_000);
@@ -71,7 +82,9 @@ describe("run.cancelled", () => {
   });
 
   it("arrives when a run is cancelled with a call parked for approval, which is never sent", async () => {
-    const id = await start("import { bank } from \"rewind:tools\";\nexport default async () => { await bank.pay({ label: \"rent\" }); return 1; };");
+    const id = await start(
+      'import { bank } from "rewind:tools";\nexport default async () => { await bank.pay({ label: "rent" }); return 1; };',
+    );
     await receiver.waitFor(id, "call.approval_requested", 15_000);
     expect((await request("GET", `/v1/runs/${id}`)).body.status).toBe("parked");
     await cancel(id);
@@ -79,11 +92,17 @@ describe("run.cancelled", () => {
     expect(event).toMatchObject({ type: "run.cancelled", runId: id, toolset, endUser: null });
     expect(event.data).toEqual({ unfinished: [{ seq: 1, tool: "bank.pay", status: "parked" }] });
     expect(effects.state.total).toBe(0);
-    expect(receiver.events.filter((e) => e.runId === id).map((e) => e.type)).toEqual(["call.approval_requested", "run.cancelled"]);
+    expect(receiver.events.filter((e) => e.runId === id).map((e) => e.type)).toEqual([
+      "call.approval_requested",
+      "run.cancelled",
+    ]);
   });
 
   it("arrives when a run is cancelled with a call in flight, and the call is cancelled at its server", async () => {
-    const id = await start("import { bank } from \"rewind:tools\";\nexport default async () => { await bank.sync({}); return 1; };", "grace");
+    const id = await start(
+      'import { bank } from "rewind:tools";\nexport default async () => { await bank.sync({}); return 1; };',
+      "grace",
+    );
     await waitForCall(id, "bank.sync", "running");
     for (let i = 0; i < 100 && slow.state.inFlight === 0; i++) await new Promise((r) => setTimeout(r, 50));
     expect(slow.state.inFlight).toBe(1);

@@ -33,12 +33,31 @@ interface Schema {
   minimum?: number;
   maximum?: number;
 }
-interface Parameter { name: string; in: "path" | "query" | "header"; schema: Schema }
-interface OperationDoc { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: Schema }> }; security?: unknown[] }
-interface OpenApi { paths: Record<string, Record<string, OperationDoc>>; components: { schemas: Record<string, Schema> } }
+interface Parameter {
+  name: string;
+  in: "path" | "query" | "header";
+  schema: Schema;
+}
+interface OperationDoc {
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  security?: unknown[];
+}
+interface OpenApi {
+  paths: Record<string, Record<string, OperationDoc>>;
+  components: { schemas: Record<string, Schema> };
+}
 
-type Body = { kind: "none" } | { kind: "json"; value: unknown } | { kind: "raw"; text: string; contentType?: string; encoding?: string };
-interface Request { path: string; query: string; headers: Record<string, string>; body: Body }
+type Body =
+  | { kind: "none" }
+  | { kind: "json"; value: unknown }
+  | { kind: "raw"; text: string; contentType?: string; encoding?: string };
+interface Request {
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: Body;
+}
 
 const KEY = `fuzz-${randomUUID()}`;
 const AUTH = `Bearer ${KEY}`;
@@ -49,30 +68,75 @@ let stack: RewindStack;
 let mcp: TestMcpServer;
 let sink: LoopbackServer;
 let doc: OpenApi;
-const fixtures = { toolset: "", gated: "", completedRun: "", waitingRun: "", parkedRun: "", workflow: "", hookToken: "" };
+const fixtures = {
+  toolset: "",
+  gated: "",
+  completedRun: "",
+  waitingRun: "",
+  parkedRun: "",
+  workflow: "",
+  hookToken: "",
+};
 const created = new Set<string>();
-const stats = { requests: 0, byStatus: new Map<number, number>(), byOperation: new Map<string, Map<number, number>>(), slowestMs: 0 };
+const stats = {
+  requests: 0,
+  byStatus: new Map<number, number>(),
+  byOperation: new Map<string, Map<number, number>>(),
+  slowestMs: 0,
+};
 
 beforeAll(async () => {
   [stack, mcp, sink] = await Promise.all([
-    startRewindStack({ env: { REWIND_API_KEYS: `${KEY}:fuzz${randomUUID().slice(0, 8)}`, REWIND_SANDBOX_CPU_MS: "500" } }),
+    startRewindStack({
+      env: { REWIND_API_KEYS: `${KEY}:fuzz${randomUUID().slice(0, 8)}`, REWIND_SANDBOX_CPU_MS: "500" },
+    }),
     startMcpServer({ tools: [echoTool()] }),
-    startLoopbackServer((req, res) => { req.resume(); res.writeHead(204).end(); }),
+    startLoopbackServer((req, res) => {
+      req.resume();
+      res.writeHead(204).end();
+    }),
   ]);
   doc = (await (await fetch(`${stack.api.url}/openapi.json`)).json()) as OpenApi;
   const auth = { authorization: AUTH };
-  fixtures.toolset = String((await stack.request("POST", "/v1/toolsets", { mcpServers: { tools: { url: mcp.url } } }, auth)).body.id);
-  fixtures.gated = String((await stack.request("POST", "/v1/toolsets", { mcpServers: { tools: { url: mcp.url } }, policies: { "tools.echo": { approval: true } } }, auth)).body.id);
+  fixtures.toolset = String(
+    (await stack.request("POST", "/v1/toolsets", { mcpServers: { tools: { url: mcp.url } } }, auth)).body.id,
+  );
+  fixtures.gated = String(
+    (
+      await stack.request(
+        "POST",
+        "/v1/toolsets",
+        { mcpServers: { tools: { url: mcp.url } }, policies: { "tools.echo": { approval: true } } },
+        auth,
+      )
+    ).body.id,
+  );
   const start = async (script: string, toolset = fixtures.toolset) => {
     const answer = await stack.request("POST", "/v1/runs", { script, toolset }, auth);
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
     return String(answer.body.id);
   };
   const tools = 'import { tools, webhook, waitForSignal } from "rewind:tools";\n';
-  fixtures.completedRun = await start(tools + 'export default async () => (await tools.echo({ message: "fixture" })) !== null;');
-  fixtures.waitingRun = await start(tools + 'export default async () => { await webhook("ping"); for (;;) await waitForSignal("ping"); };');
-  fixtures.parkedRun = await start(tools + 'export default async () => tools.echo({ message: "needs approval" });', fixtures.gated);
-  fixtures.workflow = String((await stack.request("POST", "/v1/workflows", { name: "double", script: "export default async (n: number) => n * 2;" }, auth)).body.id);
+  fixtures.completedRun = await start(
+    tools + 'export default async () => (await tools.echo({ message: "fixture" })) !== null;',
+  );
+  fixtures.waitingRun = await start(
+    tools + 'export default async () => { await webhook("ping"); for (;;) await waitForSignal("ping"); };',
+  );
+  fixtures.parkedRun = await start(
+    tools + 'export default async () => tools.echo({ message: "needs approval" });',
+    fixtures.gated,
+  );
+  fixtures.workflow = String(
+    (
+      await stack.request(
+        "POST",
+        "/v1/workflows",
+        { name: "double", script: "export default async (n: number) => n * 2;" },
+        auth,
+      )
+    ).body.id,
+  );
   await waitForRun(stack, fixtures.completedRun, 30_000, auth);
   for (let attempt = 0; attempt < 100 && !fixtures.hookToken; attempt++) {
     const journal = await stack.request("GET", `/v1/runs/${fixtures.waitingRun}/journal`, undefined, auth);
@@ -88,55 +152,134 @@ afterAll(async () => {
   for (const id of [...created, fixtures.waitingRun, fixtures.parkedRun]) {
     if (id) await stack?.request("POST", `/v1/runs/${id}/cancel`, undefined, auth).catch(() => undefined);
   }
-  console.info(`api fuzz: ${stats.requests} requests, statuses ${JSON.stringify(Object.fromEntries([...stats.byStatus].sort(([a], [b]) => a - b)))}, `
-    + `slowest ${stats.slowestMs} ms, runs started and cancelled ${created.size}\n`
-    + [...stats.byOperation].map(([op, counts]) => `  ${op}: ${JSON.stringify(Object.fromEntries([...counts].sort(([a], [b]) => a - b)))}`).join("\n"));
+  console.info(
+    `api fuzz: ${stats.requests} requests, statuses ${JSON.stringify(Object.fromEntries([...stats.byStatus].sort(([a], [b]) => a - b)))}, ` +
+      `slowest ${stats.slowestMs} ms, runs started and cancelled ${created.size}\n` +
+      [...stats.byOperation]
+        .map(([op, counts]) => `  ${op}: ${JSON.stringify(Object.fromEntries([...counts].sort(([a], [b]) => a - b)))}`)
+        .join("\n"),
+  );
   await stack?.stop();
   await mcp?.close();
   await sink?.close();
 });
 
 const ODD_SEGMENTS = [
-  "..", "../", "..%2F..%2Fhealthz", "%2e%2e", "%2e%2e%2fv1%2fruns", "%00", "a%00b", "%ZZ", "%", "%E0%A4%A", "%C0%AF", " ", "%20", "é",
-  "%F0%9F%92%A9", "__proto__", "constructor", "-1", "0", "1.5", "1e3", "NaN", "Infinity", "9".repeat(400), "x".repeat(10_000),
-  `run_${"A".repeat(64)}`, `run_${"A".repeat(65)}`, `ts_${"0".repeat(64)}`, `ts_${"g".repeat(64)}`, "wf_x", "run_0123456789ABCDEFGHJK",
+  "..",
+  "../",
+  "..%2F..%2Fhealthz",
+  "%2e%2e",
+  "%2e%2e%2fv1%2fruns",
+  "%00",
+  "a%00b",
+  "%ZZ",
+  "%",
+  "%E0%A4%A",
+  "%C0%AF",
+  " ",
+  "%20",
+  "é",
+  "%F0%9F%92%A9",
+  "__proto__",
+  "constructor",
+  "-1",
+  "0",
+  "1.5",
+  "1e3",
+  "NaN",
+  "Infinity",
+  "9".repeat(400),
+  "x".repeat(10_000),
+  `run_${"A".repeat(64)}`,
+  `run_${"A".repeat(65)}`,
+  `ts_${"0".repeat(64)}`,
+  `ts_${"g".repeat(64)}`,
+  "wf_x",
+  "run_0123456789ABCDEFGHJK",
 ];
-const ODD_VALUES = ["", "%00", "%ZZ", "-1", "0", "1e309", "abc", "x".repeat(5000), "__proto__", "[]", "{}", "true", "null", "%F0%9F%92%A9"];
+const ODD_VALUES = [
+  "",
+  "%00",
+  "%ZZ",
+  "-1",
+  "0",
+  "1e309",
+  "abc",
+  "x".repeat(5000),
+  "__proto__",
+  "[]",
+  "{}",
+  "true",
+  "null",
+  "%F0%9F%92%A9",
+];
 
-const segment = (valid: string[]): fc.Arbitrary<string> => fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom(...valid) },
-  { weight: 4, arbitrary: fc.constantFrom(...ODD_SEGMENTS) },
-  { weight: 2, arbitrary: fc.string({ maxLength: 40, unit: "grapheme" }).map(encodeURIComponent) },
-  { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
-);
+const segment = (valid: string[]): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: 8, arbitrary: fc.constantFrom(...valid) },
+    { weight: 4, arbitrary: fc.constantFrom(...ODD_SEGMENTS) },
+    { weight: 2, arbitrary: fc.string({ maxLength: 40, unit: "grapheme" }).map(encodeURIComponent) },
+    { weight: 1, arbitrary: fc.string({ maxLength: 20 }) },
+  );
 
 function validPathValues(path: string, name: string): string[] {
   if (name === "seq") return ["1", "2"];
   if (name === "user") return ["ada"];
   if (name === "name") return ["ping"];
-  if (name === "runId" || path.startsWith("/v1/runs")) return [fixtures.completedRun, fixtures.waitingRun, fixtures.parkedRun];
+  if (name === "runId" || path.startsWith("/v1/runs"))
+    return [fixtures.completedRun, fixtures.waitingRun, fixtures.parkedRun];
   if (path.startsWith("/v1/workflows")) return [fixtures.workflow];
   return [fixtures.toolset];
 }
 
-const resolve = (schema: Schema): Schema => schema.$ref ? doc.components.schemas[schema.$ref.replace("#/components/schemas/", "")] ?? {} : schema;
+const resolve = (schema: Schema): Schema =>
+  schema.$ref ? (doc.components.schemas[schema.$ref.replace("#/components/schemas/", "")] ?? {}) : schema;
 
-const loopbackUrls = (): string[] => [mcp.url, `http://127.0.0.1:${sink.port}/events`, "http://127.0.0.1:9/closed", "http://[::1]:9/", "ftp://127.0.0.1/", "not a url", "http://127.0.0.1:99999/"];
+const loopbackUrls = (): string[] => [
+  mcp.url,
+  `http://127.0.0.1:${sink.port}/events`,
+  "http://127.0.0.1:9/closed",
+  "http://[::1]:9/",
+  "ftp://127.0.0.1/",
+  "not a url",
+  "http://127.0.0.1:99999/",
+];
 const SCRIPTS = [
-  "export default async () => 1;", "export default async (input: unknown) => input;", "", "export default async () => { throw new Error(\"x\"); };",
-  "export default async (i: { n: number }) => i.x;", "import fs from \"node:fs\";\nexport default async () => fs;", "((((", "export const x = 1;",
+  "export default async () => 1;",
+  "export default async (input: unknown) => input;",
+  "",
+  'export default async () => { throw new Error("x"); };',
+  "export default async (i: { n: number }) => i.x;",
+  'import fs from "node:fs";\nexport default async () => fs;',
+  "((((",
+  "export const x = 1;",
 ];
 
 /** Values for the fields whose meaning matters: loopback URLs only, scripts that end at once, real ids. */
 function special(key: string): fc.Arbitrary<unknown> | undefined {
   switch (key) {
-    case "url": return fc.constantFrom(...loopbackUrls());
-    case "script": return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...SCRIPTS) }, { weight: 1, arbitrary: fc.string({ maxLength: 200 }) });
+    case "url":
+      return fc.constantFrom(...loopbackUrls());
+    case "script":
+      return fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom(...SCRIPTS) },
+        { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
+      );
     case "toolset":
-    case "base": return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(fixtures.toolset, `ts_${"0".repeat(64)}`) }, { weight: 1, arbitrary: fc.string({ maxLength: 70 }) });
-    case "secret": return fc.oneof(fc.constantFrom(`whsec_${Buffer.alloc(24, 7).toString("base64")}`, "whsec_", "whsec_!!"), fc.string());
-    case "input": return fc.jsonValue({ maxDepth: 3 });
-    default: return undefined;
+    case "base":
+      return fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom(fixtures.toolset, `ts_${"0".repeat(64)}`) },
+        { weight: 1, arbitrary: fc.string({ maxLength: 70 }) },
+      );
+    case "secret":
+      return fc.oneof(
+        fc.constantFrom(`whsec_${Buffer.alloc(24, 7).toString("base64")}`, "whsec_", "whsec_!!"),
+        fc.string(),
+      );
+    case "input":
+      return fc.jsonValue({ maxDepth: 3 });
+    default:
+      return undefined;
   }
 }
 
@@ -150,100 +293,226 @@ function fromSchema(raw: Schema, key = "", depth = 0): fc.Arbitrary<unknown> {
   switch (schema.type) {
     case "string":
       return schema.pattern
-        ? fc.oneof({ weight: 4, arbitrary: fc.stringMatching(new RegExp(schema.pattern), { size: "small" }) }, { weight: 1, arbitrary: fc.string({ maxLength: 30 }) })
+        ? fc.oneof(
+            { weight: 4, arbitrary: fc.stringMatching(new RegExp(schema.pattern), { size: "small" }) },
+            { weight: 1, arbitrary: fc.string({ maxLength: 30 }) },
+          )
         : fc.string({ maxLength: 60 });
     case "integer":
-      return fc.oneof(fc.integer({ min: Math.max(schema.minimum ?? -1000, -1e9), max: Math.min(schema.maximum ?? 1e6, 1e9) }), fc.constantFrom(0, -1, Number.MAX_SAFE_INTEGER, 1e21));
-    case "number": return fc.double({ noNaN: true, noDefaultInfinity: true });
-    case "boolean": return fc.boolean();
-    case "array": return fc.array(fromSchema(schema.items ?? {}, "", depth + 1), { maxLength: 3 });
+      return fc.oneof(
+        fc.integer({ min: Math.max(schema.minimum ?? -1000, -1e9), max: Math.min(schema.maximum ?? 1e6, 1e9) }),
+        fc.constantFrom(0, -1, Number.MAX_SAFE_INTEGER, 1e21),
+      );
+    case "number":
+      return fc.double({ noNaN: true, noDefaultInfinity: true });
+    case "boolean":
+      return fc.boolean();
+    case "array":
+      return fc.array(fromSchema(schema.items ?? {}, "", depth + 1), { maxLength: 3 });
     case "object": {
       const properties = Object.entries(schema.properties ?? {});
       // Optional fields are left out more often than not, so that whole valid bodies come up too.
       const required = new Set(schema.required ?? []);
-      const record = fc.tuple(...properties.map(([k, s]) => {
-        const value = fromSchema(s, k, depth + 1).map((v): [string, unknown] => [k, v]);
-        return required.has(k) ? value : fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 2, arbitrary: value });
-      })).map((entries) => Object.fromEntries(entries.filter((e): e is [string, unknown] => e !== undefined)));
-      const extra = typeof schema.additionalProperties === "object"
-        ? fc.dictionary(schema.propertyNames ? fromSchema(schema.propertyNames, "", depth + 1).map(String) : fc.string({ maxLength: 10 }), fromSchema(schema.additionalProperties, "", depth + 1), { maxKeys: 2 })
-        : fc.constant({});
+      const record = fc
+        .tuple(
+          ...properties.map(([k, s]) => {
+            const value = fromSchema(s, k, depth + 1).map((v): [string, unknown] => [k, v]);
+            return required.has(k)
+              ? value
+              : fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 2, arbitrary: value });
+          }),
+        )
+        .map((entries) => Object.fromEntries(entries.filter((e): e is [string, unknown] => e !== undefined)));
+      const extra =
+        typeof schema.additionalProperties === "object"
+          ? fc.dictionary(
+              schema.propertyNames
+                ? fromSchema(schema.propertyNames, "", depth + 1).map(String)
+                : fc.string({ maxLength: 10 }),
+              fromSchema(schema.additionalProperties, "", depth + 1),
+              { maxKeys: 2 },
+            )
+          : fc.constant({});
       return fc.tuple(record, extra).map(([a, b]) => ({ ...b, ...a }));
     }
-    default: return fc.jsonValue({ maxDepth: 2 });
+    default:
+      return fc.jsonValue({ maxDepth: 2 });
   }
 }
 
 /** Unknown fields, a value of the wrong type, a huge string, or a `__proto__` key. */
 function mutate(value: unknown): fc.Arbitrary<Body> {
-  const asObject = typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  const asObject =
+    typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   const keys = Object.keys(asObject);
   return fc.oneof(
     { weight: 4, arbitrary: fc.constant<Body>({ kind: "json", value }) },
-    { weight: 1, arbitrary: fc.tuple(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 2 })).map(([k, v]): Body => ({ kind: "json", value: { ...asObject, [k]: v } })) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom("", ...keys), fc.jsonValue({ maxDepth: 2 })).map(([k, v]): Body => ({ kind: "json", value: { ...asObject, [k || "script"]: v } })) },
-    { weight: 1, arbitrary: fc.constantFrom("", ...keys).map((k): Body => ({ kind: "json", value: { ...asObject, [k || "script"]: "x".repeat(600_000) } })) },
-    { weight: 1, arbitrary: fc.constant<Body>({ kind: "raw", text: `{"__proto__":{"polluted":"fuzz"},"constructor":{"prototype":{"polluted":"fuzz"}}${keys.length ? "," + JSON.stringify(asObject).slice(1) : "}"}`, contentType: "application/json" }) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 2 }))
+        .map(([k, v]): Body => ({ kind: "json", value: { ...asObject, [k]: v } })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom("", ...keys), fc.jsonValue({ maxDepth: 2 }))
+        .map(([k, v]): Body => ({ kind: "json", value: { ...asObject, [k || "script"]: v } })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom("", ...keys)
+        .map((k): Body => ({ kind: "json", value: { ...asObject, [k || "script"]: "x".repeat(600_000) } })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constant<Body>({
+        kind: "raw",
+        text: `{"__proto__":{"polluted":"fuzz"},"constructor":{"prototype":{"polluted":"fuzz"}}${keys.length ? "," + JSON.stringify(asObject).slice(1) : "}"}`,
+        contentType: "application/json",
+      }),
+    },
   );
 }
 
 const CONTENT_TYPES = [
-  "text/plain", "application/x-www-form-urlencoded", "application/json; charset=utf-16", "application/json; charset=koi8-r", "application/json; charset=nope",
-  "application/vnd.api+json", "multipart/form-data; boundary=x", "application/json;;;", "*/*", "",
+  "text/plain",
+  "application/x-www-form-urlencoded",
+  "application/json; charset=utf-16",
+  "application/json; charset=koi8-r",
+  "application/json; charset=nope",
+  "application/vnd.api+json",
+  "multipart/form-data; boundary=x",
+  "application/json;;;",
+  "*/*",
+  "",
 ];
 const rawBody: fc.Arbitrary<Body> = fc.oneof(
-  fc.tuple(fc.oneof(fc.string({ maxLength: 80 }), fc.constantFrom("{", "[1,2", "{'a':1}", "nul", "\u0000", "{\"a\":}", "1e99999", "\"unterminated", "{\"a\":1}}")), fc.constantFrom(undefined, "application/json"))
+  fc
+    .tuple(
+      fc.oneof(
+        fc.string({ maxLength: 80 }),
+        fc.constantFrom("{", "[1,2", "{'a':1}", "nul", "\u0000", '{"a":}', "1e99999", '"unterminated', '{"a":1}}'),
+      ),
+      fc.constantFrom(undefined, "application/json"),
+    )
     .map(([text, contentType]): Body => (contentType ? { kind: "raw", text, contentType } : { kind: "raw", text })),
-  fc.tuple(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(...CONTENT_TYPES)).map(([v, contentType]): Body => ({ kind: "raw", text: JSON.stringify(v) ?? "null", contentType })),
-  fc.tuple(fc.uint8Array({ maxLength: 64 }), fc.constantFrom("gzip", "deflate", "br", "x-unknown", "gzip, gzip")).map(([bytes, encoding]): Body => ({ kind: "raw", text: Buffer.from(bytes).toString("latin1"), contentType: "application/json", encoding })),
+  fc
+    .tuple(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(...CONTENT_TYPES))
+    .map(([v, contentType]): Body => ({ kind: "raw", text: JSON.stringify(v) ?? "null", contentType })),
+  fc
+    .tuple(fc.uint8Array({ maxLength: 64 }), fc.constantFrom("gzip", "deflate", "br", "x-unknown", "gzip, gzip"))
+    .map(([bytes, encoding]): Body => ({
+      kind: "raw",
+      text: Buffer.from(bytes).toString("latin1"),
+      contentType: "application/json",
+      encoding,
+    })),
 );
 
 function bodyFor(op: OperationDoc): fc.Arbitrary<Body> {
   const schema = op.requestBody?.content["application/json"]?.schema;
   const json = fc.jsonValue({ maxDepth: 3 }).map((value): Body => ({ kind: "json", value }));
-  if (!schema) return fc.oneof({ weight: 6, arbitrary: fc.constant<Body>({ kind: "none" }) }, { weight: 2, arbitrary: json }, { weight: 2, arbitrary: rawBody });
-  return fc.oneof({ weight: 6, arbitrary: fromSchema(schema).chain(mutate) }, { weight: 2, arbitrary: json }, { weight: 2, arbitrary: rawBody }, { weight: 1, arbitrary: fc.constant<Body>({ kind: "none" }) });
+  if (!schema)
+    return fc.oneof(
+      { weight: 6, arbitrary: fc.constant<Body>({ kind: "none" }) },
+      { weight: 2, arbitrary: json },
+      { weight: 2, arbitrary: rawBody },
+    );
+  return fc.oneof(
+    { weight: 6, arbitrary: fromSchema(schema).chain(mutate) },
+    { weight: 2, arbitrary: json },
+    { weight: 2, arbitrary: rawBody },
+    { weight: 1, arbitrary: fc.constant<Body>({ kind: "none" }) },
+  );
 }
 
 function queryFor(op: OperationDoc): fc.Arbitrary<string> {
   const declared = (op.parameters ?? []).filter((p) => p.in === "query");
-  const value = (p: Parameter) => fc.oneof(
-    { weight: 3, arbitrary: p.name === "token" ? fc.constantFrom(fixtures.hookToken, fixtures.hookToken, fixtures.hookToken.slice(1), "") : fromSchema(p.schema).map((v) => String(v)) },
-    { weight: 1, arbitrary: fc.constantFrom(...ODD_VALUES) },
-  );
+  const value = (p: Parameter) =>
+    fc.oneof(
+      {
+        weight: 3,
+        arbitrary:
+          p.name === "token"
+            ? fc.constantFrom(fixtures.hookToken, fixtures.hookToken, fixtures.hookToken.slice(1), "")
+            : fromSchema(p.schema).map((v) => String(v)),
+      },
+      { weight: 1, arbitrary: fc.constantFrom(...ODD_VALUES) },
+    );
   /** Present about `percent` % of the time. */
-  const sometimes = (arb: fc.Arbitrary<string>, percent: number) => fc.oneof({ weight: 100 - percent, arbitrary: fc.constant(undefined) }, { weight: percent, arbitrary: arb });
-  const pairs = declared.map((p) => sometimes(value(p).map((v) => `${encodeURIComponent(p.name)}=${encodeURIComponent(v)}`), p.name === "token" ? 90 : 50));
-  const unknown = sometimes(fc.tuple(fc.constantFrom("x", "__proto__", "constructor[prototype][x]", "pageSize", "limit", "a[]"), fc.constantFrom(...ODD_VALUES))
-    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`), 20);
-  const raw = sometimes(fc.constantFrom("%ZZ=1", "a=%", "&&&", "=", "a=1&a=2", "format=dts&format=prompt", "pageSize=1&pageSize=2"), 20);
+  const sometimes = (arb: fc.Arbitrary<string>, percent: number) =>
+    fc.oneof({ weight: 100 - percent, arbitrary: fc.constant(undefined) }, { weight: percent, arbitrary: arb });
+  const pairs = declared.map((p) =>
+    sometimes(
+      value(p).map((v) => `${encodeURIComponent(p.name)}=${encodeURIComponent(v)}`),
+      p.name === "token" ? 90 : 50,
+    ),
+  );
+  const unknown = sometimes(
+    fc
+      .tuple(
+        fc.constantFrom("x", "__proto__", "constructor[prototype][x]", "pageSize", "limit", "a[]"),
+        fc.constantFrom(...ODD_VALUES),
+      )
+      .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`),
+    20,
+  );
+  const raw = sometimes(
+    fc.constantFrom("%ZZ=1", "a=%", "&&&", "=", "a=1&a=2", "format=dts&format=prompt", "pageSize=1&pageSize=2"),
+    20,
+  );
   return fc.tuple(fc.tuple(...pairs), unknown, raw).map(([items, extra, junk]) => {
     const parts = [...items, extra, junk].filter((p): p is string => p !== undefined);
     return parts.length > 0 ? `?${parts.join("&")}` : "";
   });
 }
 
-const headersArb: fc.Arbitrary<Record<string, string>> = fc.record({
-  authorization: fc.oneof({ weight: 9, arbitrary: fc.constant(AUTH) }, { weight: 1, arbitrary: fc.constantFrom("", "Bearer", `Bearer ${KEY}x`, `Basic ${KEY}`, `bearer   ${KEY}`) }),
-  "idempotency-key": fc.oneof({ weight: 6, arbitrary: fc.constant("") }, { weight: 2, arbitrary: fc.string({ maxLength: 20 }).map((s) => encodeURIComponent(s)) }, { weight: 1, arbitrary: fc.constant("k".repeat(300)) }),
-  traceparent: fc.constantFrom("", "00-0123456789abcdef0123456789abcdef-0123456789abcdef-01", "00-00000000000000000000000000000000-0000000000000000-01", "zz", "00-x-y-z", "ff-".repeat(50)),
-}).map((h) => Object.fromEntries(Object.entries(h).filter(([, v]) => v !== "")));
+const headersArb: fc.Arbitrary<Record<string, string>> = fc
+  .record({
+    authorization: fc.oneof(
+      { weight: 9, arbitrary: fc.constant(AUTH) },
+      { weight: 1, arbitrary: fc.constantFrom("", "Bearer", `Bearer ${KEY}x`, `Basic ${KEY}`, `bearer   ${KEY}`) },
+    ),
+    "idempotency-key": fc.oneof(
+      { weight: 6, arbitrary: fc.constant("") },
+      { weight: 2, arbitrary: fc.string({ maxLength: 20 }).map((s) => encodeURIComponent(s)) },
+      { weight: 1, arbitrary: fc.constant("k".repeat(300)) },
+    ),
+    traceparent: fc.constantFrom(
+      "",
+      "00-0123456789abcdef0123456789abcdef-0123456789abcdef-01",
+      "00-00000000000000000000000000000000-0000000000000000-01",
+      "zz",
+      "00-x-y-z",
+      "ff-".repeat(50),
+    ),
+  })
+  .map((h) => Object.fromEntries(Object.entries(h).filter(([, v]) => v !== "")));
 
 function requestFor(template: string, op: OperationDoc): fc.Arbitrary<Request> {
   const names = [...template.matchAll(/\{(\w+)\}/g)].map(([, name]) => name ?? "");
-  return fc.record({
-    segments: fc.tuple(...names.map((name) => segment(validPathValues(template, name)))),
-    query: queryFor(op),
-    headers: headersArb,
-    body: bodyFor(op),
-  }).map(({ segments, query, headers, body }) => {
-    let path = template;
-    names.forEach((name, i) => { path = path.replace(`{${name}}`, segments[i] ?? ""); });
-    return { path, query, headers, body };
-  });
+  return fc
+    .record({
+      segments: fc.tuple(...names.map((name) => segment(validPathValues(template, name)))),
+      query: queryFor(op),
+      headers: headersArb,
+      body: bodyFor(op),
+    })
+    .map(({ segments, query, headers, body }) => {
+      let path = template;
+      names.forEach((name, i) => {
+        path = path.replace(`{${name}}`, segments[i] ?? "");
+      });
+      return { path, query, headers, body };
+    });
 }
 
-async function send(method: string, request: Request): Promise<{ status: number; text: string; contentType: string; ms: number }> {
+async function send(
+  method: string,
+  request: Request,
+): Promise<{ status: number; text: string; contentType: string; ms: number }> {
   const headers: Record<string, string> = { ...request.headers };
   let payload: Buffer | undefined;
   if (request.body.kind === "json") {
@@ -260,24 +529,49 @@ async function send(method: string, request: Request): Promise<{ status: number;
 }
 
 /** node:http, not fetch: it sends paths, headers and bodies exactly as generated. */
-function rawRequest(method: string, path: string, headers: Record<string, string>, payload: Buffer | undefined): Promise<{ status: number; text: string; contentType: string }> {
+function rawRequest(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  payload: Buffer | undefined,
+): Promise<{ status: number; text: string; contentType: string }> {
   const { hostname, port } = new URL(stack.api.url);
   // node:http refuses to send a path with spaces or characters past Latin-1: those are escaped.
   const sent = path.replace(/[^\x21-\x7e]/gu, (c) => encodeURIComponent(c));
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: hostname, port, method, path: sent, headers: { ...headers, ...(payload ? { "content-length": String(payload.length) } : {}) }, timeout: ANSWER_WITHIN_MS }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8"), contentType: String(res.headers["content-type"] ?? "") }));
-      res.on("error", reject);
-    });
+    const req = http.request(
+      {
+        host: hostname,
+        port,
+        method,
+        path: sent,
+        headers: { ...headers, ...(payload ? { "content-length": String(payload.length) } : {}) },
+        timeout: ANSWER_WITHIN_MS,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString("utf8"),
+            contentType: String(res.headers["content-type"] ?? ""),
+          }),
+        );
+        res.on("error", reject);
+      },
+    );
     req.on("timeout", () => req.destroy(new Error(`no answer within ${ANSWER_WITHIN_MS} ms`)));
     req.on("error", reject);
     req.end(payload);
   });
 }
 
-function checkAnswer(method: string, request: Request, answer: { status: number; text: string; contentType: string; ms: number }): void {
+function checkAnswer(
+  method: string,
+  request: Request,
+  answer: { status: number; text: string; contentType: string; ms: number },
+): void {
   stats.requests += 1;
   stats.byStatus.set(answer.status, (stats.byStatus.get(answer.status) ?? 0) + 1);
   stats.slowestMs = Math.max(stats.slowestMs, answer.ms);
@@ -305,7 +599,9 @@ async function cancelStarted(answer: { status: number; text: string; contentType
 
 describe("every operation of the OpenAPI document, fuzzed", () => {
   it("lists the operations it fuzzes", () => {
-    const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`));
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((m) => `${m} ${path}`),
+    );
     expect(operations.length).toBeGreaterThanOrEqual(22);
   });
 
@@ -314,24 +610,49 @@ describe("every operation of the OpenAPI document, fuzzed", () => {
       for (const [method, op] of Object.entries(item)) {
         const counts = new Map<number, number>();
         stats.byOperation.set(`${method.toUpperCase()} ${template}`, counts);
-        await fc.assert(fc.asyncProperty(requestFor(template, op), async (request) => {
-          const answer = await send(method.toUpperCase(), request);
-          counts.set(answer.status, (counts.get(answer.status) ?? 0) + 1);
-          checkAnswer(method.toUpperCase(), request, answer);
-          await cancelStarted(answer);
-        }), { numRuns: RUNS_PER_OPERATION, endOnFailure: true });
+        await fc.assert(
+          fc.asyncProperty(requestFor(template, op), async (request) => {
+            const answer = await send(method.toUpperCase(), request);
+            counts.set(answer.status, (counts.get(answer.status) ?? 0) + 1);
+            checkAnswer(method.toUpperCase(), request, answer);
+            await cancelStarted(answer);
+          }),
+          { numRuns: RUNS_PER_OPERATION, endOnFailure: true },
+        );
       }
     }
   }, 120_000);
 
   it("answers unknown routes and methods with a 404 in the same shape", async () => {
     const methods = fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS");
-    const paths = fc.oneof(fc.constantFrom("/", "/v1", "/v1/", "/v2/runs", "/v1/runs/", "/v1/hooks", "/openapi.yaml", "/v1/runs/x/y/z", "//v1//runs", "/v1/toolsets/../../etc/passwd"), fc.webPath());
-    await fc.assert(fc.asyncProperty(methods, paths, headersArb, async (method, path, headers) => {
-      const request: Request = { path: path.startsWith("/") ? path : `/${path}`, query: "", headers, body: { kind: "none" } };
-      const answer = await send(method, request);
-      checkAnswer(method, request, answer);
-    }), { numRuns: 60, endOnFailure: true });
+    const paths = fc.oneof(
+      fc.constantFrom(
+        "/",
+        "/v1",
+        "/v1/",
+        "/v2/runs",
+        "/v1/runs/",
+        "/v1/hooks",
+        "/openapi.yaml",
+        "/v1/runs/x/y/z",
+        "//v1//runs",
+        "/v1/toolsets/../../etc/passwd",
+      ),
+      fc.webPath(),
+    );
+    await fc.assert(
+      fc.asyncProperty(methods, paths, headersArb, async (method, path, headers) => {
+        const request: Request = {
+          path: path.startsWith("/") ? path : `/${path}`,
+          query: "",
+          headers,
+          body: { kind: "none" },
+        };
+        const answer = await send(method, request);
+        checkAnswer(method, request, answer);
+      }),
+      { numRuns: 60, endOnFailure: true },
+    );
   });
 });
 
@@ -339,42 +660,80 @@ describe("cancellation at any moment", () => {
   it("ends a run cancelled at a random moment after its start as cancelled, without failing a workflow task", async () => {
     const auth = { authorization: AUTH };
     const scripts = [
-      { script: 'import { tools } from "rewind:tools";\nexport default async () => tools.echo({ message: "parks" });', toolset: fixtures.gated },
+      {
+        script: 'import { tools } from "rewind:tools";\nexport default async () => tools.echo({ message: "parks" });',
+        toolset: fixtures.gated,
+      },
       { script: 'import { sleep } from "rewind:tools";\nexport default async () => { await sleep("1h"); };' },
-      { script: 'import { webhook, waitForSignal } from "rewind:tools";\nexport default async () => { await webhook("w"); return waitForSignal("w"); };' },
-      { script: 'import { tools } from "rewind:tools";\nexport default async () => Promise.all([1, 2, 3].map((n) => tools.echo({ message: String(n) })));', toolset: fixtures.toolset },
+      {
+        script:
+          'import { webhook, waitForSignal } from "rewind:tools";\nexport default async () => { await webhook("w"); return waitForSignal("w"); };',
+      },
+      {
+        script:
+          'import { tools } from "rewind:tools";\nexport default async () => Promise.all([1, 2, 3].map((n) => tools.echo({ message: String(n) })));',
+        toolset: fixtures.toolset,
+      },
     ];
-    await fc.assert(fc.asyncProperty(fc.constantFrom(...scripts), fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 0, max: 40 }) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 300 }) }), async (body, delayMs) => {
-      const started = await stack.request("POST", "/v1/runs", body, auth);
-      expect(started.status).toBe(201);
-      const id = String(started.body.id);
-      created.add(id);
-      await new Promise((r) => setTimeout(r, delayMs));
-      expect((await stack.request("POST", `/v1/runs/${id}/cancel`, undefined, auth)).status).toBe(200);
-      const ended = await waitForRun(stack, id, 15_000, auth);
-      expect(["cancelled", "completed"]).toContain(ended.status);
-      const history = await stack.client.workflow.getHandle(id).fetchHistory();
-      // The server itself fails a task with UnhandledCommand when the cancel arrives as the run
-      // completes (the worker then sees the cancel); any other failed task is the worker's fault.
-      const failures = (history.events ?? []).map((e) => e.workflowTaskFailedEventAttributes?.failure?.message).filter((m) => m !== undefined && m !== null);
-      expect(failures.filter((m) => m !== "UnhandledCommand"), `${body.script} cancelled after ${delayMs} ms`).toEqual([]);
-    }), { numRuns: 16, endOnFailure: true });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...scripts),
+        fc.oneof(
+          { weight: 3, arbitrary: fc.integer({ min: 0, max: 40 }) },
+          { weight: 1, arbitrary: fc.integer({ min: 0, max: 300 }) },
+        ),
+        async (body, delayMs) => {
+          const started = await stack.request("POST", "/v1/runs", body, auth);
+          expect(started.status).toBe(201);
+          const id = String(started.body.id);
+          created.add(id);
+          await new Promise((r) => setTimeout(r, delayMs));
+          expect((await stack.request("POST", `/v1/runs/${id}/cancel`, undefined, auth)).status).toBe(200);
+          const ended = await waitForRun(stack, id, 15_000, auth);
+          expect(["cancelled", "completed"]).toContain(ended.status);
+          const history = await stack.client.workflow.getHandle(id).fetchHistory();
+          // The server itself fails a task with UnhandledCommand when the cancel arrives as the run
+          // completes (the worker then sees the cancel); any other failed task is the worker's fault.
+          const failures = (history.events ?? [])
+            .map((e) => e.workflowTaskFailedEventAttributes?.failure?.message)
+            .filter((m) => m !== undefined && m !== null);
+          expect(
+            failures.filter((m) => m !== "UnhandledCommand"),
+            `${body.script} cancelled after ${delayMs} ms`,
+          ).toEqual([]);
+        },
+      ),
+      { numRuns: 16, endOnFailure: true },
+    );
   });
 });
 
 describe("decisions racing the end of their run", () => {
   it("answers approve, reject and resume sent while the run completes with 409, never 500", async () => {
     const auth = { authorization: AUTH };
-    const parks = { script: 'import { tools } from "rewind:tools";\nexport default async () => tools.echo({ message: "race" });', toolset: fixtures.gated };
+    const parks = {
+      script: 'import { tools } from "rewind:tools";\nexport default async () => tools.echo({ message: "race" });',
+      toolset: fixtures.gated,
+    };
     const answers = new Map<number, number>();
     for (let round = 0; round < 3; round++) {
       const id = String((await stack.request("POST", "/v1/runs", parks, auth)).body.id);
       created.add(id);
-      for (let i = 0; i < 100 && (await stack.request("GET", `/v1/runs/${id}`, undefined, auth)).body.status !== "parked"; i++) await new Promise((r) => setTimeout(r, 50));
+      for (
+        let i = 0;
+        i < 100 && (await stack.request("GET", `/v1/runs/${id}`, undefined, auth)).body.status !== "parked";
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 50));
       expect((await stack.request("POST", `/v1/runs/${id}/calls/1/approve`, undefined, auth)).status).toBe(200);
       // Until the run has completed, keep deciding a call that is not waiting: 409 every time.
       for (let i = 0; i < 60; i++) {
-        const answer = await stack.request("POST", `/v1/runs/${id}/calls/2/${["approve", "reject", "resume"][i % 3] ?? "approve"}`, undefined, auth);
+        const answer = await stack.request(
+          "POST",
+          `/v1/runs/${id}/calls/2/${["approve", "reject", "resume"][i % 3] ?? "approve"}`,
+          undefined,
+          auth,
+        );
         answers.set(answer.status, (answers.get(answer.status) ?? 0) + 1);
         expect([answer.status, answer.body.error?.code], `round ${round}, request ${i}`).toEqual([409, "conflict"]);
         if (answer.body.error?.message.includes("is completed")) break;
@@ -398,7 +757,12 @@ describe("page tokens", () => {
       await new Promise((r) => setTimeout(r, 200));
       first = await stack.request("GET", "/v1/runs?pageSize=1", undefined, auth);
     }
-    const second = await stack.request("GET", `/v1/runs?pageSize=1&pageToken=${String(first.body.nextPageToken)}`, undefined, auth);
+    const second = await stack.request(
+      "GET",
+      `/v1/runs?pageSize=1&pageToken=${String(first.body.nextPageToken)}`,
+      undefined,
+      auth,
+    );
     expect(second.status).toBe(200);
     expect(second.body.runs?.[0]?.id).not.toBe(first.body.runs?.[0]?.id);
   });
@@ -407,22 +771,42 @@ describe("page tokens", () => {
 describe("oversized bodies", () => {
   // Just over the 17 MiB a body may be.
   const threeMb = Buffer.alloc(18 * 1024 * 1024, 0x61);
-  const bodyRoutes = (): [string, string][] => Object.entries(doc.paths).flatMap(([template, item]) => Object.entries(item)
-    .filter(([, op]) => op.requestBody !== undefined || template.includes("hooks"))
-    .map(([method]): [string, string] => [method.toUpperCase(), template
-      .replace("{id}", template.startsWith("/v1/runs") ? fixtures.completedRun : fixtures.toolset)
-      .replace("{seq}", "1").replace("{user}", "ada").replace("{runId}", fixtures.waitingRun).replace("{name}", "ping")
-      + (template.includes("hooks") ? `?token=${fixtures.hookToken}` : "")]));
+  const bodyRoutes = (): [string, string][] =>
+    Object.entries(doc.paths).flatMap(([template, item]) =>
+      Object.entries(item)
+        .filter(([, op]) => op.requestBody !== undefined || template.includes("hooks"))
+        .map(([method]): [string, string] => [
+          method.toUpperCase(),
+          template
+            .replace("{id}", template.startsWith("/v1/runs") ? fixtures.completedRun : fixtures.toolset)
+            .replace("{seq}", "1")
+            .replace("{user}", "ada")
+            .replace("{runId}", fixtures.waitingRun)
+            .replace("{name}", "ping") + (template.includes("hooks") ? `?token=${fixtures.hookToken}` : ""),
+        ]),
+    );
 
   it("refuses 18 MB, sent or inflated from a small gzip body, on every route that takes a body: 413 within 2 s with a key, 401 without one (but for webhooks)", async () => {
     const bomb = gzipSync(Buffer.concat([Buffer.from('{"script":"'), threeMb, Buffer.from('"}')]));
     expect(bomb.length).toBeLessThan(40_000);
     for (const [method, path] of bodyRoutes()) {
       for (const headers of [{ authorization: AUTH }, {}] as Record<string, string>[]) {
-        const sent = await send(method, { path, query: "", headers, body: { kind: "raw", text: `{"script":"${threeMb.toString("latin1")}"}`, contentType: "application/json" } });
-        const inflated = await send(method, { path, query: "", headers, body: { kind: "raw", text: bomb.toString("latin1"), contentType: "application/json", encoding: "gzip" } });
+        const sent = await send(method, {
+          path,
+          query: "",
+          headers,
+          body: { kind: "raw", text: `{"script":"${threeMb.toString("latin1")}"}`, contentType: "application/json" },
+        });
+        const inflated = await send(method, {
+          path,
+          query: "",
+          headers,
+          body: { kind: "raw", text: bomb.toString("latin1"), contentType: "application/json", encoding: "gzip" },
+        });
         for (const answer of [sent, inflated]) {
-          expect(answer.status, `${method} ${path}`).toBe(headers.authorization || path.startsWith("/v1/hooks") ? 413 : 401);
+          expect(answer.status, `${method} ${path}`).toBe(
+            headers.authorization || path.startsWith("/v1/hooks") ? 413 : 401,
+          );
           expect(answer.ms, `${method} ${path}`).toBeLessThan(2_000);
           checkAnswer(method, { path, query: "", headers, body: { kind: "none" } }, answer);
         }

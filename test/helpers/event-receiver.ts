@@ -10,7 +10,15 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { eventProblem } from "./event-schema.ts";
 
-export interface ReceivedEvent { id: string; type: string; runId: string; toolset: string; endUser: string | null; at: string; data: Record<string, unknown> }
+export interface ReceivedEvent {
+  id: string;
+  type: string;
+  runId: string;
+  toolset: string;
+  endUser: string | null;
+  at: string;
+  data: Record<string, unknown>;
+}
 
 export interface EventReceiver {
   url: string;
@@ -31,7 +39,9 @@ export async function startEventReceiver(): Promise<EventReceiver> {
   const misfits: { event: ReceivedEvent; problem: string }[] = [];
   const server = http.createServer((req, res) => {
     let body = "";
-    req.on("data", (chunk: Buffer) => { body += chunk.toString(); });
+    req.on("data", (chunk: Buffer) => {
+      body += chunk.toString();
+    });
     req.on("end", () => {
       bodies.push(body);
       try {
@@ -51,7 +61,9 @@ export async function startEventReceiver(): Promise<EventReceiver> {
     events,
     bodies,
     misfits,
-    setSecret: (value) => { secret = value; },
+    setSecret: (value) => {
+      secret = value;
+    },
     async waitFor(runId, type, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
@@ -63,6 +75,10 @@ export async function startEventReceiver(): Promise<EventReceiver> {
         await new Promise((r) => setTimeout(r, 100));
       }
     },
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -36,5 +36,7 @@ export function eventProblem(event: unknown): string | undefined {
     if (!validate) return `the OpenAPI document has no schema ${ref}`;
     validators.set(ref, validate);
   }
-  return validate(event) ? undefined : `${String(type)} does not fit ${ref} (src/api/event-schemas.ts): ${ajv.errorsText(validate.errors)}`;
+  return validate(event)
+    ? undefined
+    : `${String(type)} does not fit ${ref} (src/api/event-schemas.ts): ${ajv.errorsText(validate.errors)}`;
 }

@@ -27,21 +27,37 @@ export async function startEverythingServer(): Promise<EverythingServer> {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
 
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`server-everything did not start within ${STARTUP_MS} ms:\n${output}`)), STARTUP_MS);
-    const onOutput = () => { if (output.includes("listening on port")) done(); };
+    const timer = setTimeout(
+      () => fail(new Error(`server-everything did not start within ${STARTUP_MS} ms:\n${output}`)),
+      STARTUP_MS,
+    );
+    const onOutput = () => {
+      if (output.includes("listening on port")) done();
+    };
     const onExit = (code: number | null) => fail(new Error(`server-everything exited with ${code}:\n${output}`));
     function cleanup() {
       clearTimeout(timer);
       child.stderr.off("data", onOutput);
       child.off("exit", onExit);
     }
-    function done() { cleanup(); resolve(); }
-    function fail(error: Error) { cleanup(); child.kill("SIGKILL"); reject(error); }
+    function done() {
+      cleanup();
+      resolve();
+    }
+    function fail(error: Error) {
+      cleanup();
+      child.kill("SIGKILL");
+      reject(error);
+    }
     child.stderr.on("data", onOutput);
     child.once("exit", onExit);
   });

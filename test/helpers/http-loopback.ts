@@ -20,7 +20,9 @@ export interface LoopbackServer {
 export async function startLoopbackServer(handler: http.RequestListener): Promise<LoopbackServer> {
   const server = http.createServer(handler);
   let connections = 0;
-  server.on("connection", () => { connections += 1; });
+  server.on("connection", () => {
+    connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return {
     port: (server.address() as AddressInfo).port,
@@ -75,7 +77,13 @@ export function guardConnects(): ConnectGuard {
     blocked.push(target);
     throw new Error(`test guard: connection to ${target} stopped`);
   };
-  return { attempts, blocked, restore: () => { proto.connect = original; } };
+  return {
+    attempts,
+    blocked,
+    restore: () => {
+      proto.connect = original;
+    },
+  };
 }
 
 function connectTarget(args: unknown[]): string {

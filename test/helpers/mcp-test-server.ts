@@ -10,7 +10,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo, Socket } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 const AnyResult = z.looseObject({});
@@ -103,7 +110,9 @@ export interface TestMcpServer {
 }
 
 function normalizeHeaders(headers: IncomingMessage["headers"]): HeaderMap {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : value]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(", ") : value]),
+  );
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
@@ -137,13 +146,19 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
   const servers = new Set<Server>();
 
   function createSessionServer(): Server {
-    const server = new Server({ name: "rewind-test-server", version: "1.0.0" }, { capabilities: { tools: { listChanged: options.announcesToolChanges !== false }, logging: {} } });
+    const server = new Server(
+      { name: "rewind-test-server", version: "1.0.0" },
+      { capabilities: { tools: { listChanged: options.announcesToolChanges !== false }, logging: {} } },
+    );
     server.onerror = () => undefined;
     servers.add(server);
-    server.onclose = () => { servers.delete(server); };
+    server.onclose = () => {
+      servers.delete(server);
+    };
     server.setRequestHandler(ListToolsRequestSchema, (request) => {
       const start = Number(request.params?.cursor ?? "0");
-      if (!Number.isInteger(start) || start < 0 || start > tools.length) throw new McpError(ErrorCode.InvalidParams, "invalid cursor");
+      if (!Number.isInteger(start) || start < 0 || start > tools.length)
+        throw new McpError(ErrorCode.InvalidParams, "invalid cursor");
       const end = Math.min(tools.length, start + (options.pageSize ?? tools.length));
       // The SDK's types require `type: "object"` schemas; tests list raw schemas on purpose.
       const page = tools.slice(start, end).map(({ handler: _handler, ...listed }) => listed as unknown as Tool);
@@ -156,7 +171,10 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
       const args = request.params.arguments ?? {};
       calls.push({ name: request.params.name, arguments: args, meta, headers, sessionId: extra.sessionId });
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-      const key = typeof meta["codes.rewind/idempotency-key"] === "string" ? meta["codes.rewind/idempotency-key"] : `tool:${tool.name}`;
+      const key =
+        typeof meta["codes.rewind/idempotency-key"] === "string"
+          ? meta["codes.rewind/idempotency-key"]
+          : `tool:${tool.name}`;
       const attempt = (attempts.get(key) ?? 0) + 1;
       attempts.set(key, attempt);
       const socketKey = `${extra.sessionId}:${String(extra.requestId)}`;
@@ -166,11 +184,20 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
         attempt,
         signal: extra.signal,
         dropConnection: () => sockets.get(socketKey)?.destroy(),
-        notify: (text) => extra.sendNotification({ method: "notifications/message", params: { level: "info", data: text } }),
+        notify: (text) =>
+          extra.sendNotification({ method: "notifications/message", params: { level: "info", data: text } }),
         progress: async (progress, total, message) => {
           const token = meta["progressToken"];
           if (typeof token !== "string" && typeof token !== "number") return false;
-          await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) } });
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: {
+              progressToken: token,
+              progress,
+              ...(total === undefined ? {} : { total }),
+              ...(message === undefined ? {} : { message }),
+            },
+          });
           return true;
         },
         ask: async (method, params) => {
@@ -195,9 +222,13 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
         sessions.set(id, transport);
         stats.sessionsOpened++;
       },
-      onsessionclosed: () => { stats.sessionsDeleted++; },
+      onsessionclosed: () => {
+        stats.sessionsDeleted++;
+      },
     });
-    transport.onclose = () => { if (transport.sessionId) sessions.delete(transport.sessionId); };
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
     await createSessionServer().connect(transport);
     await transport.handleRequest(req, res, body);
   }
@@ -207,25 +238,50 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
     const httpMethod = req.method ?? "GET";
     const body = httpMethod === "POST" ? await readJson(req) : undefined;
     const rpcMethod = field(body, "method");
-    const info: RequestInfo = { method: typeof rpcMethod === "string" ? rpcMethod : httpMethod, httpMethod, headers, body };
+    const info: RequestInfo = {
+      method: typeof rpcMethod === "string" ? rpcMethod : httpMethod,
+      httpMethod,
+      headers,
+      body,
+    };
     options.onRequest?.(info);
     const canned = options.intercept?.(info);
     if (canned) return send(res, canned);
     if (options.requiredAuthorization !== undefined && headers.authorization !== options.requiredAuthorization) {
-      return send(res, { status: 401, headers: { "www-authenticate": 'Bearer realm="rewind-test"', "content-type": "application/json" }, body: '{"error":"invalid_token"}' });
+      return send(res, {
+        status: 401,
+        headers: { "www-authenticate": 'Bearer realm="rewind-test"', "content-type": "application/json" },
+        body: '{"error":"invalid_token"}',
+      });
     }
     if (info.method === "initialize") stats.initializeRequests++;
     const sessionId = headers["mcp-session-id"];
     if (sessionId === undefined) {
       if (info.method === "initialize") return openSession(req, res, body);
-      return send(res, { status: 400, headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: no session" }, id: null }) });
+      return send(res, {
+        status: 400,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: no session" }, id: null }),
+      });
     }
     const transport = sessions.get(sessionId);
     if (!transport && options.unknownSessionStatus === 400) {
-      return send(res, { status: 400, headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: No valid session ID provided" }, id: null }) });
+      return send(res, {
+        status: 400,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          error: { code: -32000, message: "Bad Request: No valid session ID provided" },
+          id: null,
+        }),
+      });
     }
     if (!transport) {
-      return send(res, { status: 404, headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }) });
+      return send(res, {
+        status: 404,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }),
+      });
     }
     const id = field(body, "id");
     if (info.method === "tools/call" && id !== undefined) {
@@ -260,7 +316,9 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
     calls,
     stats,
     asked,
-    setTools(next) { tools = next; },
+    setTools(next) {
+      tools = next;
+    },
     dropSessions,
     async notifyToolsChanged() {
       await Promise.all([...servers].map((server) => server.sendToolListChanged().catch(() => undefined)));

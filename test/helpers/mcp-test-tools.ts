@@ -51,7 +51,10 @@ export function effectCounterTool(options: { name?: string; idempotent?: boolean
         state.total++;
         if (typeof key === "string") effects.set(key, (effects.get(key) ?? 0) + 1);
       }
-      return { content: [{ type: "text", text: `effect ${String(args.label ?? "")}` }], structuredContent: { key: typeof key === "string" ? key : null, effects: state.total } };
+      return {
+        content: [{ type: "text", text: `effect ${String(args.label ?? "")}` }],
+        structuredContent: { key: typeof key === "string" ? key : null, effects: state.total },
+      };
     },
   };
   return { tool, state };
@@ -70,7 +73,15 @@ export function slowTool(options: { delayMs: number; name?: string }) {
       try {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, options.delayMs);
-          signal.addEventListener("abort", () => { clearTimeout(timer); state.cancelled++; resolve(); }, { once: true });
+          signal.addEventListener(
+            "abort",
+            () => {
+              clearTimeout(timer);
+              state.cancelled++;
+              resolve();
+            },
+            { once: true },
+          );
         });
         state.completed++;
         return text({ slept: options.delayMs });
@@ -100,7 +111,9 @@ export function droppingTool(options: { dropAttempts: number; name?: string; aft
         }
         dropConnection();
         // No answer could reach the client now; end when the session does.
-        return new Promise<CallToolResult>((resolve) => signal.addEventListener("abort", () => resolve(text("dropped")), { once: true }));
+        return new Promise<CallToolResult>((resolve) =>
+          signal.addEventListener("abort", () => resolve(text("dropped")), { once: true }),
+        );
       }
       state.answers++;
       return text({ attempt });
@@ -111,11 +124,19 @@ export function droppingTool(options: { dropAttempts: number; name?: string; aft
 
 /** Fails as a tool: a result with `isError: true`, which is not a protocol error. */
 export function failingTool(message = "the repository does not exist", name = "fail"): TestToolDefinition {
-  return { name, inputSchema: OBJECT, handler: async () => ({ isError: true, content: [{ type: "text", text: message }] }) };
+  return {
+    name,
+    inputSchema: OBJECT,
+    handler: async () => ({ isError: true, content: [{ type: "text", text: message }] }),
+  };
 }
 
 /** Returns a fixed result, for the rules of what a script gets. */
-export function fixedTool(name: string, result: CallToolResult, schemas: Partial<Pick<TestToolDefinition, "outputSchema">> = {}): TestToolDefinition {
+export function fixedTool(
+  name: string,
+  result: CallToolResult,
+  schemas: Partial<Pick<TestToolDefinition, "outputSchema">> = {},
+): TestToolDefinition {
   return { name, inputSchema: OBJECT, ...schemas, handler: async () => result };
 }
 
@@ -128,12 +149,13 @@ export function gateTool(name = "gate") {
   const tool: TestToolDefinition = {
     name,
     inputSchema: OBJECT,
-    handler: (_args, { meta, signal }) => new Promise((resolve) => {
-      const runId = String(meta[IDEMPOTENCY_KEY]).split("/")[0] ?? "";
-      const release = () => resolve(text({ released: runId }));
-      held.set(runId, release);
-      signal.addEventListener("abort", release, { once: true });
-    }),
+    handler: (_args, { meta, signal }) =>
+      new Promise((resolve) => {
+        const runId = String(meta[IDEMPOTENCY_KEY]).split("/")[0] ?? "";
+        const release = () => resolve(text({ released: runId }));
+        held.set(runId, release);
+        signal.addEventListener("abort", release, { once: true });
+      }),
   };
   return {
     tool,

@@ -126,7 +126,8 @@ export function parseExposition(text: string): Exposition {
       enter(name, line);
       if (kind === "TYPE") {
         if (types.has(name)) throw new Error(`TYPE of ${name} twice`);
-        if (samples.some((s) => familyOf(s.name, new Map([[name, rest]])) === name)) throw new Error(`TYPE of ${name} after its samples`);
+        if (samples.some((s) => familyOf(s.name, new Map([[name, rest]])) === name))
+          throw new Error(`TYPE of ${name} after its samples`);
         if (!TYPES.has(rest)) throw new Error(`unknown type "${rest}" in: ${line}`);
         types.set(name, rest);
       } else {
@@ -142,7 +143,8 @@ export function parseExposition(text: string): Exposition {
     let labels: Record<string, string> = {};
     if (rest.startsWith("{")) ({ labels, rest } = parseLabels(rest, line));
     const fields = rest.trim().split(/\s+/);
-    if (!rest.startsWith(" ") || fields.length < 1 || fields.length > 2) throw new Error(`expected a value (and a timestamp) in: ${line}`);
+    if (!rest.startsWith(" ") || fields.length < 1 || fields.length > 2)
+      throw new Error(`expected a value (and a timestamp) in: ${line}`);
     const value = parseValue(fields[0] ?? "", line);
     if (fields[1] !== undefined && !/^-?\d+$/.test(fields[1])) throw new Error(`bad timestamp in: ${line}`);
     enter(familyOf(name, types), line);
@@ -154,7 +156,9 @@ export function parseExposition(text: string): Exposition {
 
 /** Samples of `name` whose labels include `labels`. */
 export function samplesOf(exposition: Exposition, name: string, labels: Record<string, string> = {}): Sample[] {
-  return exposition.samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+  return exposition.samples.filter(
+    (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  );
 }
 
 /** The sum of the samples of `name` whose labels include `labels` (0 when there are none). */

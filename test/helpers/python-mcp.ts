@@ -74,7 +74,9 @@ function spawnServer(python: string, port: number, options: PythonMcpServerOptio
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  const collect = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-8_000); };
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-8_000);
+  };
   child.stdout.on("data", collect);
   child.stderr.on("data", collect);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -94,7 +96,9 @@ async function waitUntilAnswering(running: Running, base: string): Promise<void>
   for (;;) {
     const { child } = running;
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`python MCP server exited (${child.exitCode ?? child.signalCode}) before answering on ${base}:\n${running.output()}`);
+      throw new Error(
+        `python MCP server exited (${child.exitCode ?? child.signalCode}) before answering on ${base}:\n${running.output()}`,
+      );
     }
     try {
       const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2_000) });
@@ -103,7 +107,8 @@ async function waitUntilAnswering(running: Running, base: string): Promise<void>
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`python MCP server did not answer on ${base} within ${STARTUP_MS} ms:\n${running.output()}`);
+    if (Date.now() > deadline)
+      throw new Error(`python MCP server did not answer on ${base} within ${STARTUP_MS} ms:\n${running.output()}`);
     await sleep(100);
   }
 }
@@ -114,12 +119,16 @@ let installed: Promise<string> | undefined;
 /** Starts the fixture server on a free loopback port and waits until it answers. */
 export async function startPythonMcpServer(options: PythonMcpServerOptions = {}): Promise<PythonMcpServer> {
   installed ??= ensurePythonMcp((line) => console.log(line));
-  installed.catch(() => { installed = undefined; });
+  installed.catch(() => {
+    installed = undefined;
+  });
   const python = await installed;
-  const port = options.port ?? await getFreePort();
+  const port = options.port ?? (await getFreePort());
   const base = `http://127.0.0.1:${port}`;
   let running = spawnServer(python, port, options);
-  const killOnExit = () => { running.child.kill("SIGKILL"); };
+  const killOnExit = () => {
+    running.child.kill("SIGKILL");
+  };
   process.once("exit", killOnExit);
 
   const start = async () => {

@@ -55,12 +55,18 @@ export async function ensureVenv(spec: VenvSpec): Promise<string> {
     const started = Date.now();
     log(`${name}: installing ${requirements.join(" ")} with pip into ${venvDir} (one time, about 20 s)`);
     await runCommand("python3", ["-m", "venv", venvDir], { timeoutMs: 120_000 });
-    await runCommand(python, ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", ...requirements], {
-      timeoutMs: 10 * 60_000,
-    });
+    await runCommand(
+      python,
+      ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", ...requirements],
+      {
+        timeoutMs: 10 * 60_000,
+      },
+    );
     const version = await installedVersion(python, probe);
     if (version !== expectedVersion) {
-      throw new Error(`${name}: after installing, ${python} reports version ${version ?? "missing"}, not ${expectedVersion}`);
+      throw new Error(
+        `${name}: after installing, ${python} reports version ${version ?? "missing"}, not ${expectedVersion}`,
+      );
     }
     log(`${name}: installed in ${Math.round((Date.now() - started) / 1000)} s`);
     return python;

@@ -19,11 +19,15 @@ export interface RewindProcess {
 }
 
 export function spawnRewind(args: string[], env: Record<string, string>, cwd: string = REPO_ROOT): RewindProcess {
-  const child = spawn(process.execPath, ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", path.join(REPO_ROOT, "src/cli/main.ts"), ...args], {
-    cwd,
-    env: { PATH: process.env["PATH"] ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", path.join(REPO_ROOT, "src/cli/main.ts"), ...args],
+    {
+      cwd,
+      env: { PATH: process.env["PATH"] ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
   const listeners = new Set<() => void>();
   const append = (chunk: Buffer) => {
@@ -32,7 +36,9 @@ export function spawnRewind(args: string[], env: Record<string, string>, cwd: st
   };
   child.stdout?.on("data", append);
   child.stderr?.on("data", append);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("close", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("close", (code, signal) => resolve({ code, signal })),
+  );
   let ended = false;
   void exited.then(() => {
     ended = true;
@@ -44,11 +50,16 @@ export function spawnRewind(args: string[], env: Record<string, string>, cwd: st
     exited,
     waitFor(pattern, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => finish(new Error(`no ${String(pattern)} within ${timeoutMs} ms from rewind ${args.join(" ")}:\n${output}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            finish(new Error(`no ${String(pattern)} within ${timeoutMs} ms from rewind ${args.join(" ")}:\n${output}`)),
+          timeoutMs,
+        );
         const check = () => {
           const match = pattern.exec(output);
           if (match) finish(undefined, match);
-          else if (ended) finish(new Error(`rewind ${args.join(" ")} exited before printing ${String(pattern)}:\n${output}`));
+          else if (ended)
+            finish(new Error(`rewind ${args.join(" ")} exited before printing ${String(pattern)}:\n${output}`));
         };
         function finish(error?: Error, match?: RegExpMatchArray) {
           clearTimeout(timer);
@@ -68,7 +79,11 @@ export function spawnRewind(args: string[], env: Record<string, string>, cwd: st
 }
 
 /** Runs a command to its end: exit code and everything it printed. */
-export async function runRewind(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
+export async function runRewind(
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<{ code: number | null; output: string }> {
   const rewind = spawnRewind(args, env);
   const timer = setTimeout(() => rewind.child.kill("SIGKILL"), timeoutMs);
   const { code } = await rewind.exited;

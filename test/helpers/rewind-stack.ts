@@ -12,7 +12,11 @@ import { createConsoleLogger } from "../../src/cli/console-logger.ts";
 import { startApi, type RunningApi } from "../../src/cli/start-api.ts";
 import { silentLogger, type Logger } from "../../src/shared/logger.ts";
 import { createRewindWorker, type RewindWorker } from "../../src/worker/create-worker.ts";
-import { installTemporalRuntime, installTemporalRuntimeWithMetrics, temporalSdkMetricsUrl } from "../../src/worker/temporal-runtime.ts";
+import {
+  installTemporalRuntime,
+  installTemporalRuntimeWithMetrics,
+  temporalSdkMetricsUrl,
+} from "../../src/worker/temporal-runtime.ts";
 import { createPrometheusMetrics, type PrometheusMetrics } from "../../src/metrics/index.ts";
 import { createTargetPolicy, type GuardedFetcherOptions, type Resolver } from "../../src/http-tool/index.ts";
 import { createTracing } from "../../src/tracing/tracing.ts";
@@ -66,7 +70,12 @@ export interface RewindStack {
   /** The stack's own metrics (API and in-process worker), served by the API's `GET /metrics`. */
   metrics: PrometheusMetrics;
   /** Calls the API with JSON in and out. */
-  request(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: ApiBody }>;
+  request(
+    method: string,
+    route: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: ApiBody }>;
   stop(): Promise<void>;
 }
 
@@ -81,45 +90,60 @@ const LOOPBACK_TARGETS = "127.0.0.0/8,::1,localhost";
 
 export function testConfig(env: Record<string, string> = {}): Config {
   const trustLoopback = env["REWIND_API_KEYS"] !== undefined && env["REWIND_TRUSTED_TARGETS"] === undefined;
-  return loadConfig({
-    REWIND_STATE_DIR: path.join(REPO_ROOT, ".rewind"),
-    REWIND_PORT: "0",
-    REWIND_TASK_QUEUE: `test-${randomUUID()}`,
-    TEMPORAL_ADDRESS: inject("temporalAddress"),
-    REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64"),
-    ...(trustLoopback ? { REWIND_TRUSTED_TARGETS: LOOPBACK_TARGETS } : {}),
-    ...env,
-  }, REPO_ROOT);
+  return loadConfig(
+    {
+      REWIND_STATE_DIR: path.join(REPO_ROOT, ".rewind"),
+      REWIND_PORT: "0",
+      REWIND_TASK_QUEUE: `test-${randomUUID()}`,
+      TEMPORAL_ADDRESS: inject("temporalAddress"),
+      REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64"),
+      ...(trustLoopback ? { REWIND_TRUSTED_TARGETS: LOOPBACK_TARGETS } : {}),
+      ...env,
+    },
+    REPO_ROOT,
+  );
 }
 
 export async function startRewindStack(options: StackOptions = {}): Promise<RewindStack> {
   // Tests fail runs on purpose; the SDK's warnings about them would drown the report.
-  if (options.sdkMetrics) await installTemporalRuntimeWithMetrics(createConsoleLogger("error", "temporal-sdk"), "ERROR");
+  if (options.sdkMetrics)
+    await installTemporalRuntimeWithMetrics(createConsoleLogger("error", "temporal-sdk"), "ERROR");
   installTemporalRuntime(createConsoleLogger("error", "temporal-sdk"), "ERROR");
   const metrics = createPrometheusMetrics({ sdkMetricsUrl: temporalSdkMetricsUrl });
   const config = testConfig(options.env);
   const address = config.temporal.address ?? "";
-  const targets = createTargetPolicy({ ...config.outbound, ...(options.outbound?.resolve ? { resolve: options.outbound.resolve } : {}) });
-  const api = await startApi(config, address, undefined, options.logger ?? silentLogger, { targets, metrics });
-  const worker = options.noWorker ? undefined : await createRewindWorker({
-    address,
-    namespace: config.temporal.namespace,
-    taskQueue: config.temporal.taskQueue,
-    sandbox: config.sandbox,
-    warmIsolates: config.warmIsolates,
-    cacheDir: path.join(config.stateDir, "cache"),
-    secretKey: TEST_SECRET_KEY,
-    events: config.events,
-    publicUrl: api.url,
-    payloads: config.payloads,
-    targets,
-    metrics,
-    ...(options.httpTool ? { httpTool: options.httpTool } : {}),
-    ...(options.spanExporter ? { tracing: createTracing({ exporter: options.spanExporter, serviceName: "rewind-test" }) } : {}),
+  const targets = createTargetPolicy({
+    ...config.outbound,
+    ...(options.outbound?.resolve ? { resolve: options.outbound.resolve } : {}),
   });
+  const api = await startApi(config, address, undefined, options.logger ?? silentLogger, { targets, metrics });
+  const worker = options.noWorker
+    ? undefined
+    : await createRewindWorker({
+        address,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        sandbox: config.sandbox,
+        warmIsolates: config.warmIsolates,
+        cacheDir: path.join(config.stateDir, "cache"),
+        secretKey: TEST_SECRET_KEY,
+        events: config.events,
+        publicUrl: api.url,
+        payloads: config.payloads,
+        targets,
+        metrics,
+        ...(options.httpTool ? { httpTool: options.httpTool } : {}),
+        ...(options.spanExporter
+          ? { tracing: createTracing({ exporter: options.spanExporter, serviceName: "rewind-test" }) }
+          : {}),
+      });
   const running = worker?.run();
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(createExternalStorage(config.payloads)) });
+  const client = new Client({
+    connection,
+    namespace: config.temporal.namespace,
+    dataConverter: rewindDataConverter(createExternalStorage(config.payloads)),
+  });
   return {
     config,
     address,
@@ -146,7 +170,12 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
 }
 
 /** Polls GET /v1/runs/{id} until the run leaves `running`, or fails after `timeoutMs`. */
-export async function waitForRun(stack: RewindStack, id: string, timeoutMs = 30_000, headers: Record<string, string> = {}): Promise<ApiBody> {
+export async function waitForRun(
+  stack: RewindStack,
+  id: string,
+  timeoutMs = 30_000,
+  headers: Record<string, string> = {},
+): Promise<ApiBody> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { status, body } = await stack.request("GET", `/v1/runs/${id}`, undefined, headers);

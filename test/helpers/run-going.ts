@@ -11,7 +11,11 @@ import { getJournalQuery } from "../../src/workflows/messages.ts";
 
 const OPEN_CALLS = new Set(["pending", "running", "parked"]);
 
-export async function expectRunGoing(client: Client, runId: string, options: { calls?: number } = {}): Promise<{ ended: number; open: number }> {
+export async function expectRunGoing(
+  client: Client,
+  runId: string,
+  options: { calls?: number } = {},
+): Promise<{ ended: number; open: number }> {
   const handle = client.workflow.getHandle(runId);
   const description = await handle.describe();
   expect(description.status.name, `run ${runId} before the fault`).toBe("RUNNING");
@@ -19,6 +23,9 @@ export async function expectRunGoing(client: Client, runId: string, options: { c
   const open = journal.entries.filter((entry) => OPEN_CALLS.has(entry.status)).length;
   const ended = journal.entries.length - open;
   const complete = open === 0 && (options.calls === undefined || ended >= options.calls);
-  expect(complete, `run ${runId}'s journal before the fault: ${ended} calls ended, ${open} open${options.calls === undefined ? "" : ` of ${options.calls}`}`).toBe(false);
+  expect(
+    complete,
+    `run ${runId}'s journal before the fault: ${ended} calls ended, ${open} open${options.calls === undefined ? "" : ` of ${options.calls}`}`,
+  ).toBe(false);
   return { ended, open };
 }

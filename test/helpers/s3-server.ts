@@ -59,11 +59,15 @@ export async function startS3Server(): Promise<S3Server> {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  const collect = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-8_000); };
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-8_000);
+  };
   child.stdout.on("data", collect);
   child.stderr.on("data", collect);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const killOnExit = () => { child.kill("SIGKILL"); };
+  const killOnExit = () => {
+    child.kill("SIGKILL");
+  };
   process.once("exit", killOnExit);
 
   const stop = async () => {
@@ -79,7 +83,9 @@ export async function startS3Server(): Promise<S3Server> {
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       await stop();
-      throw new Error(`moto server exited (${child.exitCode ?? child.signalCode}) before answering on ${endpoint}:\n${output}`);
+      throw new Error(
+        `moto server exited (${child.exitCode ?? child.signalCode}) before answering on ${endpoint}:\n${output}`,
+      );
     }
     try {
       const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(2_000) });
@@ -95,7 +101,8 @@ export async function startS3Server(): Promise<S3Server> {
     await sleep(200);
   }
 
-  const client = () => new S3Client({ endpoint, region: S3_TEST_REGION, credentials: S3_TEST_CREDENTIALS, forcePathStyle: true });
+  const client = () =>
+    new S3Client({ endpoint, region: S3_TEST_REGION, credentials: S3_TEST_CREDENTIALS, forcePathStyle: true });
   return {
     endpoint,
     client,

@@ -22,7 +22,8 @@ export async function textOf(value: unknown, client?: Client): Promise<string> {
   async function walk(item: unknown, depth: number): Promise<void> {
     if (depth > 40 || item === null || item === undefined) return;
     if (typeof item === "string") return void parts.push(item);
-    if (typeof item === "number" || typeof item === "boolean" || typeof item === "bigint") return void parts.push(String(item));
+    if (typeof item === "number" || typeof item === "boolean" || typeof item === "bigint")
+      return void parts.push(String(item));
     if (typeof item !== "object" || seen.has(item)) return;
     seen.add(item);
     if (item instanceof Uint8Array) return void parts.push(Buffer.from(item).toString("utf8"));
@@ -60,8 +61,11 @@ export function openedSecretsIn(text: string): string[] {
 /** A span as text: its name, status, attributes, events, links and resource. */
 export function spanText(span: ReadableSpan): Promise<string> {
   return textOf({
-    name: span.name, status: span.status, attributes: span.attributes,
+    name: span.name,
+    status: span.status,
+    attributes: span.attributes,
     events: span.events.map((e) => ({ name: e.name, attributes: e.attributes })),
-    links: span.links.map((l) => l.attributes), resource: span.resource.attributes,
+    links: span.links.map((l) => l.attributes),
+    resource: span.resource.attributes,
   });
 }

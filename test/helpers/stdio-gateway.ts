@@ -47,11 +47,17 @@ export async function startStdioGateway(options: StdioGatewayOptions = {}): Prom
   const port = await getFreePort();
   const base = `http://127.0.0.1:${port}`;
   const args = [
-    "--import", LOOPBACK_ONLY, gateway,
-    "--stdio", options.command ?? everythingStdioCommand(),
-    "--outputTransport", "streamableHttp",
-    "--port", String(port),
-    "--healthEndpoint", "/healthz",
+    "--import",
+    LOOPBACK_ONLY,
+    gateway,
+    "--stdio",
+    options.command ?? everythingStdioCommand(),
+    "--outputTransport",
+    "streamableHttp",
+    "--port",
+    String(port),
+    "--healthEndpoint",
+    "/healthz",
     ...(options.stateful === false ? [] : ["--stateful"]),
   ];
   // A minimal environment: server-everything's `get-env` tool returns it to any caller.
@@ -60,7 +66,9 @@ export async function startStdioGateway(options: StdioGatewayOptions = {}): Prom
     stdio: ["pipe", "pipe", "pipe"],
   });
   let output = "";
-  const collect = (chunk: Buffer) => { output = (output + chunk.toString()).slice(-8_000); };
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-8_000);
+  };
   child.stdout.on("data", collect);
   child.stderr.on("data", collect);
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -78,7 +86,9 @@ export async function startStdioGateway(options: StdioGatewayOptions = {}): Prom
   const deadline = Date.now() + STARTUP_MS;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`supergateway exited (${child.exitCode ?? child.signalCode}) before answering on ${base}:\n${output}`);
+      throw new Error(
+        `supergateway exited (${child.exitCode ?? child.signalCode}) before answering on ${base}:\n${output}`,
+      );
     }
     try {
       const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) });

@@ -6,12 +6,7 @@
 
 import { resolve } from "node:path";
 import type { TestProject } from "vitest/node";
-import {
-  findOrInstallTemporalCli,
-  loadDevServerConfig,
-  startDevServer,
-  startOnFreePort,
-} from "../../src/dev/index.ts";
+import { findOrInstallTemporalCli, loadDevServerConfig, startDevServer, startOnFreePort } from "../../src/dev/index.ts";
 
 const REPO_ROOT = resolve(import.meta.dirname, "..", "..");
 
@@ -27,4 +22,3 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("temporalCliPath", cliPath);
   return async () => server.stop();
 }
-

@@ -44,9 +44,13 @@ const bool = () => tlv(0x01, Buffer.from([0xff]));
 const octets = (content: Buffer) => tlv(0x04, content);
 const bits = (content: Buffer, unused = 0) => tlv(0x03, Buffer.concat([Buffer.from([unused]), content]));
 const utf8 = (text: string) => tlv(0x0c, Buffer.from(text, "utf8"));
-const utcTime = (date: Date) => tlv(0x17, Buffer.from(`${date.toISOString().slice(2, 19).replace(/[-:T]/g, "")}Z`, "ascii"));
+const utcTime = (date: Date) =>
+  tlv(0x17, Buffer.from(`${date.toISOString().slice(2, 19).replace(/[-:T]/g, "")}Z`, "ascii"));
 function integer(content: Buffer): Buffer {
-  return tlv(0x02, content[0] !== undefined && content[0] >= 0x80 ? Buffer.concat([Buffer.from([0]), content]) : content);
+  return tlv(
+    0x02,
+    content[0] !== undefined && content[0] >= 0x80 ? Buffer.concat([Buffer.from([0]), content]) : content,
+  );
 }
 function oid(dotted: string): Buffer {
   const [first = 0, second = 0, ...rest] = dotted.split(".").map(Number);
@@ -71,7 +75,8 @@ const OID = {
 };
 
 const name = (cn: string) => seq(set(seq(oid(OID.commonName), utf8(cn))));
-const extension = (id: string, critical: boolean, value: Buffer) => seq(oid(id), ...(critical ? [bool()] : []), octets(value));
+const extension = (id: string, critical: boolean, value: Buffer) =>
+  seq(oid(id), ...(critical ? [bool()] : []), octets(value));
 
 interface Subject {
   cn: string;
@@ -94,7 +99,12 @@ function certificate(subject: Subject, issuer: { cn: string; key: KeyObject }): 
     explicit(3, seq(...subject.extensions)),
   );
   const der = seq(tbs, algorithm, bits(sign("sha256", tbs, issuer.key)));
-  return `-----BEGIN CERTIFICATE-----\n${der.toString("base64").match(/.{1,64}/g)?.join("\n") ?? ""}\n-----END CERTIFICATE-----\n`;
+  return `-----BEGIN CERTIFICATE-----\n${
+    der
+      .toString("base64")
+      .match(/.{1,64}/g)
+      ?.join("\n") ?? ""
+  }\n-----END CERTIFICATE-----\n`;
 }
 
 function keyPair(): { privateKey: KeyObject; publicKey: KeyObject } {
@@ -113,28 +123,57 @@ export function createTestCertificates(options: CertificateOptions): TestCertifi
   const caName = "Rewind test CA";
   const altNames = [
     ...options.serverNames.map((dns) => tlv(0x82, Buffer.from(dns, "ascii"))),
-    ...(options.serverAddresses ?? ["127.0.0.1"]).filter((ip) => isIPv4(ip)).map((ip) => tlv(0x87, Buffer.from(ip.split(".").map(Number)))),
+    ...(options.serverAddresses ?? ["127.0.0.1"])
+      .filter((ip) => isIPv4(ip))
+      .map((ip) => tlv(0x87, Buffer.from(ip.split(".").map(Number)))),
   ];
   const files: Record<string, string> = {
-    "ca.pem": certificate({ cn: caName, publicKey: ca.publicKey, extensions: [
-      extension(OID.basicConstraints, true, seq(bool())),
-      extension(OID.keyUsage, true, CERT_AND_CRL_SIGN),
-    ] }, { cn: caName, key: ca.privateKey }),
-    "server.pem": certificate({ cn: options.serverNames[0] ?? "localhost", publicKey: server.publicKey, extensions: [
-      extension(OID.basicConstraints, false, seq()),
-      extension(OID.keyUsage, true, DIGITAL_SIGNATURE),
-      extension(OID.extKeyUsage, false, seq(oid(OID.serverAuth))),
-      extension(OID.subjectAltName, false, seq(...altNames)),
-    ] }, { cn: caName, key: ca.privateKey }),
-    "client.pem": certificate({ cn: "rewind-worker", publicKey: client.publicKey, extensions: [
-      extension(OID.basicConstraints, false, seq()),
-      extension(OID.keyUsage, true, DIGITAL_SIGNATURE),
-      extension(OID.extKeyUsage, false, seq(oid(OID.clientAuth))),
-    ] }, { cn: caName, key: ca.privateKey }),
+    "ca.pem": certificate(
+      {
+        cn: caName,
+        publicKey: ca.publicKey,
+        extensions: [
+          extension(OID.basicConstraints, true, seq(bool())),
+          extension(OID.keyUsage, true, CERT_AND_CRL_SIGN),
+        ],
+      },
+      { cn: caName, key: ca.privateKey },
+    ),
+    "server.pem": certificate(
+      {
+        cn: options.serverNames[0] ?? "localhost",
+        publicKey: server.publicKey,
+        extensions: [
+          extension(OID.basicConstraints, false, seq()),
+          extension(OID.keyUsage, true, DIGITAL_SIGNATURE),
+          extension(OID.extKeyUsage, false, seq(oid(OID.serverAuth))),
+          extension(OID.subjectAltName, false, seq(...altNames)),
+        ],
+      },
+      { cn: caName, key: ca.privateKey },
+    ),
+    "client.pem": certificate(
+      {
+        cn: "rewind-worker",
+        publicKey: client.publicKey,
+        extensions: [
+          extension(OID.basicConstraints, false, seq()),
+          extension(OID.keyUsage, true, DIGITAL_SIGNATURE),
+          extension(OID.extKeyUsage, false, seq(oid(OID.clientAuth))),
+        ],
+      },
+      { cn: caName, key: ca.privateKey },
+    ),
     "server.key": server.privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
     "client.key": client.privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
   };
   for (const [file, text] of Object.entries(files)) writeFileSync(path.join(options.dir, file), text, { mode: 0o600 });
   const at = (file: string) => path.join(options.dir, file);
-  return { caCert: at("ca.pem"), serverCert: at("server.pem"), serverKey: at("server.key"), clientCert: at("client.pem"), clientKey: at("client.key") };
+  return {
+    caCert: at("ca.pem"),
+    serverCert: at("server.pem"),
+    serverKey: at("server.key"),
+    clientCert: at("client.pem"),
+    clientKey: at("client.key"),
+  };
 }

@@ -29,27 +29,30 @@ export interface TlsProxy {
 export async function startTlsProxy(options: TlsProxyOptions): Promise<TlsProxy> {
   const stats: TlsProxy["stats"] = { accepted: 0, refused: 0, refusals: [] };
   const sockets = new Set<net.Socket>();
-  const server = tls.createServer({
-    cert: readFileSync(options.cert),
-    key: readFileSync(options.key),
-    ca: readFileSync(options.clientCa),
-    requestCert: true,
-    rejectUnauthorized: true,
-    ALPNProtocols: ["h2"],
-  }, (client) => {
-    stats.accepted++;
-    const upstream = net.connect(options.target.port, options.target.host);
-    sockets.add(client).add(upstream);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.on("error", end).on("close", end);
-    upstream.on("error", end).on("close", end);
-    client.pipe(upstream).pipe(client);
-  });
+  const server = tls.createServer(
+    {
+      cert: readFileSync(options.cert),
+      key: readFileSync(options.key),
+      ca: readFileSync(options.clientCa),
+      requestCert: true,
+      rejectUnauthorized: true,
+      ALPNProtocols: ["h2"],
+    },
+    (client) => {
+      stats.accepted++;
+      const upstream = net.connect(options.target.port, options.target.host);
+      sockets.add(client).add(upstream);
+      const end = () => {
+        client.destroy();
+        upstream.destroy();
+        sockets.delete(client);
+        sockets.delete(upstream);
+      };
+      client.on("error", end).on("close", end);
+      upstream.on("error", end).on("close", end);
+      client.pipe(upstream).pipe(client);
+    },
+  );
   server.on("tlsClientError", (error) => {
     stats.refused++;
     stats.refusals.push(error.message);

@@ -14,22 +14,36 @@ export interface WorkerProcess {
 }
 
 export async function spawnWorker(env: Record<string, string>): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", path.join(REPO_ROOT, "src/cli/main.ts"), "worker"], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64"), ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--no-node-snapshot", "--disable-warning=ExperimentalWarning", path.join(REPO_ROOT, "src/cli/main.ts"), "worker"],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64"), ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let output = "";
-  child.stdout?.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr?.on("data", (chunk: Buffer) => { output += chunk.toString(); });
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`worker did not start within 60 s:\n${output}`)), 60_000);
     const check = () => {
-      if (output.includes("worker started")) { clearTimeout(timer); resolve(); }
+      if (output.includes("worker started")) {
+        clearTimeout(timer);
+        resolve();
+      }
     };
     child.stderr?.on("data", check);
-    child.once("exit", (code) => { clearTimeout(timer); reject(new Error(`worker exited with ${code}:\n${output}`)); });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited with ${code}:\n${output}`));
+    });
   });
   return {
     child,

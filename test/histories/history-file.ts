@@ -5,7 +5,10 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { decodeReferencePayload, isReferencePayload } from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
+import {
+  decodeReferencePayload,
+  isReferencePayload,
+} from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
 import proto from "@temporalio/proto";
 
 const { temporal } = proto;
@@ -40,7 +43,9 @@ export const HISTORIES_DIR = path.resolve(import.meta.dirname);
 /** Every corpus file, release by release, as `<release>/<file>` with its content. */
 export async function loadCorpus(dir = HISTORIES_DIR): Promise<{ name: string; file: HistoryFile }[]> {
   const found: { name: string; file: HistoryFile }[] = [];
-  for (const entry of (await readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const entry of (await readdir(dir, { withFileTypes: true }))
+    .filter((e) => e.isDirectory())
+    .sort((a, b) => a.name.localeCompare(b.name))) {
     for (const name of (await readdir(path.join(dir, entry.name))).filter((n) => n.endsWith(".json")).sort()) {
       const file = JSON.parse(await readFile(path.join(dir, entry.name, name), "utf8")) as HistoryFile;
       if (file.format !== HISTORY_FORMAT) throw new Error(`${entry.name}/${name} is not a ${HISTORY_FORMAT} file`);
@@ -51,7 +56,9 @@ export async function loadCorpus(dir = HISTORIES_DIR): Promise<{ name: string; f
 }
 
 export function encodeHistory(history: History): string {
-  return gzipSync(temporal.api.history.v1.History.encode(temporal.api.history.v1.History.fromObject(history)).finish()).toString("base64");
+  return gzipSync(
+    temporal.api.history.v1.History.encode(temporal.api.history.v1.History.fromObject(history)).finish(),
+  ).toString("base64");
 }
 
 /** The sha256 of every stored payload a history refers to (file store references). */

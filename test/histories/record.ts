@@ -20,23 +20,34 @@ import { startWorld, type World } from "./world.ts";
 import { HISTORY_FORMAT, encodeHistory, referencesIn, type HistoryFile } from "./history-file.ts";
 
 const { values } = parseArgs({ options: { release: { type: "string" }, only: { type: "string" } } });
-const release = values.release ?? execFileSync("git", ["rev-parse", "--short=7", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+const release =
+  values.release ??
+  execFileSync("git", ["rev-parse", "--short=7", "HEAD"], { cwd: REPO_ROOT, encoding: "utf8" }).trim();
 const outDir = path.join(REPO_ROOT, "test", "histories", release);
 const WAIT_MS = 1500;
 
-interface RunView { status?: string; result?: unknown; error?: { message?: string } }
+interface RunView {
+  status?: string;
+  result?: unknown;
+  error?: { message?: string };
+}
 
 async function waitForEnd(world: World, id: string): Promise<RunView> {
-  return until(`run ${id} to end`, async () => {
-    const { body } = await world.api("GET", `/v1/runs/${id}`);
-    return body["status"] === "running" || body["status"] === "parked" ? undefined : (body as RunView);
-  }, 120_000);
+  return until(
+    `run ${id} to end`,
+    async () => {
+      const { body } = await world.api("GET", `/v1/runs/${id}`);
+      return body["status"] === "running" || body["status"] === "parked" ? undefined : (body as RunView);
+    },
+    120_000,
+  );
 }
 
 function check(name: string, view: RunView, expected: Expected): void {
-  const wrong = view.status !== expected.status
-    || ("result" in expected && !isDeepStrictEqual(view.result, expected.result))
-    || (expected.error !== undefined && !(view.error?.message ?? "").includes(expected.error));
+  const wrong =
+    view.status !== expected.status ||
+    ("result" in expected && !isDeepStrictEqual(view.result, expected.result)) ||
+    (expected.error !== undefined && !(view.error?.message ?? "").includes(expected.error));
   if (wrong) throw new Error(`scenario ${name} ended ${JSON.stringify(view)}, expected ${JSON.stringify(expected)}`);
 }
 
@@ -45,29 +56,56 @@ const stateDir = await mkdtemp(path.join(tmpdir(), "rewind-record-"));
 const world = await startWorld();
 // Payloads over the threshold are kept beside the histories: replaying them needs them.
 const payloadDir = await mkdtemp(path.join(tmpdir(), "rewind-record-payloads-"));
-const stack = await startStackProcess({ root: REPO_ROOT, temporalAddress: temporal.address, taskQueue: `record-${randomUUID()}`, stateDir, payloadDir });
+const stack = await startStackProcess({
+  root: REPO_ROOT,
+  temporalAddress: temporal.address,
+  taskQueue: `record-${randomUUID()}`,
+  stateDir,
+  payloadDir,
+});
 const connection = await Connection.connect({ address: temporal.address });
 const client = new Client({ connection, namespace: temporal.namespace });
 const files: HistoryFile[] = [];
 /** Workflow id → scenario name, for the runs the scenarios started themselves. */
 const named = new Map<string, string>();
 
-async function keep(scenario: string, workflowId: string, closed: boolean, cassette?: unknown, outcome?: RunView): Promise<void> {
+async function keep(
+  scenario: string,
+  workflowId: string,
+  closed: boolean,
+  cassette?: unknown,
+  outcome?: RunView,
+): Promise<void> {
   let execution = 0;
   const executions: { runId: string; type: string }[] = [];
-  for await (const info of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) executions.push({ runId: info.runId, type: info.type });
+  for await (const info of client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+    executions.push({ runId: info.runId, type: info.type });
   // Oldest first: a continued run's executions in the order they ran.
   executions.reverse();
   for (const { runId, type } of executions) {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const last = execution === executions.length - 1;
     files.push({
-      format: HISTORY_FORMAT, release, scenario, workflowType: type, workflowId, runId,
-      closed: closed || !last, execution,
+      format: HISTORY_FORMAT,
+      release,
+      scenario,
+      workflowType: type,
+      workflowId,
+      runId,
+      closed: closed || !last,
+      execution,
       history: encodeHistory(history),
       events: history.events?.length ?? 0,
       ...(cassette !== undefined && last && closed ? { cassette } : {}),
-      ...(outcome !== undefined && last && closed ? { outcome: { status: String(outcome.status), ...("result" in outcome ? { result: outcome.result } : {}), ...(outcome.error?.message ? { error: outcome.error.message } : {}) } } : {}),
+      ...(outcome !== undefined && last && closed
+        ? {
+            outcome: {
+              status: String(outcome.status),
+              ...("result" in outcome ? { result: outcome.result } : {}),
+              ...(outcome.error?.message ? { error: outcome.error.message } : {}),
+            },
+          }
+        : {}),
     });
     execution += 1;
   }
@@ -75,11 +113,15 @@ async function keep(scenario: string, workflowId: string, closed: boolean, casse
 
 async function executionsSettled(workflowId: string, atLeast: number): Promise<void> {
   // Visibility is eventually consistent; wait for every execution to be listed.
-  await until(`${workflowId} in visibility`, async () => {
-    let count = 0;
-    for await (const _ of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) count += 1;
-    return count >= atLeast ? true : undefined;
-  }, 20_000);
+  await until(
+    `${workflowId} in visibility`,
+    async () => {
+      let count = 0;
+      for await (const _ of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) count += 1;
+      return count >= atLeast ? true : undefined;
+    },
+    20_000,
+  );
 }
 
 async function play(scenario: Scenario, toolsets: Toolsets): Promise<void> {
@@ -110,7 +152,13 @@ try {
     named.set(fork, "fork");
     const forked = await waitForEnd(world, fork);
     check("fork", forked, { status: "completed", result: 2 });
-    await keep("fork-parent", parent, true, (await world.api("GET", `/v1/runs/${parent}/cassette`)).body, await waitForEnd(world, parent));
+    await keep(
+      "fork-parent",
+      parent,
+      true,
+      (await world.api("GET", `/v1/runs/${parent}/cassette`)).body,
+      await waitForEnd(world, parent),
+    );
     await keep("fork", fork, true, (await world.api("GET", `/v1/runs/${fork}/cassette`)).body, forked);
   }
   // Everything else the scenarios made: child runs, event deliveries, toolset and workflow records.
@@ -135,13 +183,16 @@ try {
   const referenced = new Set(files.flatMap((file) => referencesIn(file.history)));
   if (referenced.size > 0) {
     await mkdir(path.join(outDir, "payloads"), { recursive: true });
-    for (const hash of referenced) await copyFile(path.join(payloadDir, hash.slice(0, 2), hash), path.join(outDir, "payloads", hash));
+    for (const hash of referenced)
+      await copyFile(path.join(payloadDir, hash.slice(0, 2), hash), path.join(outDir, "payloads", hash));
   }
   for (const file of files) {
     const name = `${file.scenario}${file.execution > 0 || files.some((f) => f !== file && f.scenario === file.scenario) ? `.${file.execution}` : ""}.json`;
     await writeFile(path.join(outDir, name), `${JSON.stringify(file)}\n`);
   }
-  process.stdout.write(`recorded ${files.length} histories of release ${release} into ${path.relative(REPO_ROOT, outDir)}\n`);
+  process.stdout.write(
+    `recorded ${files.length} histories of release ${release} into ${path.relative(REPO_ROOT, outDir)}\n`,
+  );
 } finally {
   await stack.stop();
   await world.close();

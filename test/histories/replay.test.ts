@@ -31,18 +31,20 @@ function corpusPayloads(): StorageDriver {
     type: driver.type,
     store: () => Promise.reject(new Error("the replay corpus is read-only")),
     async retrieve(_context, claims) {
-      return Promise.all(claims.map(async (claim) => {
-        const hash = claim.claimData["sha256"] ?? "";
-        for (const release of await readdir(HISTORIES_DIR, { withFileTypes: true })) {
-          if (!release.isDirectory()) continue;
-          try {
-            return decodePayload(await readFile(path.join(HISTORIES_DIR, release.name, "payloads", hash)));
-          } catch {
-            // Not this release's.
+      return Promise.all(
+        claims.map(async (claim) => {
+          const hash = claim.claimData["sha256"] ?? "";
+          for (const release of await readdir(HISTORIES_DIR, { withFileTypes: true })) {
+            if (!release.isDirectory()) continue;
+            try {
+              return decodePayload(await readFile(path.join(HISTORIES_DIR, release.name, "payloads", hash)));
+            } catch {
+              // Not this release's.
+            }
           }
-        }
-        throw new Error(`payload ${hash} is not in the corpus`);
-      }));
+          throw new Error(`payload ${hash} is not in the corpus`);
+        }),
+      );
     },
   };
 }
@@ -51,8 +53,22 @@ const FIRST_RELEASE = "3477167";
 describe("the replay corpus", () => {
   it("holds the first release's histories of every scenario", () => {
     const first = corpus.filter((c) => c.file.release === FIRST_RELEASE).map((c) => c.file.scenario);
-    for (const scenario of ["mcp-sequential", "mcp-parallel", "approval-approved.open", "sleep.open", "signal-via-webhook.open", "child-run-awaited.open",
-      "credentials-renewed.open", "schema-changed-approved.open", "http-fetch", "host-tools", "continue-as-new", "fork", "cpu-limit", "cancelled-while-parked"]) {
+    for (const scenario of [
+      "mcp-sequential",
+      "mcp-parallel",
+      "approval-approved.open",
+      "sleep.open",
+      "signal-via-webhook.open",
+      "child-run-awaited.open",
+      "credentials-renewed.open",
+      "schema-changed-approved.open",
+      "http-fetch",
+      "host-tools",
+      "continue-as-new",
+      "fork",
+      "cpu-limit",
+      "cancelled-while-parked",
+    ]) {
       expect(first, scenario).toContain(scenario);
     }
   });
@@ -67,7 +83,10 @@ describe("the replay corpus", () => {
     const sinks = { tracing: { span: { fn: () => undefined } }, ...runMetricsSinks(NO_METRICS) };
     // Large payloads of the recorded runs are kept beside their histories, by content hash.
     const externalStorage = new ExternalStorage({ drivers: [corpusPayloads()] });
-    for await (const result of Worker.runReplayHistories({ workflowBundle, sinks, dataConverter: { externalStorage } }, histories)) {
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle, sinks, dataConverter: { externalStorage } },
+      histories,
+    )) {
       const { name } = corpus[replayed] ?? { name: result.workflowId };
       if (result.error) failures.push(`${name}: ${result.error.message}`);
       replayed += 1;
@@ -83,7 +102,11 @@ describe("the replay corpus", () => {
       const outcome = await replayCassette({ cassette: file.cassette as Cassette });
       const ended = file.outcome ?? { status: "" };
       if (ended.status === "completed") {
-        expect(outcome, name).toEqual({ ok: true, result: ended.result, calls: (file.cassette as Cassette).entries.length });
+        expect(outcome, name).toEqual({
+          ok: true,
+          result: ended.result,
+          calls: (file.cassette as Cassette).entries.length,
+        });
       } else if (ended.error?.includes("nothing will settle")) {
         // A stuck run's script, fed every recorded call, still waits and asks for nothing more.
         expect(outcome, name).toMatchObject({ ok: false, error: { kind: "divergence", expected: null, actual: null } });

@@ -64,8 +64,15 @@ export type Toolsets = Record<"main" | "guarded" | "changing" | "http" | "host" 
 /** The guarded server's token; the toolset starts with a stale one, so its call parks. */
 export const FRESH_TOKEN = "fresh-token";
 export const OLD_TICKET_SCHEMA = { type: "object", properties: { title: { type: "string" } }, required: ["title"] };
-const NEW_TICKET_SCHEMA = { type: "object", properties: { title: { type: "string" }, project: { type: "string" } }, required: ["title", "project"] };
-export const createTicketTool = (schema: Record<string, unknown>): TestToolDefinition => ({ ...echoTool("create_ticket"), inputSchema: schema });
+const NEW_TICKET_SCHEMA = {
+  type: "object",
+  properties: { title: { type: "string" }, project: { type: "string" } },
+  required: ["title", "project"],
+};
+export const createTicketTool = (schema: Record<string, unknown>): TestToolDefinition => ({
+  ...echoTool("create_ticket"),
+  inputSchema: schema,
+});
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -90,7 +97,12 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
   }
 }
 
-interface Entry { seq: number; tool: string; status: string; result?: unknown }
+interface Entry {
+  seq: number;
+  tool: string;
+  status: string;
+  result?: unknown;
+}
 
 async function journal(world: ScenarioWorld, id: string): Promise<Entry[]> {
   const answer = await world.api("GET", `/v1/runs/${id}/journal`);
@@ -112,21 +124,30 @@ function parkedOn(seq: number, reason: string) {
 function completedCalls(count: number) {
   return async (world: ScenarioWorld, id: string): Promise<void> => {
     await until(`run ${id} to finish ${count} calls`, async () =>
-      (await journal(world, id)).filter((e) => e.status === "completed" || e.status === "failed").length >= count ? true : undefined);
+      (await journal(world, id)).filter((e) => e.status === "completed" || e.status === "failed").length >= count
+        ? true
+        : undefined,
+    );
   };
 }
 
 /** The run's webhook URL for `name`, moved onto the API the world talks to now. */
 async function webhookUrl(world: ScenarioWorld, id: string): Promise<string> {
   const entry = await until(`run ${id}'s webhook URL`, async () =>
-    (await journal(world, id)).find((e) => e.tool === "rewind.webhook" && e.status === "completed"));
+    (await journal(world, id)).find((e) => e.tool === "rewind.webhook" && e.status === "completed"),
+  );
   const url = new URL((entry.result as { url: string }).url);
   return world.apiUrl() + url.pathname + url.search;
 }
 
 async function postSignal(world: ScenarioWorld, id: string, body: unknown): Promise<void> {
-  const response = await fetch(await webhookUrl(world, id), { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  if (response.status >= 300) throw new Error(`posting to run ${id}'s webhook answered ${response.status}: ${await response.text()}`);
+  const response = await fetch(await webhookUrl(world, id), {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  if (response.status >= 300)
+    throw new Error(`posting to run ${id}'s webhook answered ${response.status}: ${await response.text()}`);
 }
 
 /** Scripts return the echoed messages only, so expected values hold for any run id. */
@@ -148,77 +169,90 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: "mcp-parallel",
-    start: (w, t) => startRun(w, {
-      toolset: t.main,
-      script: `import { svc } from "rewind:tools";
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.main,
+        script: `import { svc } from "rewind:tools";
 export default async function main() {
   const first = (await svc.echo({ message: "first" })) as { args: { message: string } };
   const all = await Promise.all(Array.from({ length: 16 }, (_, i) => svc.echo({ message: "p" + i }))) as { args: { message: string } }[];
   const last = (await svc.echo({ message: "last" })) as { args: { message: string } };
   return [first.args.message, all.map((a) => a.args.message).join(","), last.args.message];
 }`,
-    }),
-    expected: { status: "completed", result: ["first", Array.from({ length: 16 }, (_, i) => "p" + i).join(","), "last"] },
+      }),
+    expected: {
+      status: "completed",
+      result: ["first", Array.from({ length: 16 }, (_, i) => "p" + i).join(","), "last"],
+    },
   },
   {
     name: "mcp-retries-and-tool-error",
-    start: (w, t) => startRun(w, {
-      toolset: t.main,
-      script: `import { svc, ToolError } from "rewind:tools";
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.main,
+        script: `import { svc, ToolError } from "rewind:tools";
 export default async function main() {
   const retried = await svc.flaky({});
   let code = "none";
   try { await svc.fail({}); } catch (e) { code = e instanceof ToolError ? e.code : "other"; }
   return { retried, code };
 }`,
-    }),
+      }),
     expected: { status: "completed", result: { retried: { attempt: 2 }, code: "toolFailed" } },
   },
   {
     name: "at-most-once",
-    start: (w, t) => startRun(w, {
-      toolset: t.main,
-      script: `import { svc } from "rewind:tools";
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.main,
+        script: `import { svc } from "rewind:tools";
 export default async function main() {
   const effect = (await svc.once({ label: "pay" })) as { effects: number };
   return typeof effect.effects;
 }`,
-    }),
+      }),
     expected: { status: "completed", result: "number" },
   },
   {
     name: "approval-approved",
-    start: (w, t) => startRun(w, {
-      toolset: t.main,
-      script: `import { svc } from "rewind:tools";
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.main,
+        script: `import { svc } from "rewind:tools";
 export default async function main() {
   const got = (await svc.record_effect({ label: "invoice" })) as { effects: number };
   return typeof got.effects;
 }`,
-    }),
+      }),
     waiting: parkedOn(1, "approval"),
-    resolve: async (w, id) => { await ok(w.api("POST", `/v1/runs/${id}/calls/1/approve`), "approving"); },
+    resolve: async (w, id) => {
+      await ok(w.api("POST", `/v1/runs/${id}/calls/1/approve`), "approving");
+    },
     expected: { status: "completed", result: "number" },
   },
   {
     name: "approval-rejected",
-    start: (w, t) => startRun(w, {
-      toolset: t.main,
-      script: `import { svc, ToolError } from "rewind:tools";
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.main,
+        script: `import { svc, ToolError } from "rewind:tools";
 export default async function main() {
   try { await svc.record_effect({ label: "refund" }); return "sent"; }
   catch (e) { return e instanceof ToolError ? e.code : "other"; }
 }`,
-    }),
+      }),
     waiting: parkedOn(1, "approval"),
-    resolve: async (w, id) => { await ok(w.api("POST", `/v1/runs/${id}/calls/1/reject`, { reason: "not today" }), "rejecting"); },
+    resolve: async (w, id) => {
+      await ok(w.api("POST", `/v1/runs/${id}/calls/1/reject`, { reason: "not today" }), "rejecting");
+    },
     expected: { status: "completed", result: "rejected" },
   },
   {
     name: "sleep",
-    start: (w, t, o) => startRun(w, {
-      toolset: t.main,
-      script: `import { svc, sleep } from "rewind:tools";
+    start: (w, t, o) =>
+      startRun(w, {
+        toolset: t.main,
+        script: `import { svc, sleep } from "rewind:tools";
 export default async function main(input: { ms: number }) {
   const before = Date.now();
   await svc.echo({ message: "before" });
@@ -226,16 +260,17 @@ export default async function main(input: { ms: number }) {
   const after = (await svc.echo({ message: "after" })) as { args: { message: string } };
   return { slept: Date.now() - before >= input.ms, after: after.args.message };
 }`,
-      input: { ms: o.waitMs },
-    }),
+        input: { ms: o.waitMs },
+      }),
     waiting: completedCalls(1),
     expected: { status: "completed", result: { slept: true, after: "after" } },
   },
   {
     name: "signal-via-webhook",
-    start: (w, t, o) => startRun(w, {
-      toolset: t.main,
-      script: `import { webhook, waitForSignal, ToolError } from "rewind:tools";
+    start: (w, t, o) =>
+      startRun(w, {
+        toolset: t.main,
+        script: `import { webhook, waitForSignal, ToolError } from "rewind:tools";
 export default async function main(input: { ms: number }) {
   await webhook("decision");
   const decision = await waitForSignal<{ go: boolean }>("decision");
@@ -243,26 +278,28 @@ export default async function main(input: { ms: number }) {
   try { await waitForSignal("never", { timeout: 50 }); } catch (e) { timedOut = e instanceof ToolError ? e.code : "other"; }
   return { go: decision.go, timedOut, ms: input.ms > 0 };
 }`,
-      input: { ms: o.waitMs },
-    }),
+        input: { ms: o.waitMs },
+      }),
     waiting: completedCalls(1),
     resolve: (w, id) => postSignal(w, id, { go: true }),
     expected: { status: "completed", result: { go: true, timedOut: "timedOut", ms: true } },
   },
   {
     name: "child-run-awaited",
-    start: (w, t) => startRun(w, {
-      toolset: t.children,
-      script: `import { workflows } from "rewind:tools";
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.children,
+        script: `import { workflows } from "rewind:tools";
 export default async function main() {
   const child = await workflows.listener.start({ label: "child" });
   const doubled = await workflows.double.start({ n: 21 });
   return { heard: await child.result(), doubled: await doubled.result() };
 }`,
-    }),
+      }),
     waiting: async (w, id) => {
       const entry = await until(`run ${id} to start its child`, async () =>
-        (await journal(w, id)).find((e) => e.tool === "rewind.workflows.start" && e.status === "completed"));
+        (await journal(w, id)).find((e) => e.tool === "rewind.workflows.start" && e.status === "completed"),
+      );
       await webhookUrl(w, (entry.result as { runId: string }).runId);
       await completedCalls(2)(w, id);
     },
@@ -274,19 +311,23 @@ export default async function main() {
   },
   {
     name: "child-run-cancelled",
-    start: (w, t) => startRun(w, {
-      toolset: t.children,
-      script: `import { workflows, ToolError } from "rewind:tools";
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.children,
+        script: `import { workflows, ToolError } from "rewind:tools";
 export default async function main() {
   const child = await workflows.listener.start({ label: "doomed" });
   try { return { heard: await child.result() }; }
   catch (e) { return e instanceof ToolError ? { code: e.code, status: (e.details as { status?: string }).status } : { other: String(e) }; }
 }`,
-    }),
+      }),
     waiting: async (w, id) => {
       await until(`run ${id} to await its child`, async () => {
         const entries = await journal(w, id);
-        return entries.some((e) => e.tool === "rewind.workflows.start" && e.status === "completed") && entries.some((e) => e.tool === "rewind.workflows.result") ? true : undefined;
+        return entries.some((e) => e.tool === "rewind.workflows.start" && e.status === "completed") &&
+          entries.some((e) => e.tool === "rewind.workflows.result")
+          ? true
+          : undefined;
       });
     },
     resolve: async (w, id) => {
@@ -297,91 +338,120 @@ export default async function main() {
   },
   {
     name: "large-result",
-    start: (w, t) => startRun(w, {
-      toolset: t.main,
-      script: `import { svc } from "rewind:tools";
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.main,
+        script: `import { svc } from "rewind:tools";
 export default async function main() {
   const got = (await svc.echo({ message: "x".repeat(300_000) })) as { args: { message: string } };
   return got.args.message.length;
 }`,
-    }),
+      }),
     expected: { status: "completed", result: 300_000 },
   },
   {
     name: "credentials-renewed",
-    start: (w, t) => startRun(w, { toolset: t.guarded, script: "import { guarded } from \"rewind:tools\";\nexport default async () => { await guarded.whoami({}); return \"done\"; };" }),
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.guarded,
+        script:
+          'import { guarded } from "rewind:tools";\nexport default async () => { await guarded.whoami({}); return "done"; };',
+      }),
     waiting: parkedOn(1, "credentialsExpired"),
     resolve: async (w, _id, t) => {
-      await ok(w.api("PUT", `/v1/toolsets/${t.guarded}/credentials`, { mcpServers: { guarded: { headers: { authorization: `Bearer ${FRESH_TOKEN}` } } } }), "renewing credentials");
+      await ok(
+        w.api("PUT", `/v1/toolsets/${t.guarded}/credentials`, {
+          mcpServers: { guarded: { headers: { authorization: `Bearer ${FRESH_TOKEN}` } } },
+        }),
+        "renewing credentials",
+      );
     },
     expected: { status: "completed", result: "done" },
   },
   {
     name: "run-credentials-renewed",
     since: "bec290f",
-    start: (w, t) => startRun(w, {
-      toolset: t.guarded,
-      credentials: { mcpServers: { guarded: { headers: { authorization: "Bearer stale-run-token" } } } },
-      script: "import { guarded } from \"rewind:tools\";\nexport default async () => { await guarded.whoami({}); return \"renewed\"; };",
-    }),
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.guarded,
+        credentials: { mcpServers: { guarded: { headers: { authorization: "Bearer stale-run-token" } } } },
+        script:
+          'import { guarded } from "rewind:tools";\nexport default async () => { await guarded.whoami({}); return "renewed"; };',
+      }),
     waiting: parkedOn(1, "credentialsExpired"),
     resolve: async (w, id) => {
-      await ok(w.api("PUT", `/v1/runs/${id}/credentials`, { mcpServers: { guarded: { headers: { authorization: `Bearer ${FRESH_TOKEN}` } } } }), "renewing the run's credentials");
+      await ok(
+        w.api("PUT", `/v1/runs/${id}/credentials`, {
+          mcpServers: { guarded: { headers: { authorization: `Bearer ${FRESH_TOKEN}` } } },
+        }),
+        "renewing the run's credentials",
+      );
     },
     expected: { status: "completed", result: "renewed" },
   },
   {
     name: "schema-changed-approved",
-    start: (w, t) => startRun(w, {
-      toolset: t.changing,
-      script: `import { tickets, sleep } from "rewind:tools";
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.changing,
+        script: `import { tickets, sleep } from "rewind:tools";
 export default async function main(input: { ms: number }) {
   await tickets.create_ticket({ title: "first" });
   await sleep(input.ms);
   const second = (await tickets.create_ticket({ title: "second" })) as { args: { title: string } };
   return second.args.title;
 }`,
-      input: { ms: 3000 },
-    }),
+        input: { ms: 3000 },
+      }),
     waiting: async (w, id) => {
       await completedCalls(1)(w, id);
       w.changing.setTools([createTicketTool(NEW_TICKET_SCHEMA)]);
       await parkedOn(3, "schemaChanged")(w, id);
     },
-    resolve: async (w, id) => { await ok(w.api("POST", `/v1/runs/${id}/calls/3/approve`), "approving the changed schema"); },
+    resolve: async (w, id) => {
+      await ok(w.api("POST", `/v1/runs/${id}/calls/3/approve`), "approving the changed schema");
+    },
     expected: { status: "completed", result: "second" },
   },
   {
     name: "http-fetch",
-    start: (w, t) => startRun(w, {
-      toolset: t.http,
-      script: `export default async function main(input: { host: string }) {
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.http,
+        script: `export default async function main(input: { host: string }) {
   const got = await fetch("http://" + input.host + "/hello");
   const posted = await fetch("http://" + input.host + "/things", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ a: 1 }) });
   return { status: got.status, got: await got.json(), posted: await posted.json() };
 }`,
-      input: { host: w.httpHost },
-    }),
-    expected: { status: "completed", result: { status: 200, got: { hello: "world", method: "GET" }, posted: { hello: "world", method: "POST" } } },
+        input: { host: w.httpHost },
+      }),
+    expected: {
+      status: "completed",
+      result: { status: 200, got: { hello: "world", method: "GET" }, posted: { hello: "world", method: "POST" } },
+    },
   },
   {
     name: "host-tools",
-    start: (w, t) => startRun(w, {
-      toolset: t.host,
-      script: `import { harness } from "rewind:tools";
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.host,
+        script: `import { harness } from "rewind:tools";
 export default async function main() {
   const answer = (await harness.ask({ question: "ok?" })) as { yes: boolean };
   const flaky = (await harness.flaky({})) as { attempt: number };
   return { yes: answer.yes, attempt: flaky.attempt };
 }`,
-    }),
+      }),
     expected: { status: "completed", result: { yes: true, attempt: 2 } },
   },
   {
     name: "continue-as-new",
-    start: (w, t, o) => startRun(w, {
-      toolset: t.main,
-      script: `import { svc, sleep } from "rewind:tools";
+    start: (w, t, o) =>
+      startRun(
+        w,
+        {
+          toolset: t.main,
+          script: `import { svc, sleep } from "rewind:tools";
 export default async function main(input: { ms: number }) {
   let total = 0;
   for (let i = 0; i < 24; i++) {
@@ -392,19 +462,25 @@ export default async function main(input: { ms: number }) {
   const all = await Promise.all([svc.echo({ message: "a" }), svc.echo({ message: "b" })]);
   return { total, parallel: all.length };
 }`,
-      input: { ms: o.waitMs },
-    }, true),
+          input: { ms: o.waitMs },
+        },
+        true,
+      ),
     waiting: completedCalls(21),
     expected: { status: "completed", result: { total: 276, parallel: 2 } },
   },
   {
     name: "script-throws",
-    start: (w) => startRun(w, { script: "export default async () => { throw new Error(\"bad input\"); };" }),
+    start: (w) => startRun(w, { script: 'export default async () => { throw new Error("bad input"); };' }),
     expected: { status: "failed", error: "bad input" },
   },
   {
     name: "uncaught-tool-error",
-    start: (w, t) => startRun(w, { toolset: t.main, script: "import { svc } from \"rewind:tools\";\nexport default async () => { await svc.fail({}); return 1; };" }),
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.main,
+        script: 'import { svc } from "rewind:tools";\nexport default async () => { await svc.fail({}); return 1; };',
+      }),
     expected: { status: "failed", error: "toolFailed" },
   },
   {
@@ -414,7 +490,11 @@ export default async function main(input: { ms: number }) {
   },
   {
     name: "memory-limit",
-    start: (w) => startRun(w, { script: "export default async function main() {\n  const hoard: string[][] = [];\n  for (;;) hoard.push(new Array(1_000_000).fill(\"x\"));\n}" }),
+    start: (w) =>
+      startRun(w, {
+        script:
+          'export default async function main() {\n  const hoard: string[][] = [];\n  for (;;) hoard.push(new Array(1_000_000).fill("x"));\n}',
+      }),
     expected: { status: "failed", error: "memory limit" },
   },
   {
@@ -424,9 +504,16 @@ export default async function main(input: { ms: number }) {
   },
   {
     name: "cancelled-while-parked",
-    start: (w, t) => startRun(w, { toolset: t.main, script: "import { svc } from \"rewind:tools\";\nexport default async () => { await svc.record_effect({ label: \"x\" }); return 1; };" }),
+    start: (w, t) =>
+      startRun(w, {
+        toolset: t.main,
+        script:
+          'import { svc } from "rewind:tools";\nexport default async () => { await svc.record_effect({ label: "x" }); return 1; };',
+      }),
     waiting: parkedOn(1, "approval"),
-    resolve: async (w, id) => { await ok(w.api("POST", `/v1/runs/${id}/cancel`), "cancelling"); },
+    resolve: async (w, id) => {
+      await ok(w.api("POST", `/v1/runs/${id}/cancel`), "cancelling");
+    },
     expected: { status: "cancelled" },
   },
 ];
@@ -441,7 +528,8 @@ export async function startFork(world: ScenarioWorld, toolsets: Toolsets): Promi
 export async function startForkParent(world: ScenarioWorld, toolsets: Toolsets): Promise<string> {
   const parent = await startRun(world, {
     toolset: toolsets.main,
-    script: "import { svc } from \"rewind:tools\";\nexport default async () => { await svc.echo({ message: \"a\" }); await svc.fail({}); return 1; };",
+    script:
+      'import { svc } from "rewind:tools";\nexport default async () => { await svc.echo({ message: "a" }); await svc.fail({}); return 1; };',
   });
   await until(`fork parent ${parent} to fail`, async () => {
     const { body } = await world.api("GET", `/v1/runs/${parent}`);
@@ -452,9 +540,13 @@ export async function startForkParent(world: ScenarioWorld, toolsets: Toolsets):
 
 /** Forks the failed `parent` with a fixed script (which returns 2); answers the fork's id. */
 export async function forkRun(world: ScenarioWorld, parent: string): Promise<string> {
-  const forked = await ok(world.api("POST", `/v1/runs/${parent}/fork`, {
-    script: "import { svc } from \"rewind:tools\";\nexport default async () => { await svc.echo({ message: \"a\" }); await svc.echo({ message: \"fixed\" }); return 2; };",
-  }), "forking");
+  const forked = await ok(
+    world.api("POST", `/v1/runs/${parent}/fork`, {
+      script:
+        'import { svc } from "rewind:tools";\nexport default async () => { await svc.echo({ message: "a" }); await svc.echo({ message: "fixed" }); return 2; };',
+    }),
+    "forking",
+  );
   return String(forked.body["id"]);
 }
 

@@ -18,7 +18,12 @@ const root = path.resolve(values.root ?? ".");
 const httpHost = values["http-host"] ?? "api.test";
 
 type Env = Record<string, string | undefined>;
-interface Logger { debug(m: string): void; info(m: string): void; warn(m: string): void; error(m: string): void }
+interface Logger {
+  debug(m: string): void;
+  info(m: string): void;
+  warn(m: string): void;
+  error(m: string): void;
+}
 interface ConfigShape {
   stateDir: string;
   temporal: { address: string | undefined; namespace: string; taskQueue: string };
@@ -30,18 +35,27 @@ interface ConfigShape {
 }
 interface StackModules {
   loadConfig(env: Env, cwd: string): ConfigShape;
-  startApi(config: ConfigShape, address: string, uiUrl: undefined, logger: Logger): Promise<{ url: string; stop(): Promise<void> }>;
+  startApi(
+    config: ConfigShape,
+    address: string,
+    uiUrl: undefined,
+    logger: Logger,
+  ): Promise<{ url: string; stop(): Promise<void> }>;
   createRewindWorker(options: Record<string, unknown>): Promise<{ run(): Promise<void>; shutdown(): Promise<void> }>;
   resolveSecretKey(config: ConfigShape): Promise<Buffer>;
   installTemporalRuntime(logger: Logger, level: string): void;
 }
 
-const load = async (file: string): Promise<Record<string, unknown>> => (await import(pathToFileURL(path.join(root, file)).href)) as Record<string, unknown>;
+const load = async (file: string): Promise<Record<string, unknown>> =>
+  (await import(pathToFileURL(path.join(root, file)).href)) as Record<string, unknown>;
 
 async function modules(): Promise<StackModules> {
   const [config, api, worker, key, runtime] = await Promise.all([
-    load("src/config.ts"), load("src/cli/start-api.ts"), load("src/worker/create-worker.ts"),
-    load("src/credentials/secret-key.ts"), load("src/worker/temporal-runtime.ts"),
+    load("src/config.ts"),
+    load("src/cli/start-api.ts"),
+    load("src/worker/create-worker.ts"),
+    load("src/credentials/secret-key.ts"),
+    load("src/worker/temporal-runtime.ts"),
   ]);
   return {
     loadConfig: config["loadConfig"] as StackModules["loadConfig"],
@@ -52,7 +66,12 @@ async function modules(): Promise<StackModules> {
   };
 }
 
-const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: (m) => process.stderr.write(`${m}\n`) };
+const quiet: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (m) => process.stderr.write(`${m}\n`),
+};
 
 const m = await modules();
 const env: Env = { ...process.env, REWIND_PORT: "0" };
@@ -77,7 +96,8 @@ const worker = await m.createRewindWorker({
   httpTool: {
     allowLoopbackForTests: true,
     resolve: async (hostname: string) => {
-      if (hostname.replace(/\.$/, "") !== httpHost) throw Object.assign(new Error(`no test answer for ${hostname}`), { code: "ENOTFOUND" });
+      if (hostname.replace(/\.$/, "") !== httpHost)
+        throw Object.assign(new Error(`no test answer for ${hostname}`), { code: "ENOTFOUND" });
       return [{ address: "127.0.0.1", family: net.isIPv6("127.0.0.1") ? 6 : 4 }];
     },
   },

@@ -10,7 +10,15 @@ import { startEventReceiver, type EventReceiver } from "../helpers/event-receive
 import { startLoopbackServer, type LoopbackServer } from "../helpers/http-loopback.ts";
 import { startMcpServer } from "../helpers/mcp-test-server.ts";
 import { droppingTool, echoTool, effectCounterTool, failingTool } from "../helpers/mcp-test-tools.ts";
-import { FRESH_TOKEN, OLD_TICKET_SCHEMA, createTicketTool, ok, type ApiAnswer, type ScenarioWorld, type Toolsets } from "./scenarios.ts";
+import {
+  FRESH_TOKEN,
+  OLD_TICKET_SCHEMA,
+  createTicketTool,
+  ok,
+  type ApiAnswer,
+  type ScenarioWorld,
+  type Toolsets,
+} from "./scenarios.ts";
 
 /** The made-up host name the worker's injected resolver maps to the loopback site. */
 export const HTTP_HOST_NAME = "api.test";
@@ -40,13 +48,23 @@ export async function callApi(base: string, method: string, route: string, body?
 
 export async function startWorld(): Promise<World> {
   const mcp = await startMcpServer({
-    tools: [echoTool("echo"), effectCounterTool().tool, droppingTool({ dropAttempts: 1 }).tool, effectCounterTool({ name: "once" }).tool, failingTool("no such thing", "fail")],
+    tools: [
+      echoTool("echo"),
+      effectCounterTool().tool,
+      droppingTool({ dropAttempts: 1 }).tool,
+      effectCounterTool({ name: "once" }).tool,
+      failingTool("no such thing", "fail"),
+    ],
   });
   const guarded = await startMcpServer({ tools: [echoTool("whoami")], requiredAuthorization: `Bearer ${FRESH_TOKEN}` });
   const changing = await startMcpServer({ tools: [createTicketTool(OLD_TICKET_SCHEMA)] });
   const site = await startLoopbackServer((req, res) => {
     req.resume();
-    req.on("end", () => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ hello: "world", method: req.method })));
+    req.on("end", () =>
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ hello: "world", method: req.method })),
+    );
   });
   const receiver = await startEventReceiver();
   const hostTaskQueue = `history-host-${randomUUID()}`;
@@ -54,30 +72,51 @@ export async function startWorld(): Promise<World> {
   let host: HostToolWorker | undefined;
   let hostRunning: Promise<void> | undefined;
 
-  const api = (method: string, route: string, body?: unknown, options: { continueAsNew?: boolean } = {}): Promise<ApiAnswer> =>
-    callApi(options.continueAsNew ? apis.continueAsNew : apis.main, method, route, body);
+  const api = (
+    method: string,
+    route: string,
+    body?: unknown,
+    options: { continueAsNew?: boolean } = {},
+  ): Promise<ApiAnswer> => callApi(options.continueAsNew ? apis.continueAsNew : apis.main, method, route, body);
 
   return {
     api,
     apiUrl: () => apis.main,
-    mcp, guarded, changing, site, receiver,
+    mcp,
+    guarded,
+    changing,
+    site,
+    receiver,
     httpHost: `${HTTP_HOST_NAME}:${site.port}`,
     hostTaskQueue,
     useApis(next) {
       apis = next;
     },
     async prepare() {
-      const register = async (document: unknown) => String((await ok(api("POST", "/v1/toolsets", document), "registering a toolset")).body["id"]);
-      const store = async (name: string, script: string) => String((await ok(api("POST", "/v1/workflows", { name, script }), "storing a workflow")).body["id"]);
-      const endpoint = await ok(api("PUT", "/v1/events/endpoint", { url: receiver.url }), "setting the events endpoint");
+      const register = async (document: unknown) =>
+        String((await ok(api("POST", "/v1/toolsets", document), "registering a toolset")).body["id"]);
+      const store = async (name: string, script: string) =>
+        String((await ok(api("POST", "/v1/workflows", { name, script }), "storing a workflow")).body["id"]);
+      const endpoint = await ok(
+        api("PUT", "/v1/events/endpoint", { url: receiver.url }),
+        "setting the events endpoint",
+      );
       receiver.setSecret(String(endpoint.body["secret"]));
       const guardedId = await register({
         mcpServers: { guarded: { url: guarded.url } },
         credentials: { mcpServers: { guarded: { headers: { authorization: `Bearer ${FRESH_TOKEN}` } } } },
       });
-      await ok(api("PUT", `/v1/toolsets/${guardedId}/credentials`, { mcpServers: { guarded: { headers: { authorization: "Bearer stale-token" } } } }), "storing stale credentials");
-      const listener = await store("listener", `import { webhook, waitForSignal } from "rewind:tools";
-export default async (input: { label: string }) => { await webhook("go"); return { label: input.label, heard: await waitForSignal<string>("go") }; };`);
+      await ok(
+        api("PUT", `/v1/toolsets/${guardedId}/credentials`, {
+          mcpServers: { guarded: { headers: { authorization: "Bearer stale-token" } } },
+        }),
+        "storing stale credentials",
+      );
+      const listener = await store(
+        "listener",
+        `import { webhook, waitForSignal } from "rewind:tools";
+export default async (input: { label: string }) => { await webhook("go"); return { label: input.label, heard: await waitForSignal<string>("go") }; };`,
+      );
       const double = await store("double", "export default async (input: { n: number }) => input.n * 2;");
       return {
         main: await register({
@@ -88,10 +127,18 @@ export default async (input: { label: string }) => { await webhook("go"); return
         changing: await register({ mcpServers: { tickets: { url: changing.url } } }),
         http: await register({ http: { allowedHosts: [`${HTTP_HOST_NAME}:${site.port}`] } }),
         host: await register({
-          hostTools: { harness: { taskQueue: hostTaskQueue, tools: {
-            ask: { description: "Ask the user.", inputSchema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] } },
-            flaky: { inputSchema: { type: "object" } },
-          } } },
+          hostTools: {
+            harness: {
+              taskQueue: hostTaskQueue,
+              tools: {
+                ask: {
+                  description: "Ask the user.",
+                  inputSchema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+                },
+                flaky: { inputSchema: { type: "object" } },
+              },
+            },
+          },
         }),
         children: await register({ workflows: { listener, double } }),
       };
@@ -99,7 +146,9 @@ export default async (input: { label: string }) => { await webhook("go"); return
     async startHostWorker(address, namespace) {
       if (host) return;
       host = await createHostToolWorker({
-        address, namespace, taskQueue: hostTaskQueue,
+        address,
+        namespace,
+        taskQueue: hostTaskQueue,
         tools: {
           "harness.ask": async (args) => ({ yes: String(args["question"]).includes("?") }),
           "harness.flaky": async (_args, ctx) => {

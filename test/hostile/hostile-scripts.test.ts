@@ -37,8 +37,19 @@ let peakTimer: NodeJS.Timeout | undefined;
 
 beforeAll(async () => {
   [stack, server, receiver] = await Promise.all([
-    startRewindStack({ env: { REWIND_SANDBOX_MEMORY_MB: "64", REWIND_SANDBOX_CPU_MS: "1000", REWIND_API_KEYS: `${KEY}:hostile${randomUUID().slice(0, 8)}` } }),
-    startMcpServer({ tools: [echoTool(), slow.tool], onRequest: (info) => { if (info.method === "tools/call") rawCalls.push(info); } }),
+    startRewindStack({
+      env: {
+        REWIND_SANDBOX_MEMORY_MB: "64",
+        REWIND_SANDBOX_CPU_MS: "1000",
+        REWIND_API_KEYS: `${KEY}:hostile${randomUUID().slice(0, 8)}`,
+      },
+    }),
+    startMcpServer({
+      tools: [echoTool(), slow.tool],
+      onRequest: (info) => {
+        if (info.method === "tools/call") rawCalls.push(info);
+      },
+    }),
     startEventReceiver(),
   ]);
   const registered = await stack.request("POST", "/v1/toolsets", { mcpServers: { tools: { url: server.url } } }, auth);
@@ -48,17 +59,28 @@ beforeAll(async () => {
   receiver.setSecret(String(endpoint.body["secret"]));
   // One normal run first, so that one-time costs (the type checker's libraries, the workflow
   // bundle) are not counted as growth caused by the hostile runs.
-  await run(TOOLS + 'export default async function main() { return (await tools.echo({ message: "warm" })) !== null; }');
+  await run(
+    TOOLS + 'export default async function main() { return (await tools.echo({ message: "warm" })) !== null; }',
+  );
   collectGarbage();
   rss.before = process.memoryUsage().rss;
   heap.before = process.memoryUsage().heapUsed;
-  peakTimer = setInterval(() => { rss.peak = Math.max(rss.peak, process.memoryUsage().rss); }, 100);
+  peakTimer = setInterval(() => {
+    rss.peak = Math.max(rss.peak, process.memoryUsage().rss);
+  }, 100);
 });
 
 afterAll(async () => {
   clearInterval(peakTimer);
   // Nothing hostile may outlive the file: end whatever is still running.
-  await Promise.all(started.map((id) => stack?.client.workflow.getHandle(id).terminate("test over").catch(() => undefined)));
+  await Promise.all(
+    started.map((id) =>
+      stack?.client.workflow
+        .getHandle(id)
+        .terminate("test over")
+        .catch(() => undefined),
+    ),
+  );
   await stack?.stop();
   await server?.close();
   await receiver?.close();
@@ -100,11 +122,20 @@ describe("escape attempts see only the isolate's own realm", () => {
     }`);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     expect(done.result).toEqual({
-      process: "undefined", require: "undefined", module: "undefined", Buffer: "undefined", setTimeout: "undefined", fetch: "undefined",
-      __rewindHost: "undefined", __rewindInternal: "undefined",
-      ctorThis: "undefined", fnProcess: "ReferenceError",
-      dynamicImport: expect.stringMatching(/Error/), directImport: expect.stringMatching(/Error/),
-      callSites: [["undefined", "undefined"]], globals: [],
+      process: "undefined",
+      require: "undefined",
+      module: "undefined",
+      Buffer: "undefined",
+      setTimeout: "undefined",
+      fetch: "undefined",
+      __rewindHost: "undefined",
+      __rewindInternal: "undefined",
+      ctorThis: "undefined",
+      fnProcess: "ReferenceError",
+      dynamicImport: expect.stringMatching(/Error/),
+      directImport: expect.stringMatching(/Error/),
+      callSites: [["undefined", "undefined"]],
+      globals: [],
     });
     expect((globalThis as Record<string, unknown>)["hostileMarker"]).toBeUndefined();
   });
@@ -124,7 +155,9 @@ describe("escape attempts see only the isolate's own realm", () => {
     }`);
     expect(done.result).toEqual(["undefined", "undefined", "TypeError", "TypeError", "TypeError", 12, true]);
     // Ordinary buffers count against the 64 MB heap limit.
-    const hoard = await run("export default async function main() { const b: ArrayBuffer[] = []; for (let i = 0; i < 64; i++) b.push(new ArrayBuffer(256 * 1024 * 1024)); return b.length; }");
+    const hoard = await run(
+      "export default async function main() { const b: ArrayBuffer[] = []; for (let i = 0; i < 64; i++) b.push(new ArrayBuffer(256 * 1024 * 1024)); return b.length; }",
+    );
     failedWith(hoard, "ScriptFailed", /Array buffer allocation failed/);
   });
 });
@@ -132,11 +165,14 @@ describe("escape attempts see only the isolate's own realm", () => {
 describe("prototype pollution stays in the isolate", () => {
   it("sends tool arguments with __proto__ and constructor.prototype keys as plain JSON", async () => {
     rawCalls.length = 0;
-    const done = await run(TOOLS + `export default async function main() {
+    const done = await run(
+      TOOLS +
+        `export default async function main() {
       const args = JSON.parse('{"message":"p","__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}}}');
       const echoed: any = await tools.echo(args);
       return { sentKeys: Object.keys(args), echoedPolluted: echoed.args.polluted ?? null };
-    }`);
+    }`,
+    );
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     expect(done.result).toEqual({ sentKeys: ["message", "__proto__", "constructor"], echoedPolluted: null });
     const params = (rawCalls[0]?.body as { params: { arguments: Record<string, unknown> } }).params;
@@ -151,14 +187,17 @@ describe("prototype pollution stays in the isolate", () => {
   });
 
   it("keeps a result whose prototype the script mutates, and the isolate's Object.prototype, away from the host", async () => {
-    const done = await run(TOOLS + `export default async function main() {
+    const done = await run(
+      TOOLS +
+        `export default async function main() {
       const r: any = await tools.echo({ message: "m" });
       r.__proto__.polluted = "from the script";
       (Object.prototype as any).polluted2 = "on the isolate's Object.prototype";
       Object.setPrototypeOf(r, { inherited: 1, toJSON() { return { replaced: true }; } });
       const again: any = await tools.echo({ message: "again", r } as any);
       return { r, sent: again.args.r, seenInIsolate: ({} as any).polluted };
-    }`);
+    }`,
+    );
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     expect(done.result).toEqual({ r: { replaced: true }, sent: { replaced: true }, seenInIsolate: "from the script" });
     expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
@@ -167,17 +206,23 @@ describe("prototype pollution stays in the isolate", () => {
   });
 
   it("survives a script that breaks its own runtime (toJSON on Object.prototype, patched Map and JSON)", async () => {
-    const nullJson = await run(TOOLS + `export default async function main() {
+    const nullJson = await run(
+      TOOLS +
+        `export default async function main() {
       (Object.prototype as any).toJSON = () => null;
       try { await tools.echo({ message: "x" }); return "sent"; } catch (e) { return "caught " + (e as Error).name; }
-    }`);
+    }`,
+    );
     expect(nullJson.result).toBe("caught TypeError");
-    const tampered = await run(TOOLS + `export default async function main() {
+    const tampered = await run(
+      TOOLS +
+        `export default async function main() {
       (Map.prototype as any).get = () => undefined;
       (JSON as any).parse = () => { throw new Error("tampered"); };
       await sleep(1);
       return "unreachable";
-    }`);
+    }`,
+    );
     failedWith(tampered, "ScriptStuck", /waiting for a promise that nothing will settle/);
   });
 });
@@ -195,25 +240,35 @@ describe("huge values end in a clear failure or a ToolError, never a terminated 
     else failedWith(huge, "ScriptFailed", /result is \d+ bytes of JSON, more than/);
     failedWith(big, "ScriptFailed", /result is 17825794 bytes of JSON, more than the 16777216 a run's result may be/);
     // A run Temporal terminated would never announce its end; these do.
-    expect((await receiver.waitFor(big.id, "run.failed", 15_000)).data).toMatchObject({ error: { type: "ScriptFailed" } });
+    expect((await receiver.waitFor(big.id, "run.failed", 15_000)).data).toMatchObject({
+      error: { type: "ScriptFailed" },
+    });
     // Over Temporal's 2 MiB payload limit, and still a result: it lives in the payload store.
     expect(fits.status, JSON.stringify(fits.error)).toBe("completed");
     expect(String(fits.result).length).toBe(2_100_000);
   });
 
   it("refuses oversized arguments with invalidArguments, keeps them out of the journal, and budgets a step's calls", async () => {
-    const done = await run(TOOLS + `export default async function main() {
+    const done = await run(
+      TOOLS +
+        `export default async function main() {
       const codes: unknown[] = [];
       try { await tools.echo({ message: "z".repeat(5_000_000) }); codes.push("sent"); } catch (e) { codes.push(e instanceof ToolError ? e.code : String(e)); }
       const m = "y".repeat(400_000);
       const three = await Promise.allSettled([tools.echo({ message: m }), tools.echo({ message: m }), tools.echo({ message: m })]);
       codes.push(three.map((o) => (o.status === "fulfilled" ? "ok" : (o.reason as ToolError).code)));
       return codes;
-    }`);
+    }`,
+    );
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     expect(done.result).toEqual(["invalidArguments", ["ok", "ok", "invalidArguments"]]);
     const journal = await stack.request("GET", `/v1/runs/${done.id}/journal`, undefined, auth);
-    const entries = journal.body["entries"] as { seq: number; args: unknown; status: string; error?: { code: string } }[];
+    const entries = journal.body["entries"] as {
+      seq: number;
+      args: unknown;
+      status: string;
+      error?: { code: string };
+    }[];
     expect(entries[0]).toMatchObject({ seq: 1, args: null, status: "failed", error: { code: "invalidArguments" } });
     expect(entries[3]).toMatchObject({ seq: 4, args: null, status: "failed", error: { code: "invalidArguments" } });
   });
@@ -221,7 +276,9 @@ describe("huge values end in a clear failure or a ToolError, never a terminated 
 
 describe("deep structures", () => {
   const nest = (depth: number) => `let a: unknown[] = []; for (let i = 0; i < ${depth}; i++) a = [a];`;
-  const send = (depth: number) => TOOLS + `export default async function main() { ${nest(depth)}
+  const send = (depth: number) =>
+    TOOLS +
+    `export default async function main() { ${nest(depth)}
     try { const r: any = await tools.echo({ message: "deep", a } as any); return typeof r; } catch (e) { return e instanceof ToolError ? [e.code, e.seq] : String(e); } }`;
 
   it("refuses 100 000-deep and 5 000-deep arguments with invalidArguments and sends 500-deep ones", async () => {
@@ -254,11 +311,15 @@ describe("runaway control flow", () => {
     ]);
     const [regex, getter] = await Promise.all([
       run('export default async function main() { return /(a+)+$/.test("a".repeat(40) + "b"); }'),
-      run(TOOLS + "export default async function main() { await tools.echo({ get message(): string { for (;;) {} } }); }"),
+      run(
+        TOOLS + "export default async function main() { await tools.echo({ get message(): string { for (;;) {} } }); }",
+      ),
     ]);
     const [strings, hoard] = await Promise.all([
       run('export default async function main() { let s = "x"; for (;;) s += s; }'),
-      run('export default async function main() { const h: string[][] = []; for (;;) h.push(new Array(1_000_000).fill("x")); }'),
+      run(
+        'export default async function main() { const h: string[][] = []; for (;;) h.push(new Array(1_000_000).fill("x")); }',
+      ),
     ]);
     failedWith(recursion, "ScriptFailed", /Maximum call stack size exceeded/);
     failedWith(thenLoop, "LimitExceeded", /CPU time limit of 1000 ms/);
@@ -269,7 +330,11 @@ describe("runaway control flow", () => {
   });
 
   it("fails a script waiting for a promise nothing will settle", async () => {
-    failedWith(await run("export default async function main() { await new Promise(() => {}); }"), "ScriptStuck", /waiting for a promise that nothing will settle/);
+    failedWith(
+      await run("export default async function main() { await new Promise(() => {}); }"),
+      "ScriptStuck",
+      /waiting for a promise that nothing will settle/,
+    );
   });
 });
 
@@ -277,8 +342,14 @@ describe("floods of calls", () => {
   it("fails 20 000 sleeps and 5 000 tool calls issued at once with the calls-per-step limit, within seconds", async () => {
     const t0 = Date.now();
     const [sleeps, calls] = await Promise.all([
-      run(TOOLS + "export default async function main() { const p: Promise<void>[] = []; for (let i = 0; i < 20_000; i++) p.push(sleep(1)); await Promise.all(p); return p.length; }"),
-      run(TOOLS + 'export default async function main() { const p: Promise<unknown>[] = []; for (let i = 0; i < 5_000; i++) p.push(tools.echo({ message: "m" })); return (await Promise.all(p)).length; }'),
+      run(
+        TOOLS +
+          "export default async function main() { const p: Promise<void>[] = []; for (let i = 0; i < 20_000; i++) p.push(sleep(1)); await Promise.all(p); return p.length; }",
+      ),
+      run(
+        TOOLS +
+          'export default async function main() { const p: Promise<unknown>[] = []; for (let i = 0; i < 5_000; i++) p.push(tools.echo({ message: "m" })); return (await Promise.all(p)).length; }',
+      ),
     ]);
     failedWith(sleeps, "LimitExceeded", /more than 1000 calls in one step/);
     failedWith(calls, "LimitExceeded", /more than 1000 calls in one step/);
@@ -287,8 +358,14 @@ describe("floods of calls", () => {
 
   it("completes 1 000 sleeps and 150 slow tool calls at once, never more than 16 calls in flight", async () => {
     const [sleeps, calls] = await Promise.all([
-      run(TOOLS + "export default async function main() { const p: Promise<void>[] = []; for (let i = 0; i < 1_000; i++) p.push(sleep(1)); await Promise.all(p); return p.length; }"),
-      run(TOOLS + "export default async function main() { const p: Promise<unknown>[] = []; for (let i = 0; i < 150; i++) p.push(tools.slow({})); return (await Promise.all(p)).length; }"),
+      run(
+        TOOLS +
+          "export default async function main() { const p: Promise<void>[] = []; for (let i = 0; i < 1_000; i++) p.push(sleep(1)); await Promise.all(p); return p.length; }",
+      ),
+      run(
+        TOOLS +
+          "export default async function main() { const p: Promise<unknown>[] = []; for (let i = 0; i < 150; i++) p.push(tools.slow({})); return (await Promise.all(p)).length; }",
+      ),
     ]);
     expect([sleeps.result, calls.result]).toEqual([1000, 150]);
     expect(slow.state.completed).toBe(150);
@@ -301,11 +378,16 @@ describe("after all of it", () => {
     'export default async function main() { return "x".repeat(50 * 1024 * 1024); }',
     'export default async function main() { const h: string[][] = []; for (;;) h.push(new Array(1_000_000).fill("x")); }',
     "export default async function main() { const b: ArrayBuffer[] = []; for (let i = 0; i < 64; i++) b.push(new ArrayBuffer(256 * 1024 * 1024)); return b.length; }",
-    TOOLS + 'export default async function main() { try { await tools.echo({ message: "z".repeat(5_000_000) }); } catch { return "refused"; } }',
+    TOOLS +
+      'export default async function main() { try { await tools.echo({ message: "z".repeat(5_000_000) }); } catch { return "refused"; } }',
   ];
 
   it("the same worker completes a normal run, and the test process has not grown without bound", async () => {
-    const done = await run(TOOLS + 'export default async function main(input: { n: number }) { const r: any = await tools.echo({ message: "ok" }); return [input.n * 2, r.args.message]; }', { n: 21 });
+    const done = await run(
+      TOOLS +
+        'export default async function main(input: { n: number }) { const r: any = await tools.echo({ message: "ok" }); return [input.n * 2, r.args.message]; }',
+      { n: 21 },
+    );
     expect(done.result).toEqual([42, "ok"]);
     collectGarbage();
     rss.after = process.memoryUsage().rss;
@@ -317,8 +399,10 @@ describe("after all of it", () => {
     const again = process.memoryUsage().rss;
     rss.peak = Math.max(rss.peak, rss.after, again);
     const mb = (n: number) => `${Math.round(n / MB)} MB`;
-    console.info(`hostile runs: ${started.length}; rss before ${mb(rss.before)}, after ${mb(rss.after)}, after the heaviest again ${mb(again)}, peak ${mb(rss.peak)}; `
-      + `heap used before ${mb(heap.before)}, after ${mb(heap.after)} (all after gc)`);
+    console.info(
+      `hostile runs: ${started.length}; rss before ${mb(rss.before)}, after ${mb(rss.after)}, after the heaviest again ${mb(again)}, peak ${mb(rss.peak)}; ` +
+        `heap used before ${mb(heap.before)}, after ${mb(heap.after)} (all after gc)`,
+    );
     expect(heap.after - heap.before).toBeLessThan(100 * MB);
     expect(rss.after - rss.before).toBeLessThan(400 * MB);
     expect(again - rss.after).toBeLessThan(100 * MB);

@@ -30,7 +30,9 @@ describe("readBoundedBody", () => {
     // 1024 concatenated gzip members of 1 MB of zeros: ~1 MB on the wire, 1 GB decoded.
     const bomb = Buffer.concat(Array.from({ length: 1024 }, () => member));
     const { stream, pulled } = countingStream(bomb);
-    const error = await readBoundedBody(stream, { "content-encoding": "gzip" }, { maxBytes: 5 * MB, host: "h" }).catch((e: unknown) => e);
+    const error = await readBoundedBody(stream, { "content-encoding": "gzip" }, { maxBytes: 5 * MB, host: "h" }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(HttpRefusal);
     expect((error as HttpRefusal).rule).toBe("tooLarge");
     // 5 MB decoded is ~5 KB of gzip; stream buffers (64 KB each side) add some, far below the bomb.
@@ -41,16 +43,32 @@ describe("readBoundedBody", () => {
   it("undoes several codings in reverse order and counts the final bytes", async () => {
     const text = "x".repeat(3000);
     const wire = zlib.gzipSync(zlib.deflateSync(Buffer.from(text)));
-    const ok = await readBoundedBody(Readable.from([wire]), { "content-encoding": "deflate, gzip" }, { maxBytes: 3000, host: "h" });
+    const ok = await readBoundedBody(
+      Readable.from([wire]),
+      { "content-encoding": "deflate, gzip" },
+      { maxBytes: 3000, host: "h" },
+    );
     expect(ok).toEqual({ body: text, bodyEncoding: "utf8" });
-    const over = readBoundedBody(Readable.from([wire]), { "content-encoding": "deflate, gzip" }, { maxBytes: 2999, host: "h" });
+    const over = readBoundedBody(
+      Readable.from([wire]),
+      { "content-encoding": "deflate, gzip" },
+      { maxBytes: 2999, host: "h" },
+    );
     await expect(over).rejects.toMatchObject({ rule: "tooLarge" });
   });
 
   it("refuses malformed compressed bodies and over-long coding chains", async () => {
-    const garbage = readBoundedBody(Readable.from([Buffer.from("not gzip at all")]), { "content-encoding": "gzip" }, { maxBytes: MB, host: "h" });
+    const garbage = readBoundedBody(
+      Readable.from([Buffer.from("not gzip at all")]),
+      { "content-encoding": "gzip" },
+      { maxBytes: MB, host: "h" },
+    );
     await expect(garbage).rejects.toMatchObject({ rule: "encoding" });
-    const chain = readBoundedBody(Readable.from([]), { "content-encoding": "gzip, gzip, gzip, gzip, gzip" }, { maxBytes: MB, host: "h" });
+    const chain = readBoundedBody(
+      Readable.from([]),
+      { "content-encoding": "gzip, gzip, gzip, gzip, gzip" },
+      { maxBytes: MB, host: "h" },
+    );
     await expect(chain).rejects.toMatchObject({ rule: "encoding" });
   });
 });

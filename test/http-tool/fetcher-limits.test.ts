@@ -20,26 +20,47 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
   const url = new URL(req.url ?? "/", "http://placeholder");
   const size = Number(url.searchParams.get("size") ?? 0);
   switch (url.pathname) {
-    case "/plain": res.end(Buffer.alloc(size, 0x61)); break; // with content-length
+    case "/plain":
+      res.end(Buffer.alloc(size, 0x61));
+      break; // with content-length
     case "/chunked": // no content-length: only counting can stop it
-      for (let sent = 0; sent < size; sent += 64 * 1024) res.write(Buffer.alloc(Math.min(64 * 1024, size - sent), 0x61));
+      for (let sent = 0; sent < size; sent += 64 * 1024)
+        res.write(Buffer.alloc(Math.min(64 * 1024, size - sent), 0x61));
       res.end();
       break;
-    case "/bomb": res.writeHead(200, { "content-encoding": "gzip" }).end(bomb); break;
+    case "/bomb":
+      res.writeHead(200, { "content-encoding": "gzip" }).end(bomb);
+      break;
     case "/chained": // applied gzip first, then br: "gzip, br"
-      res.writeHead(200, { "content-encoding": "gzip, br", "content-type": "text/plain; charset=utf-8" })
+      res
+        .writeHead(200, { "content-encoding": "gzip, br", "content-type": "text/plain; charset=utf-8" })
         .end(zlib.brotliCompressSync(zlib.gzipSync(TEXT)));
       break;
-    case "/zstd": res.writeHead(200, { "content-encoding": "zstd" }).end(zlib.zstdCompressSync(TEXT)); break;
-    case "/unknown": res.writeHead(200, { "content-encoding": "compress" }).end("x"); break;
-    case "/binary": res.writeHead(200, { "content-type": "image/png" }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0xff])); break;
-    case "/latin1": res.writeHead(200, { "content-type": "text/plain; charset=iso-8859-1" }).end(Buffer.from([0x63, 0x61, 0x66, 0xe9])); break;
-    case "/invalid-utf8": res.writeHead(200, { "content-type": "text/plain" }).end(Buffer.from([0xc3, 0x28])); break;
+    case "/zstd":
+      res.writeHead(200, { "content-encoding": "zstd" }).end(zlib.zstdCompressSync(TEXT));
+      break;
+    case "/unknown":
+      res.writeHead(200, { "content-encoding": "compress" }).end("x");
+      break;
+    case "/binary":
+      res.writeHead(200, { "content-type": "image/png" }).end(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0xff]));
+      break;
+    case "/latin1":
+      res
+        .writeHead(200, { "content-type": "text/plain; charset=iso-8859-1" })
+        .end(Buffer.from([0x63, 0x61, 0x66, 0xe9]));
+      break;
+    case "/invalid-utf8":
+      res.writeHead(200, { "content-type": "text/plain" }).end(Buffer.from([0xc3, 0x28]));
+      break;
     case "/trickle": {
       res.writeHead(200, { "content-type": "text/plain" });
       const timer = setInterval(() => res.write("."), 100);
       timers.add(timer);
-      res.on("close", () => { clearInterval(timer); timers.delete(timer); });
+      res.on("close", () => {
+        clearInterval(timer);
+        timers.delete(timer);
+      });
       break;
     }
     case "/slow-redirect": {
@@ -47,7 +68,8 @@ function route(req: http.IncomingMessage, res: http.ServerResponse): void {
       timers.add(timer);
       break;
     }
-    default: res.writeHead(404).end();
+    default:
+      res.writeHead(404).end();
   }
 }
 
@@ -68,7 +90,10 @@ afterAll(async () => {
 });
 
 async function refusal(promise: Promise<unknown>): Promise<HttpRefusal> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(HttpRefusal);
   return error as HttpRefusal;
 }
@@ -102,8 +127,14 @@ describe("fetcher limits", () => {
 
   it("returns text in its charset and binary as base64", async () => {
     expect(await fetcher({ url: `${origin}/latin1` }, list)).toMatchObject({ body: "café", bodyEncoding: "utf8" });
-    expect(await fetcher({ url: `${origin}/binary` }, list)).toMatchObject({ body: "iVBORwD/", bodyEncoding: "base64" });
-    expect(await fetcher({ url: `${origin}/invalid-utf8` }, list)).toMatchObject({ body: "wyg=", bodyEncoding: "base64" });
+    expect(await fetcher({ url: `${origin}/binary` }, list)).toMatchObject({
+      body: "iVBORwD/",
+      bodyEncoding: "base64",
+    });
+    expect(await fetcher({ url: `${origin}/invalid-utf8` }, list)).toMatchObject({
+      body: "wyg=",
+      bodyEncoding: "base64",
+    });
   });
 
   it("cuts off a server that trickles bytes at the deadline", async () => {

@@ -8,12 +8,20 @@ import net from "node:net";
 import type http from "node:http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createGuardedFetcher, HttpRefusal } from "../../src/http-tool/index.ts";
-import { guardConnects, startLoopbackServer, tableResolver, type ConnectGuard, type LoopbackServer } from "../helpers/http-loopback.ts";
+import {
+  guardConnects,
+  startLoopbackServer,
+  tableResolver,
+  type ConnectGuard,
+  type LoopbackServer,
+} from "../helpers/http-loopback.ts";
 
 function echo(req: http.IncomingMessage, res: http.ServerResponse): void {
   let body = "";
   req.setEncoding("utf8");
-  req.on("data", (chunk: string) => { body += chunk; });
+  req.on("data", (chunk: string) => {
+    body += chunk;
+  });
   req.on("end", () => {
     res.setHeader("content-type", "application/json; charset=utf-8");
     res.setHeader("x-multi", ["a", "b"]);
@@ -54,14 +62,19 @@ beforeAll(async () => {
   list = [`test.local:${server.port}`, `other.local:${server.port}`, `private.local:${server.port}`];
 });
 afterAll(() => server.close());
-beforeEach(() => { guard = guardConnects(); });
+beforeEach(() => {
+  guard = guardConnects();
+});
 afterEach(() => {
   guard.restore();
   expect(guard.blocked).toEqual([]);
 });
 
 async function refusal(promise: Promise<unknown>): Promise<HttpRefusal> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(HttpRefusal);
   return error as HttpRefusal;
 }
@@ -73,17 +86,43 @@ function echoed(body: string): { method: string; path: string; headers: Record<s
 describe("fetcher against loopback", () => {
   it("sends GET and POST with headers and body, with the original Host header", async () => {
     const get = await fetcher({ url: `${origin}/echo?q=1` }, list);
-    expect(get).toMatchObject({ status: 200, statusText: "OK", url: `${origin}/echo?q=1`, bodyEncoding: "utf8", redirects: 0 });
+    expect(get).toMatchObject({
+      status: 200,
+      statusText: "OK",
+      url: `${origin}/echo?q=1`,
+      bodyEncoding: "utf8",
+      redirects: 0,
+    });
     expect(get.headers["x-multi"]).toBe("a, b");
-    expect(echoed(get.body)).toMatchObject({ method: "GET", path: "/echo?q=1", headers: { host: `test.local:${server.port}`, "user-agent": "rewind-http-tool" } });
+    expect(echoed(get.body)).toMatchObject({
+      method: "GET",
+      path: "/echo?q=1",
+      headers: { host: `test.local:${server.port}`, "user-agent": "rewind-http-tool" },
+    });
 
-    const post = await fetcher({
-      url: `${origin}/echo`, method: "post", body: '{"a":1}',
-      headers: { "Content-Type": "application/json", "X-Custom": "yes", Host: "evil.example", "Content-Length": "999", Connection: "upgrade" },
-    }, list);
+    const post = await fetcher(
+      {
+        url: `${origin}/echo`,
+        method: "post",
+        body: '{"a":1}',
+        headers: {
+          "Content-Type": "application/json",
+          "X-Custom": "yes",
+          Host: "evil.example",
+          "Content-Length": "999",
+          Connection: "upgrade",
+        },
+      },
+      list,
+    );
     const seen = echoed(post.body);
     expect(seen).toMatchObject({ method: "POST", body: '{"a":1}' });
-    expect(seen.headers).toMatchObject({ host: `test.local:${server.port}`, "content-type": "application/json", "x-custom": "yes", "content-length": "7" });
+    expect(seen.headers).toMatchObject({
+      host: `test.local:${server.port}`,
+      "content-type": "application/json",
+      "x-custom": "yes",
+      "content-length": "7",
+    });
     expect(guard.attempts.every((target) => target === "127.0.0.1")).toBe(true);
   });
 
@@ -95,13 +134,17 @@ describe("fetcher against loopback", () => {
     expect(flipping.calls).toEqual(["flip.local"]);
     expect(guard.attempts).toEqual(["127.0.0.1"]);
     // Each hop is a new resolution and a new check: the second answer is refused.
-    const redirected = fetch({ url: `http://flip.local:${server.port}/redirect?to=/echo` }, [`flip.local:${server.port}`]);
+    const redirected = fetch({ url: `http://flip.local:${server.port}/redirect?to=/echo` }, [
+      `flip.local:${server.port}`,
+    ]);
     expect((await refusal(redirected)).rule).toBe("address:private");
   });
 
   it("re-checks redirects: private addresses, hosts off the list, schemes", async () => {
     const connectionsBefore = server.connections();
-    const toPrivate = await refusal(fetcher({ url: `${origin}/redirect?to=http://private.local:${server.port}/echo` }, list));
+    const toPrivate = await refusal(
+      fetcher({ url: `${origin}/redirect?to=http://private.local:${server.port}/echo` }, list),
+    );
     expect(toPrivate.rule).toBe("address:private");
     expect(toPrivate.message).toContain("private.local");
     expect(guard.attempts).toEqual(["127.0.0.1"]); // the first hop only: nothing dialed 10.0.0.1
@@ -132,11 +175,24 @@ describe("fetcher against loopback", () => {
 
   it("keeps only allow-listed headers on a cross-origin redirect and every header on a same-origin one", async () => {
     const headers = {
-      Authorization: "Bearer t0ken", Cookie: "s=1", "X-Api-Key": "k", "X-Functions-Key": "f", "Ocp-Apim-Subscription-Key": "o",
-      "X-Goog-Iap-Jwt-Assertion": "j", "X-Custom": "c", Accept: "application/json", "Idempotency-Key": "run_x/1",
+      Authorization: "Bearer t0ken",
+      Cookie: "s=1",
+      "X-Api-Key": "k",
+      "X-Functions-Key": "f",
+      "Ocp-Apim-Subscription-Key": "o",
+      "X-Goog-Iap-Jwt-Assertion": "j",
+      "X-Custom": "c",
+      Accept: "application/json",
+      "Idempotency-Key": "run_x/1",
     };
     const same = echoed((await fetcher({ url: `${origin}/redirect?to=/echo`, headers }, list)).body);
-    expect(same.headers).toMatchObject({ authorization: "Bearer t0ken", cookie: "s=1", "x-api-key": "k", "x-functions-key": "f", "x-custom": "c" });
+    expect(same.headers).toMatchObject({
+      authorization: "Bearer t0ken",
+      cookie: "s=1",
+      "x-api-key": "k",
+      "x-functions-key": "f",
+      "x-custom": "c",
+    });
 
     const to = `http://other.local:${server.port}/redirect?to=${encodeURIComponent(`${origin}/echo`)}`;
     const cross = await fetcher({ url: `${origin}/redirect?to=${encodeURIComponent(to)}`, headers }, list);
@@ -144,7 +200,15 @@ describe("fetcher against loopback", () => {
     expect(cross.redirects).toBe(2);
     expect(seen.headers).toMatchObject({ accept: "application/json", "idempotency-key": "run_x/1" });
     // Gone for good, even once the chain comes back to the first origin.
-    for (const name of ["authorization", "cookie", "x-api-key", "x-functions-key", "ocp-apim-subscription-key", "x-goog-iap-jwt-assertion", "x-custom"]) {
+    for (const name of [
+      "authorization",
+      "cookie",
+      "x-api-key",
+      "x-functions-key",
+      "ocp-apim-subscription-key",
+      "x-goog-iap-jwt-assertion",
+      "x-custom",
+    ]) {
       expect(seen.headers[name]).toBeUndefined();
     }
   });
@@ -153,21 +217,29 @@ describe("fetcher against loopback", () => {
     for (const url of ["ftp://test.local/", "file:///etc/passwd", "data:text/plain,hi", "javascript:alert(1)"]) {
       expect((await refusal(fetcher({ url }, ["test.local"]))).rule).toBe("scheme");
     }
-    expect((await refusal(fetcher({ url: `http://user:pass@test.local:${server.port}/` }, list))).rule).toBe("userinfo");
+    expect((await refusal(fetcher({ url: `http://user:pass@test.local:${server.port}/` }, list))).rule).toBe(
+      "userinfo",
+    );
     expect((await refusal(fetcher({ url: `${origin}/echo` }, ["test.local"]))).rule).toBe("port");
     expect((await refusal(fetcher({ url: `http://test.local:${server.port + 1}/` }, list))).rule).toBe("port");
   });
 
   it("ignores proxy environment variables", async () => {
     let proxied = 0;
-    const proxy = net.createServer((socket) => { proxied += 1; socket.destroy(); });
+    const proxy = net.createServer((socket) => {
+      proxied += 1;
+      socket.destroy();
+    });
     await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
     const names = ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "NO_PROXY", "no_proxy"];
     const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]));
     try {
       for (const name of names) process.env[name] = name.toLowerCase().startsWith("no_") ? "" : proxyUrl;
-      const response = await createGuardedFetcher({ resolve: dns.resolve, allowLoopbackForTests: true })({ url: `${origin}/echo` }, list);
+      const response = await createGuardedFetcher({ resolve: dns.resolve, allowLoopbackForTests: true })(
+        { url: `${origin}/echo` },
+        list,
+      );
       expect(response.status).toBe(200);
       expect(proxied).toBe(0);
     } finally {
@@ -181,11 +253,19 @@ describe("fetcher against loopback", () => {
 
   it("dials the pinned address over TLS with the host name as SNI", async () => {
     let hello: Buffer = Buffer.alloc(0);
-    const raw = net.createServer((socket) => socket.once("data", (chunk: Buffer) => { hello = chunk; socket.destroy(); }));
+    const raw = net.createServer((socket) =>
+      socket.once("data", (chunk: Buffer) => {
+        hello = chunk;
+        socket.destroy();
+      }),
+    );
     await new Promise<void>((resolve) => raw.listen(0, "127.0.0.1", resolve));
     const port = (raw.address() as net.AddressInfo).port;
     try {
-      const fetch = createGuardedFetcher({ resolve: tableResolver({ "secure.local": ["127.0.0.1"] }).resolve, allowLoopbackForTests: true });
+      const fetch = createGuardedFetcher({
+        resolve: tableResolver({ "secure.local": ["127.0.0.1"] }).resolve,
+        allowLoopbackForTests: true,
+      });
       const error = await refusal(fetch({ url: `https://secure.local:${port}/` }, [`secure.local:${port}`]));
       expect(error.rule).toBe("connect");
       expect(guard.attempts).toEqual(["127.0.0.1"]);

@@ -8,14 +8,19 @@ import { createGuardedFetcher, HttpRefusal } from "../../src/http-tool/index.ts"
 import { guardConnects, tableResolver, type ConnectGuard } from "../helpers/http-loopback.ts";
 
 let guard: ConnectGuard;
-beforeEach(() => { guard = guardConnects(); });
+beforeEach(() => {
+  guard = guardConnects();
+});
 afterEach(() => {
   guard.restore();
   expect(guard.attempts).toEqual([]);
 });
 
 async function refusal(promise: Promise<unknown>): Promise<HttpRefusal> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(HttpRefusal);
   return error as HttpRefusal;
 }
@@ -24,7 +29,9 @@ describe("fetcher refusals before connect", () => {
   it("refuses a name that resolves to the metadata address", async () => {
     const dns = tableResolver({ "metadata.example.com": ["169.254.169.254"] });
     const fetch = createGuardedFetcher({ resolve: dns.resolve });
-    const error = await refusal(fetch({ url: "http://metadata.example.com/latest/meta-data/" }, ["metadata.example.com"]));
+    const error = await refusal(
+      fetch({ url: "http://metadata.example.com/latest/meta-data/" }, ["metadata.example.com"]),
+    );
     expect(error.rule).toBe("address:metadata");
     expect(error.message).toContain("metadata.example.com");
     expect(dns.calls).toEqual(["metadata.example.com"]);
@@ -79,7 +86,9 @@ describe("fetcher refusals before connect", () => {
     const patient = createGuardedFetcher({ resolve: hanging });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const aborted = await refusal(patient({ url: "https://slow.example.com/" }, ["slow.example.com"], controller.signal));
+    const aborted = await refusal(
+      patient({ url: "https://slow.example.com/" }, ["slow.example.com"], controller.signal),
+    );
     expect(aborted.rule).toBe("aborted");
   });
 

@@ -7,19 +7,19 @@ import { nextHop } from "../../src/http-tool/redirects.ts";
 import type { HopRequest } from "../../src/http-tool/request-check.ts";
 
 const SCRIPT_HEADERS = {
-  "accept": "application/json",
+  accept: "application/json",
   "accept-language": "fr",
   "user-agent": "script/1",
   "idempotency-key": "run_1/3",
   "accept-encoding": "gzip, br",
   "content-type": "application/json",
-  "authorization": "Bearer a",
-  "cookie": "s=1",
+  authorization: "Bearer a",
+  cookie: "s=1",
   "x-functions-key": "azure-functions-secret",
   "ocp-apim-subscription-key": "apim-secret",
   "x-goog-iap-jwt-assertion": "iap-jwt",
   "x-custom": "anything",
-  "traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+  traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
 };
 
 function hop(method: string, body?: string): HopRequest {
@@ -37,20 +37,43 @@ describe("redirect headers", () => {
     const next = nextHop(hop("POST", "{}"), status, "https://other.example.net/in");
     expect(next).toMatchObject({ method: "POST", body: "{}" });
     expect(next?.headers).toEqual({
-      "accept": "application/json", "accept-language": "fr", "user-agent": "script/1", "idempotency-key": "run_1/3",
-      "accept-encoding": "gzip, br", "content-type": "application/json",
+      accept: "application/json",
+      "accept-language": "fr",
+      "user-agent": "script/1",
+      "idempotency-key": "run_1/3",
+      "accept-encoding": "gzip, br",
+      "content-type": "application/json",
     });
   });
 
-  it.each([[303, "POST"], [302, "POST"], [301, "POST"], [302, "GET"]])("drops content-type with the body on a cross-origin %i after %s", (status, method) => {
+  it.each([
+    [303, "POST"],
+    [302, "POST"],
+    [301, "POST"],
+    [302, "GET"],
+  ])("drops content-type with the body on a cross-origin %i after %s", (status, method) => {
     const next = nextHop(hop(method, method === "GET" ? undefined : "{}"), status, "https://other.example.net/in");
     expect(next).toMatchObject({ method: "GET", body: undefined });
-    expect(Object.keys(next?.headers ?? {}).sort()).toEqual(["accept", "accept-encoding", "accept-language", "idempotency-key", "user-agent"]);
+    expect(Object.keys(next?.headers ?? {}).sort()).toEqual([
+      "accept",
+      "accept-encoding",
+      "accept-language",
+      "idempotency-key",
+      "user-agent",
+    ]);
   });
 
   it("drops the credential headers a name pattern missed, whatever their case was", () => {
     const next = nextHop(hop("GET"), 302, "http://api.example.com/start"); // another scheme is another origin
-    for (const name of ["x-functions-key", "ocp-apim-subscription-key", "x-goog-iap-jwt-assertion", "authorization", "cookie", "x-custom", "traceparent"]) {
+    for (const name of [
+      "x-functions-key",
+      "ocp-apim-subscription-key",
+      "x-goog-iap-jwt-assertion",
+      "authorization",
+      "cookie",
+      "x-custom",
+      "traceparent",
+    ]) {
       expect(next?.headers[name]).toBeUndefined();
     }
     expect(next?.headers["idempotency-key"]).toBe("run_1/3");

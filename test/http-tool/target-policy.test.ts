@@ -7,7 +7,13 @@
 import type http from "node:http";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTargetPolicy, TargetRefusal, type TargetPolicyOptions } from "../../src/http-tool/index.ts";
-import { guardConnects, startLoopbackServer, tableResolver, type ConnectGuard, type LoopbackServer } from "../helpers/http-loopback.ts";
+import {
+  guardConnects,
+  startLoopbackServer,
+  tableResolver,
+  type ConnectGuard,
+  type LoopbackServer,
+} from "../helpers/http-loopback.ts";
 
 let counter: LoopbackServer;
 let site: LoopbackServer;
@@ -32,7 +38,9 @@ afterAll(async () => {
   await counter.close();
   await site.close();
 });
-beforeEach(() => { guard = guardConnects(); });
+beforeEach(() => {
+  guard = guardConnects();
+});
 afterEach(() => {
   guard.restore();
   expect(guard.blocked).toEqual([]);
@@ -47,23 +55,47 @@ const dns = tableResolver({
   "mixed.test": ["93.184.215.14", "127.0.0.1"],
   "fallback.trusted.test": ["127.0.0.3", "127.0.0.1"],
 });
-const policy = (extra: Partial<TargetPolicyOptions> = {}) => createTargetPolicy({
-  guarded: true, resolve: dns.resolve, trusted: { hosts: ["site.trusted.test", "fallback.trusted.test"], cidrs: ["10.9.0.0/16"] }, ...extra,
-});
+const policy = (extra: Partial<TargetPolicyOptions> = {}) =>
+  createTargetPolicy({
+    guarded: true,
+    resolve: dns.resolve,
+    trusted: { hosts: ["site.trusted.test", "fallback.trusted.test"], cidrs: ["10.9.0.0/16"] },
+    ...extra,
+  });
 
 async function refusalOf(promise: Promise<unknown>): Promise<TargetRefusal> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(TargetRefusal);
   return error as TargetRefusal;
 }
 
 const LOOPBACK_NOTATIONS = (port: number) => [
-  `http://127.0.0.1:${port}/`, `http://127.1:${port}/`, `http://2130706433:${port}/`, `http://0x7f000001:${port}/`,
-  `http://0177.0.0.1:${port}/`, `http://127.0.0.2:${port}/`, `http://localhost:${port}/`, `http://LOCALHOST.:${port}/`,
-  `http://[::1]:${port}/`, `http://[::ffff:127.0.0.1]:${port}/`, `http://[0:0:0:0:0:ffff:7f00:1]:${port}/`, `http://[::127.0.0.1]:${port}/`,
-  `http://0.0.0.0:${port}/`, `http://0:${port}/`, `http://[::]:${port}/`, `http://loopback.test:${port}/`,
-  `https://127.0.0.1:${port}/`, `http://metadata.test:${port}/`, `http://169.254.169.254:${port}/`, `http://private.test:${port}/`,
-  `http://mixed.test:${port}/`, `http://unknown-name.test:${port}/`, `ftp://127.0.0.1:${port}/`,
+  `http://127.0.0.1:${port}/`,
+  `http://127.1:${port}/`,
+  `http://2130706433:${port}/`,
+  `http://0x7f000001:${port}/`,
+  `http://0177.0.0.1:${port}/`,
+  `http://127.0.0.2:${port}/`,
+  `http://localhost:${port}/`,
+  `http://LOCALHOST.:${port}/`,
+  `http://[::1]:${port}/`,
+  `http://[::ffff:127.0.0.1]:${port}/`,
+  `http://[0:0:0:0:0:ffff:7f00:1]:${port}/`,
+  `http://[::127.0.0.1]:${port}/`,
+  `http://0.0.0.0:${port}/`,
+  `http://0:${port}/`,
+  `http://[::]:${port}/`,
+  `http://loopback.test:${port}/`,
+  `https://127.0.0.1:${port}/`,
+  `http://metadata.test:${port}/`,
+  `http://169.254.169.254:${port}/`,
+  `http://private.test:${port}/`,
+  `http://mixed.test:${port}/`,
+  `http://unknown-name.test:${port}/`,
+  `ftp://127.0.0.1:${port}/`,
 ];
 
 describe("the outbound target policy, guarded", () => {
@@ -75,7 +107,9 @@ describe("the outbound target policy, guarded", () => {
       const onOpen = await refusalOf(targets.check(open));
       const onClosed = await refusalOf(targets.check(closed));
       expect(onOpen.reason).toBe("targetNotAllowed");
-      expect(onOpen.message.replace(String(counter.port), "PORT")).toBe(onClosed.message.replace(String(closedPort), "PORT"));
+      expect(onOpen.message.replace(String(counter.port), "PORT")).toBe(
+        onClosed.message.replace(String(closedPort), "PORT"),
+      );
       expect(onOpen.message).toMatch(/is not an allowed target/);
       const session = targets.session();
       await refusalOf(session.fetch(open));
@@ -91,7 +125,9 @@ describe("the outbound target policy, guarded", () => {
     const session = targets.session();
     expect(await (await session.fetch(`http://flip.test:${site.port}/a`)).text()).toBe("site GET /a");
     answers = ["10.1.2.3"];
-    expect(await (await session.fetch(`http://flip.test:${site.port}/b`, { method: "POST", body: "x" })).text()).toBe("site POST /b");
+    expect(await (await session.fetch(`http://flip.test:${site.port}/b`, { method: "POST", body: "x" })).text()).toBe(
+      "site POST /b",
+    );
     expect(flipping.calls).toEqual(["flip.test"]);
     expect(requests.at(-1)?.headers.host).toBe(`flip.test:${site.port}`);
     await session.close();
@@ -126,12 +162,25 @@ describe("the outbound target policy, guarded", () => {
 
   it("checks a redirect's target again: a trusted host redirecting to loopback is refused, the counter sees nothing", async () => {
     const session = policy().session();
-    for (const to of [`http://127.0.0.1:${counter.port}/`, `http://localhost:${counter.port}/`, `http://[::1]:${counter.port}/`, `http://metadata.test:${counter.port}/`]) {
-      const error = await refusalOf(session.fetch(`http://site.trusted.test:${site.port}/?to=${encodeURIComponent(to)}`, { method: "POST", body: "{}", headers: { authorization: "Bearer x" } }));
+    for (const to of [
+      `http://127.0.0.1:${counter.port}/`,
+      `http://localhost:${counter.port}/`,
+      `http://[::1]:${counter.port}/`,
+      `http://metadata.test:${counter.port}/`,
+    ]) {
+      const error = await refusalOf(
+        session.fetch(`http://site.trusted.test:${site.port}/?to=${encodeURIComponent(to)}`, {
+          method: "POST",
+          body: "{}",
+          headers: { authorization: "Bearer x" },
+        }),
+      );
       expect(error.message).not.toContain("site.trusted.test");
     }
     // Same origin: followed, with its headers.
-    const same = await session.fetch(`http://site.trusted.test:${site.port}/?to=/landed`, { headers: { authorization: "Bearer x" } });
+    const same = await session.fetch(`http://site.trusted.test:${site.port}/?to=/landed`, {
+      headers: { authorization: "Bearer x" },
+    });
     expect(await same.text()).toBe("site GET /landed");
     expect(requests.at(-1)?.headers.authorization).toBe("Bearer x");
     await session.close();
@@ -139,15 +188,25 @@ describe("the outbound target policy, guarded", () => {
 
   it("hands a redirect back as it is when told not to follow", async () => {
     const session = policy().session({ followRedirects: false });
-    const response = await session.fetch(`http://site.trusted.test:${site.port}/?to=${encodeURIComponent(`http://127.0.0.1:${counter.port}/`)}`, { method: "POST", body: "{}" });
+    const response = await session.fetch(
+      `http://site.trusted.test:${site.port}/?to=${encodeURIComponent(`http://127.0.0.1:${counter.port}/`)}`,
+      { method: "POST", body: "{}" },
+    );
     expect(response.status).toBe(307);
     await response.body?.cancel();
     await session.close();
   });
 
   it("tells the operator when a trusted name does not resolve, and no one else", async () => {
-    const lonely = createTargetPolicy({ guarded: true, resolve: tableResolver({}).resolve, trusted: { hosts: ["gone.trusted.test"], cidrs: [] } });
-    const error = await lonely.check("http://gone.trusted.test/").then(() => undefined, (e: unknown) => e);
+    const lonely = createTargetPolicy({
+      guarded: true,
+      resolve: tableResolver({}).resolve,
+      trusted: { hosts: ["gone.trusted.test"], cidrs: [] },
+    });
+    const error = await lonely.check("http://gone.trusted.test/").then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).not.toBeInstanceOf(TargetRefusal);
     expect((error as { code?: string }).code).toBe("ENOTFOUND");
     await refusalOf(lonely.check("http://gone.untrusted.test/"));

@@ -18,21 +18,48 @@ describe("REWIND_TRUSTED_TARGETS", () => {
   });
 
   it("reads host names, wildcards, addresses and CIDRs", () => {
-    const { trusted } = outbound({ ...KEYS, REWIND_TRUSTED_TARGETS: "MCP.Internal., *.corp.example, 10.0.0.0/8, fd00::/8, ::1, [fe80::1], 127.1, 0x7f000002, 2130706435, 192.168.1.7" });
+    const { trusted } = outbound({
+      ...KEYS,
+      REWIND_TRUSTED_TARGETS:
+        "MCP.Internal., *.corp.example, 10.0.0.0/8, fd00::/8, ::1, [fe80::1], 127.1, 0x7f000002, 2130706435, 192.168.1.7",
+    });
     expect(trusted.hosts).toEqual(["mcp.internal", "*.corp.example"]);
-    expect(trusted.cidrs).toEqual(["10.0.0.0/8", "fd00::/8", "::1/128", "fe80::1/128", "127.0.0.1/32", "127.0.0.2/32", "127.0.0.3/32", "192.168.1.7/32"]);
+    expect(trusted.cidrs).toEqual([
+      "10.0.0.0/8",
+      "fd00::/8",
+      "::1/128",
+      "fe80::1/128",
+      "127.0.0.1/32",
+      "127.0.0.2/32",
+      "127.0.0.3/32",
+      "192.168.1.7/32",
+    ]);
   });
 
   it.each([
-    "mcp.internal:8080", "http://mcp.internal", "mcp.internal/path", "user@mcp.internal", "10.0.0.0/33", "::/129",
-    "10.0.0.0/-1", "10.0.0.0/8/1", "*.10.0.0.1", "*", "*.", "bad host", "fe80::1%eth0", "a..b",
+    "mcp.internal:8080",
+    "http://mcp.internal",
+    "mcp.internal/path",
+    "user@mcp.internal",
+    "10.0.0.0/33",
+    "::/129",
+    "10.0.0.0/-1",
+    "10.0.0.0/8/1",
+    "*.10.0.0.1",
+    "*",
+    "*.",
+    "bad host",
+    "fe80::1%eth0",
+    "a..b",
   ])("refuses %j at start-up, naming the variable", (entry) => {
     expect(() => outbound({ ...KEYS, REWIND_TRUSTED_TARGETS: entry })).toThrow(ConfigError);
     expect(() => outbound({ ...KEYS, REWIND_TRUSTED_TARGETS: entry })).toThrow(/REWIND_TRUSTED_TARGETS/);
   });
 
   it("matches names exactly or by subdomain, and addresses by range (IPv4-mapped ones too)", () => {
-    const matcher = trustedTargetMatcher(outbound({ ...KEYS, REWIND_TRUSTED_TARGETS: "mcp.internal,*.corp.example,10.0.0.0/8,::1" }).trusted);
+    const matcher = trustedTargetMatcher(
+      outbound({ ...KEYS, REWIND_TRUSTED_TARGETS: "mcp.internal,*.corp.example,10.0.0.0/8,::1" }).trusted,
+    );
     expect(matcher.trustsHost("mcp.internal")).toBe(true);
     expect(matcher.trustsHost("MCP.INTERNAL.")).toBe(true);
     expect(matcher.trustsHost("other.internal")).toBe(false);

@@ -29,7 +29,14 @@ export async function pinnedTools(stack: RewindStack, toolset: string, group: st
 export type RunOutcome = ApiBody & { id: string };
 
 /** Runs a script that calls `group.tool(args)` once and returns what it got. */
-export async function callInRun(stack: RewindStack, toolset: string, group: string, tool: string, args: unknown, timeoutMs = 30_000): Promise<RunOutcome> {
+export async function callInRun(
+  stack: RewindStack,
+  toolset: string,
+  group: string,
+  tool: string,
+  args: unknown,
+  timeoutMs = 30_000,
+): Promise<RunOutcome> {
   const script = `import { ${group} } from "rewind:tools";\nexport default async () => await ${group}[${JSON.stringify(tool)}](${JSON.stringify(args)});`;
   const id = await startRun(stack, { toolset, script });
   return { id, ...(await waitForRun(stack, id, timeoutMs)) };
@@ -40,10 +47,15 @@ export function jsonType(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return value.every(isJsonValue) ? "array" : "not JSON";
   switch (typeof value) {
-    case "string": case "boolean": return typeof value;
-    case "number": return Number.isFinite(value) ? "number" : "not JSON";
-    case "object": return isJsonValue(value) ? "object" : "not JSON";
-    default: return "not JSON";
+    case "string":
+    case "boolean":
+      return typeof value;
+    case "number":
+      return Number.isFinite(value) ? "number" : "not JSON";
+    case "object":
+      return isJsonValue(value) ? "object" : "not JSON";
+    default:
+      return "not JSON";
   }
 }
 

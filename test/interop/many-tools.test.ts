@@ -22,7 +22,9 @@ beforeAll(async () => {
   server = await startMcpServer({
     tools: manyTools(COUNT),
     pageSize: PAGE_SIZE,
-    onRequest: (info) => { if (info.method === "tools/list") listRequests.push(info.body); },
+    onRequest: (info) => {
+      if (info.method === "tools/list") listRequests.push(info.body);
+    },
   });
 });
 afterAll(async () => {

@@ -23,7 +23,15 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => server.stop()));
 });
 
-const PROFILE = { name: "Ada", age: 36, score: 9.5, active: true, tags: ["math", "engines"], address: { city: "London", postcode: "W1" }, nickname: null };
+const PROFILE = {
+  name: "Ada",
+  age: 36,
+  score: 9.5,
+  active: true,
+  tags: ["math", "engines"],
+  address: { city: "London", postcode: "W1" },
+  nickname: null,
+};
 
 describe.each([
   { mode: "stateful, SSE responses", stateless: false, jsonResponse: false },
@@ -50,13 +58,30 @@ describe.each([
 
   it("pins every tool, with the outputSchemas the SDK derived from the Python return types", () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
-      "add", "ask_elicitation", "ask_roots", "ask_sampling", "big_number", "big_number_text", "counter_increment", "profile", "sleep", "slow_progress",
+      "add",
+      "ask_elicitation",
+      "ask_roots",
+      "ask_sampling",
+      "big_number",
+      "big_number_text",
+      "counter_increment",
+      "profile",
+      "sleep",
+      "slow_progress",
     ]);
     expect(tools.find((t) => t.name === "add")).toMatchObject({
-      inputSchema: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, required: ["a", "b"] },
+      inputSchema: {
+        type: "object",
+        properties: { a: { type: "integer" }, b: { type: "integer" } },
+        required: ["a", "b"],
+      },
       outputSchema: { type: "object", properties: { result: { type: "integer" } }, required: ["result"] },
     });
-    expect(schemaOf("profile")).toMatchObject({ type: "object", required: ["name", "age", "score", "active", "tags", "address"], $defs: { Address: { type: "object" } } });
+    expect(schemaOf("profile")).toMatchObject({
+      type: "object",
+      required: ["name", "age", "score", "active", "tags", "address"],
+      $defs: { Address: { type: "object" } },
+    });
     expect(tools.find((t) => t.name === "big_number_text")?.outputSchema).toBeUndefined();
   });
 
@@ -74,7 +99,15 @@ export default async function main() {
     const done = await waitForRun(stack, id, 30_000);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     const result = done.result as Record<string, unknown>;
-    expect(result).toEqual({ sum: { result: 42 }, profile: PROFILE, doubled: 84, city: "London", later: { result: 20 }, big: { result: "9007199254740993" }, bigText: "9007199254740993" });
+    expect(result).toEqual({
+      sum: { result: 42 },
+      profile: PROFILE,
+      doubled: 84,
+      city: "London",
+      later: { result: 20 },
+      big: { result: "9007199254740993" },
+      bigText: "9007199254740993",
+    });
     expect(schemaMismatch(schemaOf("add"), result["sum"])).toBeUndefined();
     expect(schemaMismatch(schemaOf("profile"), result["profile"])).toBeUndefined();
     expect(schemaMismatch(schemaOf("big_number"), result["big"])).toBeUndefined();
@@ -90,7 +123,11 @@ export default async function main() {
   });
 
   it("calls a tool that reports progress, and gets its result", async () => {
-    const id = await startRun(stack, { toolset, script: "import { py } from \"rewind:tools\";\nexport default async () => py.slow_progress({ steps: 3, delay_ms: 20 });" });
+    const id = await startRun(stack, {
+      toolset,
+      script:
+        'import { py } from "rewind:tools";\nexport default async () => py.slow_progress({ steps: 3, delay_ms: 20 });',
+    });
     const done = await waitForRun(stack, id, 30_000);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     expect(done.result).toEqual({ result: 3 });

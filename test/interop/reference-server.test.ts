@@ -32,7 +32,11 @@ const ARGUMENTS: Record<string, Record<string, unknown>> = {
   "get-structured-content": { location: "Chicago" },
   "get-sum": { a: 2, b: 3 },
   // A data: URI, so the server fetches nothing off this machine.
-  "gzip-file-as-resource": { name: "hello.txt.gz", data: "data:text/plain;base64,aGVsbG8gaW50ZXJvcA==", outputType: "resource" },
+  "gzip-file-as-resource": {
+    name: "hello.txt.gz",
+    data: "data:text/plain;base64,aGVsbG8gaW50ZXJvcA==",
+    outputType: "resource",
+  },
   "trigger-long-running-operation": { duration: 0.2, steps: 2 },
   "simulate-research-query": { topic: "interop" },
 };
@@ -74,42 +78,76 @@ const isSkipped = (tool: PinnedToolView) => tool.name in SKIPPED;
 describe("server-everything over streamable HTTP", () => {
   it("pins its tools, and every one skipped is skipped for a reason given here", () => {
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["echo", "get-structured-content", "get-sum"]));
-    for (const tool of tools.filter(isSkipped)) expect(SKIPPED, `${tool.name} is skipped without a reason`).toHaveProperty([tool.name]);
+    for (const tool of tools.filter(isSkipped))
+      expect(SKIPPED, `${tool.name} is skipped without a reason`).toHaveProperty([tool.name]);
   });
 
   it("calls every other tool it lists from a run (roots answered, tasks waited for); results match the outputSchema or are JSON", async () => {
     const callable = tools.filter((tool) => !isSkipped(tool));
-    const outcomes = await Promise.all(callable.map(async (tool) => ({ tool, done: await callInRun(stack, toolset, "everything", tool.name, ARGUMENTS[tool.name] ?? {}) })));
+    const outcomes = await Promise.all(
+      callable.map(async (tool) => ({
+        tool,
+        done: await callInRun(stack, toolset, "everything", tool.name, ARGUMENTS[tool.name] ?? {}),
+      })),
+    );
     const observed: Record<string, string> = {};
     for (const { tool, done } of outcomes) {
       expect.soft(done.status, `${tool.name}: ${JSON.stringify(done.error)}`).toBe("completed");
       if (done.status !== "completed") continue;
       if (tool.outputSchema) {
-        expect.soft(schemaMismatch(tool.outputSchema, done.result), `${tool.name}: ${JSON.stringify(done.result)}`).toBeUndefined();
+        expect
+          .soft(schemaMismatch(tool.outputSchema, done.result), `${tool.name}: ${JSON.stringify(done.result)}`)
+          .toBeUndefined();
       } else {
         observed[tool.name] = jsonType(done.result);
       }
     }
     expect(callable.filter((t) => t.outputSchema).map((t) => t.name)).toContain("get-structured-content");
-    expect(observed).toEqual(Object.fromEntries(callable.filter((t) => !t.outputSchema).map((t) => [t.name, OBSERVED_TYPES[t.name] ?? "unrecorded"])));
+    expect(observed).toEqual(
+      Object.fromEntries(
+        callable.filter((t) => !t.outputSchema).map((t) => [t.name, OBSERVED_TYPES[t.name] ?? "unrecorded"]),
+      ),
+    );
   });
 
   it("lists the tools of the capabilities Rewind declares, and a task tool", () => {
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["get-roots-list", "trigger-elicitation-request", "simulate-research-query"]));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(["get-roots-list", "trigger-elicitation-request", "simulate-research-query"]),
+    );
   });
 
   it("parks a run on the server's form until the harness answers it through the API", async () => {
-    const id = await startRun(stack, { toolset, script: `import { everything } from "rewind:tools";\nexport default async function main() { return await everything["trigger-elicitation-request"]({}); }` });
-    await expect.poll(async () => (await stack.request("GET", `/v1/runs/${id}`)).body.status, { timeout: 15_000, interval: 100 }).toBe("parked");
+    const id = await startRun(stack, {
+      toolset,
+      script: `import { everything } from "rewind:tools";\nexport default async function main() { return await everything["trigger-elicitation-request"]({}); }`,
+    });
+    await expect
+      .poll(async () => (await stack.request("GET", `/v1/runs/${id}`)).body.status, { timeout: 15_000, interval: 100 })
+      .toBe("parked");
     const { body } = await stack.request("GET", `/v1/runs/${id}/journal`);
-    const asked = (body as { entries?: { inputs?: { requestedSchema: { properties?: Record<string, unknown>; required?: string[] } }[] }[] }).entries?.[0]?.inputs?.[0]?.requestedSchema;
+    const asked = (
+      body as {
+        entries?: { inputs?: { requestedSchema: { properties?: Record<string, unknown>; required?: string[] } }[] }[];
+      }
+    ).entries?.[0]?.inputs?.[0]?.requestedSchema;
     expect(asked?.properties).toBeDefined();
     // A content that fits the server's schema: its required fields, each of its declared type.
-    const content = Object.fromEntries((asked?.required ?? []).map((name) => {
-      const field = asked?.properties?.[name] as { type?: string; enum?: unknown[]; default?: unknown } | undefined;
-      const value = field?.default ?? field?.enum?.[0] ?? (field?.type === "boolean" ? true : field?.type === "number" || field?.type === "integer" ? 1 : field?.type === "array" ? [] : "interop");
-      return [name, value];
-    }));
+    const content = Object.fromEntries(
+      (asked?.required ?? []).map((name) => {
+        const field = asked?.properties?.[name] as { type?: string; enum?: unknown[]; default?: unknown } | undefined;
+        const value =
+          field?.default ??
+          field?.enum?.[0] ??
+          (field?.type === "boolean"
+            ? true
+            : field?.type === "number" || field?.type === "integer"
+              ? 1
+              : field?.type === "array"
+                ? []
+                : "interop");
+        return [name, value];
+      }),
+    );
     const answered = await stack.request("POST", `/v1/runs/${id}/calls/1/elicitation`, { action: "accept", content });
     expect(answered.status, JSON.stringify(answered.body)).toBeLessThan(300);
     const done = await waitForRun(stack, id, 30_000);
@@ -121,6 +159,10 @@ describe("server-everything over streamable HTTP", () => {
     const echo = await callInRun(stack, toolset, "everything", "echo", { message: "hello" });
     expect(echo.result).toBe("Echo: hello");
     const weather = await callInRun(stack, toolset, "everything", "get-structured-content", { location: "Chicago" });
-    expect(weather.result).toMatchObject({ temperature: expect.any(Number), conditions: expect.any(String), humidity: expect.any(Number) });
+    expect(weather.result).toMatchObject({
+      temperature: expect.any(Number),
+      conditions: expect.any(String),
+      humidity: expect.any(Number),
+    });
   });
 });

@@ -26,7 +26,9 @@ afterAll(async () => {
 describe("a stdio server behind supergateway", () => {
   it("registers through the gateway: the stdio server's tools are pinned", async () => {
     const tools = await pinnedTools(stack, toolset, "bridged");
-    expect(tools.find((t) => t.name === "echo")).toMatchObject({ inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] } });
+    expect(tools.find((t) => t.name === "echo")).toMatchObject({
+      inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] },
+    });
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["get-sum", "get-structured-content"]));
   });
 

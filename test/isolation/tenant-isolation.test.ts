@@ -22,19 +22,32 @@ const A = { authorization: `Bearer ${KEY_A}` };
 const B = { authorization: `Bearer ${KEY_B}` };
 const MISSING_RUN = "run_01ZZZZZZZZZZZZZZZZZZZZZZZZ";
 const TOOLS = 'import { tools } from "rewind:tools";\n';
-const WAIT_FOR_HOOK = 'import { webhook, waitForSignal } from "rewind:tools";\nexport default async () => { await webhook("done"); return waitForSignal("done"); };';
+const WAIT_FOR_HOOK =
+  'import { webhook, waitForSignal } from "rewind:tools";\nexport default async () => { await webhook("done"); return waitForSignal("done"); };';
 
-interface Delivery { body: string; headers: Record<string, string> }
-interface Receiver { url: string; deliveries: Delivery[]; close(): Promise<void> }
+interface Delivery {
+  body: string;
+  headers: Record<string, string>;
+}
+interface Receiver {
+  url: string;
+  deliveries: Delivery[];
+  close(): Promise<void>;
+}
 
 /** An events endpoint that keeps each delivery's raw body and headers, to verify them with any secret. */
 async function startReceiver(): Promise<Receiver> {
   const deliveries: Delivery[] = [];
   const server = http.createServer((req, res) => {
     let body = "";
-    req.on("data", (chunk: Buffer) => { body += chunk.toString(); });
+    req.on("data", (chunk: Buffer) => {
+      body += chunk.toString();
+    });
     req.on("end", () => {
-      deliveries.push({ body, headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])) });
+      deliveries.push({
+        body,
+        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
+      });
       res.writeHead(204).end();
     });
   });
@@ -42,7 +55,11 @@ async function startReceiver(): Promise<Receiver> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`,
     deliveries,
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -94,20 +111,41 @@ beforeAll(async () => {
   expect([inA.status, inB.status]).toEqual([201, 201]);
   expect(inA.body.id).toBe(inB.body.id);
   ids.shared = String(inB.body.id);
-  ids.gatedB = String((await stack.request("POST", "/v1/toolsets", { ...document, policies: { "tools.echo": { approval: true } } }, B)).body.id);
-  ids.workflowB = String((await stack.request("POST", "/v1/workflows", { name: `onlyInB_${suffix}`, script: "export default async (n: number) => n + 1;" }, B)).body.id);
-  ids.bDone = await start(B, { script: "export default async () => \"b's result\";" });
-  ids.bParked = await start(B, { script: TOOLS + 'export default async () => tools.echo({ message: "b gated" });', toolset: ids.gatedB });
+  ids.gatedB = String(
+    (await stack.request("POST", "/v1/toolsets", { ...document, policies: { "tools.echo": { approval: true } } }, B))
+      .body.id,
+  );
+  ids.workflowB = String(
+    (
+      await stack.request(
+        "POST",
+        "/v1/workflows",
+        { name: `onlyInB_${suffix}`, script: "export default async (n: number) => n + 1;" },
+        B,
+      )
+    ).body.id,
+  );
+  ids.bDone = await start(B, { script: 'export default async () => "b\'s result";' });
+  ids.bParked = await start(B, {
+    script: TOOLS + 'export default async () => tools.echo({ message: "b gated" });',
+    toolset: ids.gatedB,
+  });
   ids.bWaiting = await start(B, { script: WAIT_FOR_HOOK });
   ids.aWaiting = await start(A, { script: WAIT_FOR_HOOK });
   hooks.a = await hookUrl(ids.aWaiting, A);
   hooks.b = await hookUrl(ids.bWaiting, B);
   await waitForRun(stack, ids.bDone, 30_000, B);
-  await waitFor("b's call to park", async () => ((await stack.request("GET", `/v1/runs/${ids.bParked}`, undefined, B)).body.status === "parked" ? true : undefined));
+  await waitFor("b's call to park", async () =>
+    (await stack.request("GET", `/v1/runs/${ids.bParked}`, undefined, B)).body.status === "parked" ? true : undefined,
+  );
 });
 
 afterAll(async () => {
-  for (const [id, headers] of [[ids.bParked, B], [ids.bWaiting, B], [ids.aWaiting, A]] as const) {
+  for (const [id, headers] of [
+    [ids.bParked, B],
+    [ids.bWaiting, B],
+    [ids.aWaiting, A],
+  ] as const) {
     if (id) await stack?.request("POST", `/v1/runs/${id}/cancel`, undefined, headers).catch(() => undefined);
   }
   await stack?.stop();
@@ -116,27 +154,42 @@ afterAll(async () => {
   await receiverB?.close();
 });
 
-interface OpenApi { paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown }>> }
+interface OpenApi {
+  paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown }>>;
+}
 
 describe("API keys", () => {
   it("answers 401 without a valid key on every route but /healthz, /openapi.json and webhook URLs", async () => {
     const doc = (await (await fetch(`${stack.api.url}/openapi.json`)).json()) as OpenApi;
     const wrongKeys: Record<string, string>[] = [
-      {}, { authorization: "" }, { authorization: `Bearer ${KEY_A}x` }, { authorization: `Bearer ${KEY_A.slice(0, -1)}` }, { authorization: `Basic ${KEY_A}` },
-      { authorization: KEY_A }, { authorization: `Bearer ${KEY_A} ${KEY_B}` }, { "x-api-key": KEY_A },
+      {},
+      { authorization: "" },
+      { authorization: `Bearer ${KEY_A}x` },
+      { authorization: `Bearer ${KEY_A.slice(0, -1)}` },
+      { authorization: `Basic ${KEY_A}` },
+      { authorization: KEY_A },
+      { authorization: `Bearer ${KEY_A} ${KEY_B}` },
+      { "x-api-key": KEY_A },
     ];
     let checked = 0;
     for (const [template, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
-        const path = template.replace("{id}", template.startsWith("/v1/runs") ? ids.bDone : ids.shared).replace("{seq}", "1")
-          .replace("{user}", "ada").replace("{runId}", ids.bWaiting).replace("{name}", "done");
+        const path = template
+          .replace("{id}", template.startsWith("/v1/runs") ? ids.bDone : ids.shared)
+          .replace("{seq}", "1")
+          .replace("{user}", "ada")
+          .replace("{runId}", ids.bWaiting)
+          .replace("{name}", "done");
         const body = op.requestBody ? {} : undefined;
         for (const headers of wrongKeys) {
           const answer = await stack.request(method.toUpperCase(), path, body, headers);
           if (op.security?.length === 0) {
             expect(answer.status, `${method} ${path} is public`).not.toBe(401);
           } else {
-            expect([answer.status, answer.body.error?.code], `${method} ${path} with ${JSON.stringify(headers)}`).toEqual([401, "unauthorized"]);
+            expect(
+              [answer.status, answer.body.error?.code],
+              `${method} ${path} with ${JSON.stringify(headers)}`,
+            ).toEqual([401, "unauthorized"]);
             checked += 1;
           }
         }
@@ -155,7 +208,11 @@ describe("namespace A against namespace B's runs", () => {
     for (const id of [ids.bDone, ids.bParked, ids.bWaiting]) {
       const theirs = await stack.request(method, route(id), body, A);
       const missing = await stack.request(method, route(MISSING_RUN), body, A);
-      const scrub = (answer: { status: number; body: ApiBody }, runId: string) => ({ status: answer.status, code: answer.body.error?.code, message: answer.body.error?.message.replaceAll(runId, "<id>") });
+      const scrub = (answer: { status: number; body: ApiBody }, runId: string) => ({
+        status: answer.status,
+        code: answer.body.error?.code,
+        message: answer.body.error?.message.replaceAll(runId, "<id>"),
+      });
       expect(scrub(theirs, id), `${method} ${route(id)}`).toEqual(scrub(missing, MISSING_RUN));
       expect(theirs.status).toBe(404);
     }
@@ -169,7 +226,10 @@ describe("namespace A against namespace B's runs", () => {
     await looksMissing("POST", (id) => `/v1/runs/${id}/calls/1/approve`);
     await looksMissing("POST", (id) => `/v1/runs/${id}/calls/1/reject`, { reason: "from A" });
     await looksMissing("POST", (id) => `/v1/runs/${id}/calls/1/resume`);
-    await looksMissing("POST", (id) => `/v1/runs/${id}/fork`, { script: "export default async () => 1;", parent: "cancel" });
+    await looksMissing("POST", (id) => `/v1/runs/${id}/fork`, {
+      script: "export default async () => 1;",
+      parent: "cancel",
+    });
     // Nothing A asked for happened to B's runs.
     const parked = await stack.request("GET", `/v1/runs/${ids.bParked}`, undefined, B);
     expect(parked.body).toMatchObject({ status: "parked", parked: [{ seq: 1, tool: "tools.echo" }] });
@@ -188,15 +248,30 @@ describe("namespace A against namespace B's runs", () => {
     const forA = await stack.request("GET", "/v1/runs?pageSize=1000", undefined, A);
     expect((forA.body.runs ?? []).map((r) => r.id).filter((id) => bRuns.includes(id))).toEqual([]);
     const firstOfB = await stack.request("GET", "/v1/runs?pageSize=1", undefined, B);
-    const withBsToken = await stack.request("GET", `/v1/runs?pageSize=1000&pageToken=${String(firstOfB.body.nextPageToken)}`, undefined, A);
+    const withBsToken = await stack.request(
+      "GET",
+      `/v1/runs?pageSize=1000&pageToken=${String(firstOfB.body.nextPageToken)}`,
+      undefined,
+      A,
+    );
     expect(withBsToken.status).toBe(200);
     expect((withBsToken.body.runs ?? []).map((r) => r.id).filter((id) => bRuns.includes(id))).toEqual([]);
   });
 
   it("gets its own run for an Idempotency-Key B already used", async () => {
     const key = { "idempotency-key": `shared-${randomUUID()}` };
-    const inB = await stack.request("POST", "/v1/runs", { script: "export default async () => \"b\";" }, { ...B, ...key });
-    const inA = await stack.request("POST", "/v1/runs", { script: "export default async () => \"a\";" }, { ...A, ...key });
+    const inB = await stack.request(
+      "POST",
+      "/v1/runs",
+      { script: 'export default async () => "b";' },
+      { ...B, ...key },
+    );
+    const inA = await stack.request(
+      "POST",
+      "/v1/runs",
+      { script: 'export default async () => "a";' },
+      { ...A, ...key },
+    );
     expect([inB.status, inA.status]).toEqual([201, 201]);
     expect(inA.body.id).not.toBe(inB.body.id);
     expect((await waitForRun(stack, String(inA.body.id), 30_000, A)).result).toBe("a");
@@ -219,20 +294,29 @@ describe("namespace A against namespace B's toolsets, workflows, credentials and
     expect((await stack.request("GET", `/v1/toolsets/${ids.gatedB}`, undefined, B)).status).toBe(200);
     const credentials = { mcpServers: { tools: { headers: { authorization: "Bearer from-a" } } } };
     expect((await stack.request("PUT", `/v1/toolsets/${ids.gatedB}/credentials`, credentials, A)).status).toBe(404);
-    expect((await stack.request("PUT", `/v1/end-users/ada/toolsets/${ids.gatedB}/credentials`, credentials, A)).status).toBe(404);
+    expect(
+      (await stack.request("PUT", `/v1/end-users/ada/toolsets/${ids.gatedB}/credentials`, credentials, A)).status,
+    ).toBe(404);
   });
 
   it("runs the shared toolset without B's credentials, while B's runs of it use them", async () => {
-    const written = await stack.request("PUT", `/v1/toolsets/${ids.shared}/credentials`, { mcpServers: { tools: { headers: { authorization: "Bearer secret-of-b" } } } }, B);
+    const written = await stack.request(
+      "PUT",
+      `/v1/toolsets/${ids.shared}/credentials`,
+      { mcpServers: { tools: { headers: { authorization: "Bearer secret-of-b" } } } },
+      B,
+    );
     expect(written.status).toBe(200);
-    const script = (who: string) => TOOLS + `export default async () => { await tools.echo({ message: "${who}" }); return "${who}"; };`;
+    const script = (who: string) =>
+      TOOLS + `export default async () => { await tools.echo({ message: "${who}" }); return "${who}"; };`;
     const [inA, inB] = await Promise.all([
       start(A, { script: script("sent by A"), toolset: ids.shared }),
       start(B, { script: script("sent by B"), toolset: ids.shared }),
     ]);
     expect((await waitForRun(stack, inA, 30_000, A)).status).toBe("completed");
     expect((await waitForRun(stack, inB, 30_000, B)).status).toBe("completed");
-    const headersOf = (message: string) => mcp.calls.filter((c) => c.arguments["message"] === message).map((c) => c.headers["authorization"] ?? null);
+    const headersOf = (message: string) =>
+      mcp.calls.filter((c) => c.arguments["message"] === message).map((c) => c.headers["authorization"] ?? null);
     expect(headersOf("sent by A")).toEqual([null]);
     expect(headersOf("sent by B")).toEqual(["Bearer secret-of-b"]);
     // Neither the cassette nor the journal of B's run holds the credential.
@@ -243,28 +327,62 @@ describe("namespace A against namespace B's toolsets, workflows, credentials and
   it("resolves end users named like Object.prototype members to their own credentials, else the toolset's", async () => {
     const users = ["constructor", "__proto__", "toString", "hasOwnProperty"];
     for (const user of ["toString", "__proto__"]) {
-      const own = await stack.request("PUT", `/v1/end-users/${user}/toolsets/${ids.shared}/credentials`, { mcpServers: { tools: { headers: { authorization: `Bearer own-of-${user}` } } } }, B);
+      const own = await stack.request(
+        "PUT",
+        `/v1/end-users/${user}/toolsets/${ids.shared}/credentials`,
+        { mcpServers: { tools: { headers: { authorization: `Bearer own-of-${user}` } } } },
+        B,
+      );
       expect(own.status).toBe(200);
     }
     // Started at once: a run sees every write made before it, whatever a worker cached.
-    const runs = await Promise.all(users.map((user) => start(B, { script: TOOLS + `export default async () => tools.echo({ message: "end user ${user}" });`, toolset: ids.shared, endUser: user })));
+    const runs = await Promise.all(
+      users.map((user) =>
+        start(B, {
+          script: TOOLS + `export default async () => tools.echo({ message: "end user ${user}" });`,
+          toolset: ids.shared,
+          endUser: user,
+        }),
+      ),
+    );
     const done = await Promise.all(runs.map((id) => waitForRun(stack, id, 30_000, B)));
-    expect(done.map((d) => d.status), JSON.stringify(done.map((d) => d.error))).toEqual(users.map(() => "completed"));
-    const sent = users.map((user) => mcp.calls.find((c) => c.arguments["message"] === `end user ${user}`)?.headers["authorization"] ?? null);
-    expect(sent).toEqual(["Bearer secret-of-b", "Bearer own-of-__proto__", "Bearer own-of-toString", "Bearer secret-of-b"]);
+    expect(
+      done.map((d) => d.status),
+      JSON.stringify(done.map((d) => d.error)),
+    ).toEqual(users.map(() => "completed"));
+    const sent = users.map(
+      (user) => mcp.calls.find((c) => c.arguments["message"] === `end user ${user}`)?.headers["authorization"] ?? null,
+    );
+    expect(sent).toEqual([
+      "Bearer secret-of-b",
+      "Bearer own-of-__proto__",
+      "Bearer own-of-toString",
+      "Bearer secret-of-b",
+    ]);
   });
 
   it("uses an end user's credentials written just before a run, though a worker read the toolset's a moment earlier", async () => {
     const user = `late-${Date.now()}`;
-    const send = (message: string) => start(B, { script: TOOLS + `export default async () => tools.echo({ message: "${message}" });`, toolset: ids.shared, endUser: user });
+    const send = (message: string) =>
+      start(B, {
+        script: TOOLS + `export default async () => tools.echo({ message: "${message}" });`,
+        toolset: ids.shared,
+        endUser: user,
+      });
     const before = await send("before the write");
     expect((await waitForRun(stack, before, 30_000, B)).status).toBe("completed");
     // The worker has just read this toolset's credentials (no end user yet); now the write.
-    const own = await stack.request("PUT", `/v1/end-users/${user}/toolsets/${ids.shared}/credentials`, { mcpServers: { tools: { headers: { authorization: "Bearer own-of-late" } } } }, B);
+    const own = await stack.request(
+      "PUT",
+      `/v1/end-users/${user}/toolsets/${ids.shared}/credentials`,
+      { mcpServers: { tools: { headers: { authorization: "Bearer own-of-late" } } } },
+      B,
+    );
     expect(own.status).toBe(200);
     const after = await send("after the write");
     expect((await waitForRun(stack, after, 30_000, B)).status).toBe("completed");
-    const sent = (message: string) => mcp.calls.find((c) => c.arguments["message"] === message)?.headers["authorization"] ?? null;
+    const sent = (message: string) =>
+      mcp.calls.find((c) => c.arguments["message"] === message)?.headers["authorization"] ?? null;
     expect(sent("before the write")).toBe("Bearer secret-of-b");
     expect(sent("after the write")).toBe("Bearer own-of-late");
   });
@@ -275,12 +393,19 @@ describe("namespace A against namespace B's toolsets, workflows, credentials and
   });
 
   it("gets events signed with its own secret: one for A does not verify with B's, and B's endpoint never sees it", async () => {
-    ids.aDone = await start(A, { script: "export default async () => \"a's result\";" });
+    ids.aDone = await start(A, { script: 'export default async () => "a\'s result";' });
     await waitForRun(stack, ids.aDone, 30_000, A);
-    const delivery = await waitFor("A's run.completed", async () => receiverA.deliveries.find((d) => d.body.includes(ids.aDone) && d.body.includes("run.completed")));
-    expect(new Webhook(secrets.a).verify(delivery.body, delivery.headers)).toMatchObject({ type: "run.completed", runId: ids.aDone });
+    const delivery = await waitFor("A's run.completed", async () =>
+      receiverA.deliveries.find((d) => d.body.includes(ids.aDone) && d.body.includes("run.completed")),
+    );
+    expect(new Webhook(secrets.a).verify(delivery.body, delivery.headers)).toMatchObject({
+      type: "run.completed",
+      runId: ids.aDone,
+    });
     expect(() => new Webhook(secrets.b).verify(delivery.body, delivery.headers)).toThrow();
-    const bEvent = await waitFor("B's run.completed", async () => receiverB.deliveries.find((d) => d.body.includes(ids.bDone)));
+    const bEvent = await waitFor("B's run.completed", async () =>
+      receiverB.deliveries.find((d) => d.body.includes(ids.bDone)),
+    );
     expect(() => new Webhook(secrets.a).verify(bEvent.body, bEvent.headers)).toThrow();
     expect(receiverB.deliveries.filter((d) => d.body.includes(ids.aDone) || d.body.includes(ids.aWaiting))).toEqual([]);
     expect(receiverA.deliveries.filter((d) => d.body.includes(ids.bDone) || d.body.includes(ids.bParked))).toEqual([]);
@@ -294,14 +419,25 @@ describe("webhook URLs", () => {
     const tokenB = b.searchParams.get("token") ?? "";
     const flipped = `${tokenB.slice(0, -1)}${tokenB.endsWith("A") ? "B" : "A"}`;
     const refused: [string, string, string | undefined][] = [
-      [ids.bWaiting, "done", tokenA], [ids.aWaiting, "done", tokenB], [ids.bWaiting, "other", tokenB], [ids.bDone, "done", tokenB],
-      [ids.bWaiting, "done", undefined], [ids.bWaiting, "done", ""], [ids.bWaiting, "done", flipped], [ids.bWaiting, "done", tokenB.toUpperCase()],
-      [ids.bWaiting, "done", `${tokenB}=`], [ids.bWaiting, "done", `${tokenB}${tokenB}`], [MISSING_RUN, "done", tokenB],
+      [ids.bWaiting, "done", tokenA],
+      [ids.aWaiting, "done", tokenB],
+      [ids.bWaiting, "other", tokenB],
+      [ids.bDone, "done", tokenB],
+      [ids.bWaiting, "done", undefined],
+      [ids.bWaiting, "done", ""],
+      [ids.bWaiting, "done", flipped],
+      [ids.bWaiting, "done", tokenB.toUpperCase()],
+      [ids.bWaiting, "done", `${tokenB}=`],
+      [ids.bWaiting, "done", `${tokenB}${tokenB}`],
+      [MISSING_RUN, "done", tokenB],
     ];
     for (const [runId, name, token] of refused) {
       const query = token === undefined ? "" : `?token=${encodeURIComponent(token)}`;
       const answer = await stack.request("POST", `/v1/hooks/${runId}/${name}${query}`, { from: "outside" });
-      expect([answer.status, answer.body.error?.code], `${runId}/${name} with ${String(token)}`).toEqual([404, "notFound"]);
+      expect([answer.status, answer.body.error?.code], `${runId}/${name} with ${String(token)}`).toEqual([
+        404,
+        "notFound",
+      ]);
     }
     expect((await stack.request("GET", `/v1/runs/${ids.bWaiting}`, undefined, B)).body.status).toBe("running");
     // Its own token opens it, without an API key, and the run gets the payload.

@@ -20,13 +20,23 @@ afterAll(async () => {
 });
 
 const call = (name: string, args: Record<string, unknown>) =>
-  pool.callTool({ url: server.url, poolKey: "everything", name, arguments: args, meta: { "codes.rewind/idempotency-key": "run_ev/1" }, timeoutMs: 10_000 });
+  pool.callTool({
+    url: server.url,
+    poolKey: "everything",
+    name,
+    arguments: args,
+    meta: { "codes.rewind/idempotency-key": "run_ev/1" },
+    timeoutMs: 10_000,
+  });
 
 describe("server-everything", () => {
   it("lists its tools with their schemas", async () => {
     const tools = await listAllTools({ url: server.url });
     const echo = tools.find((t) => t.name === "echo");
-    expect(echo).toMatchObject({ description: "Echoes back the input string", inputSchema: { type: "object", properties: { message: { type: "string" } } } });
+    expect(echo).toMatchObject({
+      description: "Echoes back the input string",
+      inputSchema: { type: "object", properties: { message: { type: "string" } } },
+    });
     expect(tools.find((t) => t.name === "get-structured-content")?.outputSchema).toMatchObject({ type: "object" });
   });
 
@@ -38,7 +48,11 @@ describe("server-everything", () => {
 
   it("returns structured content as the value", async () => {
     const value = resultValue(await call("get-structured-content", { location: "Chicago" }));
-    expect(value).toMatchObject({ temperature: expect.any(Number), conditions: expect.any(String), humidity: expect.any(Number) });
+    expect(value).toMatchObject({
+      temperature: expect.any(Number),
+      conditions: expect.any(String),
+      humidity: expect.any(Number),
+    });
   });
 
   it("gets invalid arguments back as the tool's own error result, which is not a failed call", async () => {

@@ -34,7 +34,10 @@ async function httpServer(listener: RequestListener): Promise<string> {
 }
 
 async function failure(promise: Promise<unknown>): Promise<McpConnectError> {
-  const error: unknown = await promise.then(() => undefined, (e: unknown) => e);
+  const error: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(McpConnectError);
   return error as McpConnectError;
 }
@@ -42,7 +45,11 @@ async function failure(promise: Promise<unknown>): Promise<McpConnectError> {
 describe("listAllTools", () => {
   it("follows nextCursor through every page and ends the session", async () => {
     const methods: string[] = [];
-    const server = await mcpServer({ tools: manyTools(25), pageSize: 10, onRequest: (info) => methods.push(info.method) });
+    const server = await mcpServer({
+      tools: manyTools(25),
+      pageSize: 10,
+      onRequest: (info) => methods.push(info.method),
+    });
     const tools = await listAllTools({ url: server.url });
     expect(tools.map((t) => t.name)).toEqual(manyTools(25).map((t) => t.name));
     expect(methods.filter((m) => m === "tools/list")).toHaveLength(3);
@@ -61,26 +68,48 @@ describe("listAllTools", () => {
     const outputSchema = { type: "object", properties: { count: { type: "integer" } } };
     const server = await mcpServer({
       tools: [
-        { ...echoTool("list_issues"), title: "List issues", description: "List the issues.", inputSchema, outputSchema, annotations: { readOnlyHint: true, custom: 1 } },
+        {
+          ...echoTool("list_issues"),
+          title: "List issues",
+          description: "List the issues.",
+          inputSchema,
+          outputSchema,
+          annotations: { readOnlyHint: true, custom: 1 },
+        },
         // Not `type: "object"` at the root: the SDK's own schema would refuse the whole page.
         { ...echoTool("odd"), inputSchema: { anyOf: [{ type: "object" }] } },
       ],
     });
     const [listIssues, odd] = await listAllTools({ url: server.url });
-    expect(listIssues).toEqual({ name: "list_issues", title: "List issues", description: "List the issues.", inputSchema, outputSchema, annotations: { readOnlyHint: true, custom: 1 } });
+    expect(listIssues).toEqual({
+      name: "list_issues",
+      title: "List issues",
+      description: "List the issues.",
+      inputSchema,
+      outputSchema,
+      annotations: { readOnlyHint: true, custom: 1 },
+    });
     expect(odd?.inputSchema).toEqual({ anyOf: [{ type: "object" }] });
   });
 
   it("sends the given headers on every request", async () => {
     const authorizations: (string | undefined)[] = [];
-    const server = await mcpServer({ tools: [echoTool()], requiredAuthorization: "Bearer good-token-1234", onRequest: (info) => authorizations.push(info.headers.authorization) });
-    await expect(listAllTools({ url: server.url, headers: { authorization: "Bearer good-token-1234" } })).resolves.toHaveLength(1);
+    const server = await mcpServer({
+      tools: [echoTool()],
+      requiredAuthorization: "Bearer good-token-1234",
+      onRequest: (info) => authorizations.push(info.headers.authorization),
+    });
+    await expect(
+      listAllTools({ url: server.url, headers: { authorization: "Bearer good-token-1234" } }),
+    ).resolves.toHaveLength(1);
     expect(new Set(authorizations)).toEqual(new Set(["Bearer good-token-1234"]));
   });
 
   it("reports 401 as unauthorized, naming the server but not the credentials", async () => {
     const server = await mcpServer({ tools: [echoTool()], requiredAuthorization: "Bearer good-token-1234" });
-    const error = await failure(listAllTools({ url: server.url, headers: { authorization: "Bearer wrong-secret-9876" } }));
+    const error = await failure(
+      listAllTools({ url: server.url, headers: { authorization: "Bearer wrong-secret-9876" } }),
+    );
     expect(error).toMatchObject({ reason: "unauthorized", status: 401, url: server.url });
     expect(error.message).toContain(server.url);
     expect(error.message).not.toContain("wrong-secret-9876");
@@ -89,7 +118,10 @@ describe("listAllTools", () => {
   it("reports 403 as forbidden and says when the scope was insufficient", async () => {
     const server = await mcpServer({
       tools: [echoTool()],
-      intercept: () => ({ status: 403, headers: { "www-authenticate": 'Bearer error="insufficient_scope", scope="repo"' } }),
+      intercept: () => ({
+        status: 403,
+        headers: { "www-authenticate": 'Bearer error="insufficient_scope", scope="repo"' },
+      }),
     });
     const error = await failure(listAllTools({ url: server.url }));
     expect(error).toMatchObject({ reason: "forbidden", status: 403, insufficientScope: true });
@@ -135,7 +167,9 @@ describe("listAllTools", () => {
 
   it("never puts a URL's query or userinfo in messages", async () => {
     const port = await getFreePort();
-    const error = await failure(listAllTools({ url: `http://user:pass-secret@127.0.0.1:${port}/mcp?token=query-secret` }));
+    const error = await failure(
+      listAllTools({ url: `http://user:pass-secret@127.0.0.1:${port}/mcp?token=query-secret` }),
+    );
     expect(error.message).not.toMatch(/pass-secret|query-secret/);
     expect(error.url).toBe(`http://127.0.0.1:${port}/mcp`);
   });

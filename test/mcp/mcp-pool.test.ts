@@ -6,9 +6,24 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { getFreePort } from "../../src/dev/free-port.ts";
-import { createMcpPool, McpCallError, resultValue, type McpCallRequest, type McpPool, type McpPoolOptions } from "../../src/mcp/index.ts";
+import {
+  createMcpPool,
+  McpCallError,
+  resultValue,
+  type McpCallRequest,
+  type McpPool,
+  type McpPoolOptions,
+} from "../../src/mcp/index.ts";
 import { startMcpServer, type StartMcpServerOptions, type TestMcpServer } from "../helpers/mcp-test-server.ts";
-import { IDEMPOTENCY_KEY, droppingTool, echoTool, effectCounterTool, failingTool, manyTools, slowTool } from "../helpers/mcp-test-tools.ts";
+import {
+  IDEMPOTENCY_KEY,
+  droppingTool,
+  echoTool,
+  effectCounterTool,
+  failingTool,
+  manyTools,
+  slowTool,
+} from "../helpers/mcp-test-tools.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -31,7 +46,10 @@ const call = (on: McpPool, url: string, name: string, extra: Partial<McpCallRequ
   on.callTool({ url, poolKey: url, name, arguments: {}, meta: {}, timeoutMs: 5_000, ...extra });
 
 async function failure(promise: Promise<unknown>): Promise<McpCallError> {
-  const error: unknown = await promise.then(() => undefined, (e: unknown) => e);
+  const error: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(McpCallError);
   return error as McpCallError;
 }
@@ -39,8 +57,15 @@ async function failure(promise: Promise<unknown>): Promise<McpCallError> {
 describe("callTool", () => {
   it("sends arguments, _meta and the connection's headers", async () => {
     const server = await mcpServer({ tools: [echoTool()] });
-    const meta = { [IDEMPOTENCY_KEY]: "run_x/3", traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" };
-    const outcome = await call(pool(), server.url, "echo", { arguments: { message: "hi" }, meta, headers: { authorization: "Bearer abc-123", "x-tenant": "t1" } });
+    const meta = {
+      [IDEMPOTENCY_KEY]: "run_x/3",
+      traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+    };
+    const outcome = await call(pool(), server.url, "echo", {
+      arguments: { message: "hi" },
+      meta,
+      headers: { authorization: "Bearer abc-123", "x-tenant": "t1" },
+    });
     expect(resultValue(outcome)).toEqual({ args: { message: "hi" }, meta });
     expect(server.calls).toHaveLength(1);
     expect(server.calls[0]).toMatchObject({ name: "echo", arguments: { message: "hi" }, meta });
@@ -56,7 +81,14 @@ describe("callTool", () => {
   it("returns structuredContent as sent even when it contradicts the listed output schema", async () => {
     const outputSchema = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
     const server = await mcpServer({
-      tools: [{ name: "liar", inputSchema: { type: "object" }, outputSchema, handler: async () => ({ content: [], structuredContent: { n: "not a number" } }) }],
+      tools: [
+        {
+          name: "liar",
+          inputSchema: { type: "object" },
+          outputSchema,
+          handler: async () => ({ content: [], structuredContent: { n: "not a number" } }),
+        },
+      ],
     });
     const shared = pool();
     // Listing on the same connection first: the SDK's callTool would then validate and throw.
@@ -211,31 +243,58 @@ describe("calls that end without a result", () => {
 
   it("reports 401 as unauthorized without quoting the credentials", async () => {
     const server = await mcpServer({ tools: [echoTool()], requiredAuthorization: "Bearer right-token-42" });
-    const error = await failure(call(pool(), server.url, "echo", { headers: { authorization: "Bearer expired-token-17" } }));
+    const error = await failure(
+      call(pool(), server.url, "echo", { headers: { authorization: "Bearer expired-token-17" } }),
+    );
     expect(error).toMatchObject({ reason: "unauthorized", status: 401, outcomeUnknown: false });
     expect(error.message).not.toContain("expired-token-17");
   });
 
   it("reports 401 on the call of an open session as unauthorized", async () => {
     let expired = false;
-    const server = await mcpServer({ tools: [echoTool()], intercept: (info) => (expired && info.method === "tools/call" ? { status: 401, headers: { "www-authenticate": "Bearer" } } : undefined) });
+    const server = await mcpServer({
+      tools: [echoTool()],
+      intercept: (info) =>
+        expired && info.method === "tools/call"
+          ? { status: 401, headers: { "www-authenticate": "Bearer" } }
+          : undefined,
+    });
     const shared = pool();
     await call(shared, server.url, "echo");
     expired = true;
-    expect(await failure(call(shared, server.url, "echo"))).toMatchObject({ reason: "unauthorized", status: 401, outcomeUnknown: false });
+    expect(await failure(call(shared, server.url, "echo"))).toMatchObject({
+      reason: "unauthorized",
+      status: 401,
+      outcomeUnknown: false,
+    });
   });
 
   it("reports 403 insufficient_scope as forbidden", async () => {
     const server = await mcpServer({
       tools: [echoTool()],
-      intercept: (info) => (info.method === "tools/call" ? { status: 403, headers: { "www-authenticate": 'Bearer error="insufficient_scope"' } } : undefined),
+      intercept: (info) =>
+        info.method === "tools/call"
+          ? { status: 403, headers: { "www-authenticate": 'Bearer error="insufficient_scope"' } }
+          : undefined,
     });
-    expect(await failure(call(pool(), server.url, "echo"))).toMatchObject({ reason: "forbidden", status: 403, insufficientScope: true, outcomeUnknown: false });
+    expect(await failure(call(pool(), server.url, "echo"))).toMatchObject({
+      reason: "forbidden",
+      status: 403,
+      insufficientScope: true,
+      outcomeUnknown: false,
+    });
   });
 
   it("reports a 5xx answer to the call as interrupted: the server may have run it", async () => {
-    const server = await mcpServer({ tools: [echoTool()], intercept: (info) => (info.method === "tools/call" ? { status: 502, body: "bad gateway" } : undefined) });
-    expect(await failure(call(pool(), server.url, "echo"))).toMatchObject({ reason: "interrupted", status: 502, outcomeUnknown: true });
+    const server = await mcpServer({
+      tools: [echoTool()],
+      intercept: (info) => (info.method === "tools/call" ? { status: 502, body: "bad gateway" } : undefined),
+    });
+    expect(await failure(call(pool(), server.url, "echo"))).toMatchObject({
+      reason: "interrupted",
+      status: 502,
+      outcomeUnknown: true,
+    });
   });
 
   it("ends calls in flight as interrupted when the pool closes, and refuses new ones", async () => {
@@ -246,7 +305,10 @@ describe("calls that end without a result", () => {
     await vi.waitFor(() => expect(server.calls).toHaveLength(1));
     await shared.close();
     expect(await pending).toMatchObject({ reason: "interrupted", outcomeUnknown: true });
-    expect(await failure(call(shared, server.url, "slow"))).toMatchObject({ reason: "unreachable", outcomeUnknown: false });
+    expect(await failure(call(shared, server.url, "slow"))).toMatchObject({
+      reason: "unreachable",
+      outcomeUnknown: false,
+    });
   });
 });
 
@@ -255,7 +317,8 @@ describe("test server helpers", () => {
     const { tool, state } = effectCounterTool();
     const server = await mcpServer({ tools: [tool] });
     const shared = pool();
-    for (const key of ["run_e/1", "run_e/1", "run_e/2"]) await call(shared, server.url, "record_effect", { meta: { [IDEMPOTENCY_KEY]: key } });
+    for (const key of ["run_e/1", "run_e/1", "run_e/2"])
+      await call(shared, server.url, "record_effect", { meta: { [IDEMPOTENCY_KEY]: key } });
     expect(state.total).toBe(2);
     expect(Object.fromEntries(state.effects)).toEqual({ "run_e/1": 1, "run_e/2": 1 });
   });

@@ -19,8 +19,16 @@ afterEach(async () => {
 });
 
 let answers: string[] = [];
-const dns = tableResolver({ "mcp.trusted.test": ["127.0.0.1"], "flip.test": () => answers, "hop.trusted.test": ["127.0.0.1"] });
-const targets = createTargetPolicy({ guarded: true, resolve: dns.resolve, trusted: { hosts: ["mcp.trusted.test", "hop.trusted.test"], cidrs: ["127.0.0.1/32"] } });
+const dns = tableResolver({
+  "mcp.trusted.test": ["127.0.0.1"],
+  "flip.test": () => answers,
+  "hop.trusted.test": ["127.0.0.1"],
+});
+const targets = createTargetPolicy({
+  guarded: true,
+  resolve: dns.resolve,
+  trusted: { hosts: ["mcp.trusted.test", "hop.trusted.test"], cidrs: ["127.0.0.1/32"] },
+});
 
 function pool(): McpPool {
   const created = createMcpPool({ targets });
@@ -35,7 +43,10 @@ async function server() {
 }
 
 async function thrown(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(() => undefined, (e: unknown) => e);
+  return promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
 }
 
 describe("MCP under the outbound target policy", () => {
@@ -44,15 +55,31 @@ describe("MCP under the outbound target policy", () => {
     answers = ["127.0.0.1"];
     const onPool = pool();
     const url = `http://flip.test:${mcp.port}/mcp`;
-    const first = await onPool.callTool({ url, poolKey: "run-1", name: "echo", arguments: { message: "a" }, meta: {}, timeoutMs: 5_000 });
+    const first = await onPool.callTool({
+      url,
+      poolKey: "run-1",
+      name: "echo",
+      arguments: { message: "a" },
+      meta: {},
+      timeoutMs: 5_000,
+    });
     expect(first.isError).toBe(false);
     answers = ["10.0.0.9"];
-    const second = await onPool.callTool({ url, poolKey: "run-1", name: "echo", arguments: { message: "b" }, meta: {}, timeoutMs: 5_000 });
+    const second = await onPool.callTool({
+      url,
+      poolKey: "run-1",
+      name: "echo",
+      arguments: { message: "b" },
+      meta: {},
+      timeoutMs: 5_000,
+    });
     expect(second.isError).toBe(false);
     expect(mcp.calls.map((c) => c.arguments)).toEqual([{ message: "a" }, { message: "b" }]);
 
     // Another run's session looks the name up again and is refused before anything is sent.
-    const error = await thrown(onPool.callTool({ url, poolKey: "run-2", name: "echo", arguments: { message: "c" }, meta: {}, timeoutMs: 5_000 }));
+    const error = await thrown(
+      onPool.callTool({ url, poolKey: "run-2", name: "echo", arguments: { message: "c" }, meta: {}, timeoutMs: 5_000 }),
+    );
     expect(error).toBeInstanceOf(McpCallError);
     expect(error).toMatchObject({ reason: "targetNotAllowed", outcomeUnknown: false });
     const listing = await thrown(onPool.listTools(url, undefined, "run-3"));
@@ -63,7 +90,10 @@ describe("MCP under the outbound target policy", () => {
 
   it("refuses a redirect to an address it does not allow, for a listing and a call", async () => {
     const counter = { requests: 0 };
-    const target = http.createServer((req, res) => { counter.requests++; res.end(); });
+    const target = http.createServer((req, res) => {
+      counter.requests++;
+      res.end();
+    });
     await new Promise<void>((resolve) => target.listen(0, "127.0.0.2", resolve));
     const redirector = http.createServer((req, res) => {
       req.resume();
@@ -76,8 +106,13 @@ describe("MCP under the outbound target policy", () => {
     });
     const url = `http://hop.trusted.test:${(redirector.address() as AddressInfo).port}/mcp`;
     const listed = await thrown(listAllTools({ url, targets, timeoutMs: 5_000 }));
-    expect(listed).toMatchObject({ reason: "targetNotAllowed", message: expect.stringMatching(/^http:\/\/127\.0\.0\.2:\d+ is not an allowed target/) as unknown });
-    const called = await thrown(pool().callTool({ url, poolKey: "run-1", name: "echo", arguments: {}, meta: {}, timeoutMs: 5_000 }));
+    expect(listed).toMatchObject({
+      reason: "targetNotAllowed",
+      message: expect.stringMatching(/^http:\/\/127\.0\.0\.2:\d+ is not an allowed target/) as unknown,
+    });
+    const called = await thrown(
+      pool().callTool({ url, poolKey: "run-1", name: "echo", arguments: {}, meta: {}, timeoutMs: 5_000 }),
+    );
     expect(called).toMatchObject({ reason: "targetNotAllowed", outcomeUnknown: false });
     expect(counter.requests).toBe(0);
   });

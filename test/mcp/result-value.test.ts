@@ -4,7 +4,9 @@ import { resultValue, type McpCallOutcome } from "../../src/mcp/index.ts";
 import { SANDBOX_RUNTIME_VERSION } from "../../src/shared/runtime-version.ts";
 
 const result = (content: unknown[], structuredContent?: unknown): McpCallOutcome =>
-  structuredContent === undefined ? { kind: "result", isError: false, content } : { kind: "result", isError: false, content, structuredContent };
+  structuredContent === undefined
+    ? { kind: "result", isError: false, content }
+    : { kind: "result", isError: false, content, structuredContent };
 const text = (value: string) => ({ type: "text", text: value });
 const now = (outcome: McpCallOutcome) => resultValue(outcome, SANDBOX_RUNTIME_VERSION);
 

@@ -15,9 +15,16 @@ afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
 
-async function countingServer(options: Omit<StartMcpServerOptions, "onRequest">): Promise<{ server: TestMcpServer; lists: () => number }> {
+async function countingServer(
+  options: Omit<StartMcpServerOptions, "onRequest">,
+): Promise<{ server: TestMcpServer; lists: () => number }> {
   let listRequests = 0;
-  const server = await startMcpServer({ ...options, onRequest: (info) => { if (info.method === "tools/list") listRequests++; } });
+  const server = await startMcpServer({
+    ...options,
+    onRequest: (info) => {
+      if (info.method === "tools/list") listRequests++;
+    },
+  });
   cleanups.push(() => server.close());
   return { server, lists: () => listRequests };
 }
@@ -28,7 +35,13 @@ function pool(): McpPool {
   return created;
 }
 
-const check = (server: TestMcpServer, waits = 0, poolKey = "run_a") => ({ url: server.url, headers: {}, poolKey, tool: "echo", waits });
+const check = (server: TestMcpServer, waits = 0, poolKey = "run_a") => ({
+  url: server.url,
+  headers: {},
+  poolKey,
+  tool: "echo",
+  waits,
+});
 
 describe("schema watch", () => {
   it("lists a thousand tools once for many calls of a run", async () => {
@@ -53,7 +66,15 @@ describe("schema watch", () => {
     const watch = createSchemaWatch(pool());
     await watch.current(check(server));
     server.setTools([{ ...echoTool(), description: "changed" }]);
-    await expect.poll(async () => { await server.notifyToolsChanged(); return (await watch.current(check(server)))?.description; }, { timeout: 5_000, interval: 100 }).toBe("changed");
+    await expect
+      .poll(
+        async () => {
+          await server.notifyToolsChanged();
+          return (await watch.current(check(server)))?.description;
+        },
+        { timeout: 5_000, interval: 100 },
+      )
+      .toBe("changed");
     expect(lists()).toBeGreaterThanOrEqual(2);
   });
 

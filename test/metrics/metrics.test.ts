@@ -25,13 +25,24 @@ const STACK_ENV = { REWIND_PAYLOAD_THRESHOLD: "1024", REWIND_CONTINUE_AS_NEW_EVE
 
 beforeAll(async () => {
   stack = await startRewindStack({ noWorker: true, env: STACK_ENV });
-  server = await startMcpServer({ tools: [echoTool("lookup"), failingTool("no such invoice", "fail"), effectCounterTool({ name: "send_invoice" }).tool] });
-  toolset = await registerToolset(stack, { mcpServers: { billing: { url: server.url } }, policies: { "billing.send_invoice": { approval: true } } });
+  server = await startMcpServer({
+    tools: [
+      echoTool("lookup"),
+      failingTool("no such invoice", "fail"),
+      effectCounterTool({ name: "send_invoice" }).tool,
+    ],
+  });
+  toolset = await registerToolset(stack, {
+    mcpServers: { billing: { url: server.url } },
+    policies: { "billing.send_invoice": { approval: true } },
+  });
   const port = await getFreePort();
   workerMetricsUrl = `http://127.0.0.1:${port}/metrics`;
   worker = await spawnWorker({
     ...STACK_ENV,
-    TEMPORAL_ADDRESS: stack.address, REWIND_TASK_QUEUE: stack.config.temporal.taskQueue, REWIND_STATE_DIR: stack.config.stateDir,
+    TEMPORAL_ADDRESS: stack.address,
+    REWIND_TASK_QUEUE: stack.config.temporal.taskQueue,
+    REWIND_STATE_DIR: stack.config.stateDir,
     REWIND_METRICS_PORT: String(port),
   });
 });
@@ -80,7 +91,7 @@ const open = (e: Exposition, status: string) => samplesOf(e, "rewind_runs_open",
 
 describe("metrics", () => {
   it("the strict reader refuses what Prometheus would refuse", () => {
-    const good = "# HELP a_total A.\n# TYPE a_total counter\na_total{x=\"1\"} 3\n";
+    const good = '# HELP a_total A.\n# TYPE a_total counter\na_total{x="1"} 3\n';
     expect(parseExposition(good).samples).toEqual([{ name: "a_total", labels: { x: "1" }, value: 3 }]);
     for (const bad of [
       "a_total{x=1} 3", // unquoted label value
@@ -89,8 +100,8 @@ describe("metrics", () => {
       "a NaNa", // not a number
       "# TYPE a gauge\n# TYPE a gauge\na 1", // TYPE twice
       "# TYPE a gauge\na 1\n# TYPE b gauge\nb 1\na 2", // family split in two
-      "# TYPE h histogram\nh_bucket{le=\"1\"} 2\nh_bucket{le=\"+Inf\"} 1\nh_count 1\nh_sum 1", // not cumulative
-      "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"+Inf\"} 2\nh_count 3\nh_sum 1", // +Inf is not the count
+      '# TYPE h histogram\nh_bucket{le="1"} 2\nh_bucket{le="+Inf"} 1\nh_count 1\nh_sum 1', // not cumulative
+      '# TYPE h histogram\nh_bucket{le="1"} 1\nh_bucket{le="+Inf"} 2\nh_count 3\nh_sum 1', // +Inf is not the count
     ]) {
       expect(() => parseExposition(bad), bad).toThrow();
     }
@@ -111,18 +122,27 @@ describe("metrics", () => {
     await waitParked(parked);
     await waitParked(cancelled);
 
-    const during = await scrapeUntil(workerMetricsUrl, (e) => valueOf(e, "rewind_calls_parked_total") === 2 && valueOf(e, "rewind_runs_ended_total") === 3);
+    const during = await scrapeUntil(
+      workerMetricsUrl,
+      (e) => valueOf(e, "rewind_calls_parked_total") === 2 && valueOf(e, "rewind_runs_ended_total") === 3,
+    );
     expect(valueOf(during, "rewind_runs_started_total")).toBe(5);
     expect(valueOf(during, "rewind_runs_ended_total", { outcome: "completed" })).toBe(2);
     expect(valueOf(during, "rewind_runs_continued_total")).toBeGreaterThanOrEqual(1);
     expect(samplesOf(during, "rewind_runs_ended_total", { outcome: "failed" })).toEqual([
       { name: "rewind_runs_ended_total", labels: { outcome: "failed", failure: "ScriptFailed" }, value: 1 },
     ]);
-    expect(samplesOf(during, "rewind_calls_parked_total")).toEqual([{ name: "rewind_calls_parked_total", labels: { reason: "approval" }, value: 2 }]);
+    expect(samplesOf(during, "rewind_calls_parked_total")).toEqual([
+      { name: "rewind_calls_parked_total", labels: { reason: "approval" }, value: 2 },
+    ]);
     expect(valueOf(during, "rewind_call_attempts_total", { kind: "mcp", group: "billing", outcome: "ok" })).toBe(1);
-    expect(valueOf(during, "rewind_call_attempts_total", { kind: "mcp", group: "billing", outcome: "toolFailed" })).toBe(1);
+    expect(
+      valueOf(during, "rewind_call_attempts_total", { kind: "mcp", group: "billing", outcome: "toolFailed" }),
+    ).toBe(1);
     expect(valueOf(during, "rewind_call_attempt_duration_seconds_count", { kind: "mcp", group: "billing" })).toBe(2);
-    expect(valueOf(during, "rewind_call_attempt_duration_seconds_sum", { kind: "mcp", group: "billing" })).toBeGreaterThan(0);
+    expect(
+      valueOf(during, "rewind_call_attempt_duration_seconds_sum", { kind: "mcp", group: "billing" }),
+    ).toBeGreaterThan(0);
     // Every run's first step replays the script (cold); each call's result is a step more.
     expect(valueOf(during, "rewind_step_duration_seconds_count", { start: "cold" })).toBeGreaterThanOrEqual(5);
     expect(valueOf(during, "rewind_step_duration_seconds_count", { start: "warm" })).toBeGreaterThanOrEqual(15);
@@ -133,10 +153,14 @@ describe("metrics", () => {
     // The Temporal SDK's runtime metrics, read from its exporter on loopback, on the same endpoint.
     expect(valueOf(during, "rewind_temporal_sdk_metrics_up")).toBe(1);
     expect(valueOf(during, "temporal_workflow_completed_total", { workflow_type: "runScript" })).toBe(2);
-    expect(valueOf(during, "temporal_workflow_continue_as_new_total", { workflow_type: "runScript" })).toBe(valueOf(during, "rewind_runs_continued_total"));
+    expect(valueOf(during, "temporal_workflow_continue_as_new_total", { workflow_type: "runScript" })).toBe(
+      valueOf(during, "rewind_runs_continued_total"),
+    );
     expect(valueOf(during, "temporal_workflow_failed_total", { workflow_type: "runScript" })).toBe(1);
     expect(valueOf(during, "temporal_workflow_task_execution_latency_seconds_count")).toBeGreaterThan(0);
-    expect(valueOf(during, "temporal_activity_execution_latency_seconds_count", { activity_type: "callMcpTool" })).toBe(2);
+    expect(valueOf(during, "temporal_activity_execution_latency_seconds_count", { activity_type: "callMcpTool" })).toBe(
+      2,
+    );
     expect(samplesOf(during, "process_cpu_user_seconds_total")).toHaveLength(1);
 
     // The API counts open runs of its task queue from visibility: two parked.
@@ -157,8 +181,13 @@ describe("metrics", () => {
     // The approved run's isolate was let go when it ended; nothing tells the sandbox of a
     // cancellation, so the cancelled run's isolate stays warm until the LRU evicts it.
     expect(valueOf(after, "rewind_sandbox_warm_isolates")).toBe(1);
-    expect(valueOf(after, "rewind_sandbox_heap_used_bytes")).toBeLessThan(valueOf(during, "rewind_sandbox_heap_used_bytes"));
-    const settled = await scrapeUntil(`${stack.api.url}/metrics`, (e) => open(e, "parked") === 0 && open(e, "running") === 0);
+    expect(valueOf(after, "rewind_sandbox_heap_used_bytes")).toBeLessThan(
+      valueOf(during, "rewind_sandbox_heap_used_bytes"),
+    );
+    const settled = await scrapeUntil(
+      `${stack.api.url}/metrics`,
+      (e) => open(e, "parked") === 0 && open(e, "running") === 0,
+    );
     expect([open(settled, "running"), open(settled, "parked")]).toEqual([0, 0]);
   }, 120_000);
 
@@ -174,7 +203,9 @@ describe("metrics", () => {
     }
     times.sort((a, b) => a - b);
     const median = times[10] ?? 0;
-    console.log(`worker scrape: ${bytes} bytes, median ${median.toFixed(1)} ms, max ${(times.at(-1) ?? 0).toFixed(1)} ms`);
+    console.log(
+      `worker scrape: ${bytes} bytes, median ${median.toFixed(1)} ms, max ${(times.at(-1) ?? 0).toFixed(1)} ms`,
+    );
     expect(median).toBeLessThan(250);
   });
 });

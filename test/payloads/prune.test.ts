@@ -17,7 +17,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFileDriver, payloadFileOf } from "../../src/payloads/file-driver.ts";
 import { collectReferences, prunePayloads } from "../../src/payloads/prune.ts";
 import { createS3Driver } from "../../src/payloads/s3-driver.ts";
-import { fileStoreListing, s3StoreListing, type PayloadStoreListing, type StoredPayload } from "../../src/payloads/store-listing.ts";
+import {
+  fileStoreListing,
+  s3StoreListing,
+  type PayloadStoreListing,
+  type StoredPayload,
+} from "../../src/payloads/store-listing.ts";
 import { deliverSignal } from "../../src/workflows/messages.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
@@ -26,11 +31,17 @@ import { startS3Server, type S3Server } from "../helpers/s3-server.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);
-const payload = (value: string): Payload => ({ metadata: { encoding: text("json/plain") }, data: text(JSON.stringify(value)) });
+const payload = (value: string): Payload => ({
+  metadata: { encoding: text("json/plain") },
+  data: text(JSON.stringify(value)),
+});
 const DAY = 86_400_000;
 
 async function exists(file: string): Promise<boolean> {
-  return access(file).then(() => true, () => false);
+  return access(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function listAll(listing: PayloadStoreListing): Promise<StoredPayload[]> {
@@ -46,8 +57,12 @@ async function storeIn(dir: string, values: string[]): Promise<string[]> {
 
 describe("file store listing", () => {
   let dir: string;
-  beforeAll(async () => { dir = await mkdtemp(path.join(tmpdir(), "rewind-listing-")); });
-  afterAll(async () => { await rm(dir, { recursive: true, force: true }); });
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "rewind-listing-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
 
   it("lists stored payloads with size and mtime, and nothing else in the directory", async () => {
     const [a, b] = await storeIn(dir, ["a".repeat(1000), "b"]);
@@ -113,10 +128,15 @@ describe("S3 store listing", () => {
 
   it("lists <prefix>/<sha256> objects only, and deletes only those written before the cut-off", async () => {
     const bucket = await server.createBucket(`rewind-prune-${randomUUID().slice(0, 8)}`);
-    const claims = await createS3Driver({ bucket, prefix: "payloads", client: s3 }).store({}, [payload("one"), payload("two")]);
+    const claims = await createS3Driver({ bucket, prefix: "payloads", client: s3 }).store({}, [
+      payload("one"),
+      payload("two"),
+    ]);
     await createS3Driver({ bucket, prefix: "other", client: s3 }).store({}, [payload("elsewhere")]);
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: "payloads/notes.txt", Body: "not a payload" }));
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: `payloads/deeper/${"a".repeat(64)}`, Body: "not a payload" }));
+    await s3.send(
+      new PutObjectCommand({ Bucket: bucket, Key: `payloads/deeper/${"a".repeat(64)}`, Body: "not a payload" }),
+    );
 
     const listing = s3StoreListing({ bucket, prefix: "payloads", client: s3 });
     const listed = await listAll(listing);
@@ -147,12 +167,14 @@ describe("pruning against Temporal", () => {
     dir = await mkdtemp(path.join(tmpdir(), "rewind-prune-"));
     stack = await startRewindStack({ env: { REWIND_PAYLOAD_STORE: `file:${dir}` } });
     server = await startMcpServer({
-      tools: [{
-        name: "big",
-        inputSchema: { type: "object", properties: {} },
-        // 1 MB of text, different for every call so no two runs share a stored payload.
-        handler: async () => ({ content: [{ type: "text", text: `${++calls}:`.padEnd(1_000_000, "x") }] }),
-      }],
+      tools: [
+        {
+          name: "big",
+          inputSchema: { type: "object", properties: {} },
+          // 1 MB of text, different for every call so no two runs share a stored payload.
+          handler: async () => ({ content: [{ type: "text", text: `${++calls}:`.padEnd(1_000_000, "x") }] }),
+        },
+      ],
     });
     toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
   });
@@ -208,7 +230,10 @@ export default async () => { const t = await svc.big({}); await waitForSignal("g
     });
     // Visibility lists it as running (it lags history a little).
     await until("the open run in visibility", async () => {
-      for await (const info of stack.client.workflow.list({ query: `WorkflowId = '${open}' AND ExecutionStatus = 'Running'` })) return info;
+      for await (const info of stack.client.workflow.list({
+        query: `WorkflowId = '${open}' AND ExecutionStatus = 'Running'`,
+      }))
+        return info;
       return undefined;
     });
     expect(doneRefs.some((hash) => openRefs.includes(hash))).toBe(false);
@@ -220,7 +245,11 @@ export default async () => { const t = await svc.big({}); await waitForSignal("g
 
     // A dry run deletes nothing but says what would go: the completed run's payloads and the orphan.
     const dry = await prunePayloads({ client: stack.client, storage, olderThanMs: 0, dryRun: true });
-    expect(dry).toMatchObject({ dryRun: true, deleted: doneRefs.length + 1, kept: everything.length - doneRefs.length - 1 });
+    expect(dry).toMatchObject({
+      dryRun: true,
+      deleted: doneRefs.length + 1,
+      kept: everything.length - doneRefs.length - 1,
+    });
     expect(dry.bytesDeleted).toBeGreaterThan(1_000_000 * doneRefs.length);
     expect(dry.referenced).toBeGreaterThanOrEqual(openRefs.length);
     expect(await listed()).toEqual(everything);
@@ -264,11 +293,33 @@ export default async () => { const t = await svc.big({}); await waitForSignal("g
 
   it("rewind payloads prune: defaults to the namespace's retention, --json, --dry-run, wrong arguments", async () => {
     const [hash = ""] = await storeIn(dir, ["for the command"]);
-    const cli = (...args: string[]) => promisify(execFile)(process.execPath, [
-      "--no-node-snapshot", "--disable-warning=ExperimentalWarning", path.join(REPO_ROOT, "src/cli/main.ts"), "payloads", ...args,
-    ], {
-      env: { ...process.env, TEMPORAL_ADDRESS: stack.address, TEMPORAL_NAMESPACE: stack.config.temporal.namespace, REWIND_PAYLOAD_STORE: `file:${dir}`, REWIND_STATE_DIR: stack.config.stateDir },
-    }).then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }), (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }));
+    const cli = (...args: string[]) =>
+      promisify(execFile)(
+        process.execPath,
+        [
+          "--no-node-snapshot",
+          "--disable-warning=ExperimentalWarning",
+          path.join(REPO_ROOT, "src/cli/main.ts"),
+          "payloads",
+          ...args,
+        ],
+        {
+          env: {
+            ...process.env,
+            TEMPORAL_ADDRESS: stack.address,
+            TEMPORAL_NAMESPACE: stack.config.temporal.namespace,
+            REWIND_PAYLOAD_STORE: `file:${dir}`,
+            REWIND_STATE_DIR: stack.config.stateDir,
+          },
+        },
+      ).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (error: { code: number; stdout: string; stderr: string }) => ({
+          code: error.code,
+          stdout: error.stdout,
+          stderr: error.stderr,
+        }),
+      );
 
     const retention = await cli("prune", "--json");
     expect(retention.code, retention.stderr).toBe(0);

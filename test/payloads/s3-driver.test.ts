@@ -7,7 +7,10 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { Client, Connection } from "@temporalio/client";
 import { ExternalStorage, StorageDriverClaim, type Payload, type StorageDriver } from "@temporalio/common";
-import { decodeReferencePayload, isReferencePayload } from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
+import {
+  decodeReferencePayload,
+  isReferencePayload,
+} from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { encodePayload } from "../../src/payloads/payload-bytes.ts";
 import { createS3Driver, defaultS3Client, s3KeyOf } from "../../src/payloads/s3-driver.ts";
@@ -37,10 +40,13 @@ async function keysIn(client: S3Client, bucket: string): Promise<string[]> {
 /** Counts the S3 operations a real client sends, by command name. */
 function countCommands(client: S3Client): Map<string, number> {
   const counts = new Map<string, number>();
-  client.middlewareStack.add((next, context) => async (args) => {
-    counts.set(context.commandName ?? "?", (counts.get(context.commandName ?? "?") ?? 0) + 1);
-    return next(args);
-  }, { step: "initialize", name: "rewindTestCounter" });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      counts.set(context.commandName ?? "?", (counts.get(context.commandName ?? "?") ?? 0) + 1);
+      return next(args);
+    },
+    { step: "initialize", name: "rewindTestCounter" },
+  );
   return counts;
 }
 
@@ -111,10 +117,15 @@ describe("S3 payload driver", () => {
     const bucket = await newBucket();
     const driver = createS3Driver({ bucket, prefix: "p", client: s3 });
     const hash = sha256(text("never stored"));
-    await expect(driver.retrieve({}, [new StorageDriverClaim({ key: `p/${hash}`, sha256: hash })]))
-      .rejects.toThrow(`payload ${hash} is missing: s3://${bucket}/p/${hash} does not exist`);
-    await expect(driver.retrieve({}, [new StorageDriverClaim({ sha256: hash })])).rejects.toThrow(/not a rewind S3 reference/);
-    await expect(driver.retrieve({}, [new StorageDriverClaim({ key: "p/x", sha256: "x" })])).rejects.toThrow(/not a rewind S3 reference/);
+    await expect(driver.retrieve({}, [new StorageDriverClaim({ key: `p/${hash}`, sha256: hash })])).rejects.toThrow(
+      `payload ${hash} is missing: s3://${bucket}/p/${hash} does not exist`,
+    );
+    await expect(driver.retrieve({}, [new StorageDriverClaim({ sha256: hash })])).rejects.toThrow(
+      /not a rewind S3 reference/,
+    );
+    await expect(driver.retrieve({}, [new StorageDriverClaim({ key: "p/x", sha256: "x" })])).rejects.toThrow(
+      /not a rewind S3 reference/,
+    );
   });
 
   it("refuses an object whose bytes were changed, and a later store replaces it", async () => {
@@ -129,7 +140,9 @@ describe("S3 payload driver", () => {
     const flipped = Uint8Array.from(original);
     flipped[flipped.length - 2] = (flipped[flipped.length - 2] ?? 0) ^ 0xff;
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: flipped }));
-    await expect(driver.retrieve({}, [claim as StorageDriverClaim])).rejects.toThrow(`payload ${claim?.claimData["sha256"]} in s3://${bucket}/${key} is corrupt`);
+    await expect(driver.retrieve({}, [claim as StorageDriverClaim])).rejects.toThrow(
+      `payload ${claim?.claimData["sha256"]} in s3://${bucket}/${key} is corrupt`,
+    );
 
     // Truncated: storing the payload again notices the wrong size and writes it anew.
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: original.subarray(0, 5) }));
@@ -175,7 +188,7 @@ describe("S3 payload driver", () => {
       const [claim] = await driver.store({}, [payload]);
       expectSamePayload((await driver.retrieve({}, [claim as StorageDriverClaim]))[0], payload);
       const object = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: claim?.claimData["key"] }));
-      expect(sha256(await object.Body?.transformToByteArray() ?? new Uint8Array())).toBe(claim?.claimData["sha256"]);
+      expect(sha256((await object.Body?.transformToByteArray()) ?? new Uint8Array())).toBe(claim?.claimData["sha256"]);
     } finally {
       vi.unstubAllEnvs();
     }
@@ -189,7 +202,11 @@ describe("S3 payload driver in Temporal", () => {
     const externalStorage = new ExternalStorage({ drivers: [driver], payloadSizeThreshold: 1024 });
     const connection = await Connection.connect({ address: inject("temporalAddress") });
     try {
-      const client = new Client({ connection, namespace: inject("temporalNamespace"), dataConverter: { externalStorage } });
+      const client = new Client({
+        connection,
+        namespace: inject("temporalNamespace"),
+        dataConverter: { externalStorage },
+      });
       const large = { blob: randomBytes(64 * 1024).toString("base64") };
       const small = "small";
       // No worker: the workflow only has to be started for its input to reach history.

@@ -19,7 +19,10 @@ const effects = effectCounterTool({ name: "send_invoice" });
 beforeAll(async () => {
   stack = await startRewindStack({ noWorker: true });
   server = await startMcpServer({ tools: [effects.tool] });
-  toolset = await registerToolset(stack, { mcpServers: { billing: { url: server.url } }, policies: { "billing.send_invoice": { approval: true } } });
+  toolset = await registerToolset(stack, {
+    mcpServers: { billing: { url: server.url } },
+    policies: { "billing.send_invoice": { approval: true } },
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -45,7 +48,11 @@ async function waitParked(id: string) {
   throw new Error(`run ${id} never parked`);
 }
 
-const workerEnv = () => ({ TEMPORAL_ADDRESS: stack.address, REWIND_TASK_QUEUE: stack.config.temporal.taskQueue, REWIND_STATE_DIR: stack.config.stateDir });
+const workerEnv = () => ({
+  TEMPORAL_ADDRESS: stack.address,
+  REWIND_TASK_QUEUE: stack.config.temporal.taskQueue,
+  REWIND_STATE_DIR: stack.config.stateDir,
+});
 
 describe("approval", () => {
   it("parks the call before sending it, sends it once approved, and refuses a second decision", async () => {
@@ -53,7 +60,9 @@ describe("approval", () => {
     try {
       const id = await startRun(stack, { toolset, script: SCRIPT, input: { amount: 12 } });
       const parked = await waitParked(id);
-      expect(parked["parked"]).toEqual([{ seq: 1, tool: "billing.send_invoice", args: { label: "invoice 12" }, reason: "approval", details: {} }]);
+      expect(parked["parked"]).toEqual([
+        { seq: 1, tool: "billing.send_invoice", args: { label: "invoice 12" }, reason: "approval", details: {} },
+      ]);
       expect(server.calls.filter((c) => c.name === "send_invoice")).toHaveLength(0);
       expect((await stack.request("POST", `/v1/runs/${id}/calls/2/approve`)).status).toBe(409);
       expect((await stack.request("POST", `/v1/runs/${id}/calls/1/approve`)).status).toBe(200);
@@ -74,7 +83,9 @@ describe("approval", () => {
       const before = server.calls.length;
       const id = await startRun(stack, { toolset, script: SCRIPT, input: { amount: 99 } });
       await waitParked(id);
-      expect((await stack.request("POST", `/v1/runs/${id}/calls/1/reject`, { reason: "amount too high" })).status).toBe(200);
+      expect((await stack.request("POST", `/v1/runs/${id}/calls/1/reject`, { reason: "amount too high" })).status).toBe(
+        200,
+      );
       const done = await waitForRun(stack, id);
       expect(done.result).toEqual(["rejected", "billing.send_invoice: amount too high"]);
       expect(server.calls.length).toBe(before);
@@ -91,7 +102,9 @@ describe("approval", () => {
     await waitParked(id);
     // The kill must come while the call is parked and unsent.
     await expectRunGoing(stack.client, id, { calls: 1 });
-    expect(server.calls.filter((c) => c.name === "send_invoice" && String(c.meta[IDEMPOTENCY_KEY]).startsWith(`${id}/`))).toHaveLength(0);
+    expect(
+      server.calls.filter((c) => c.name === "send_invoice" && String(c.meta[IDEMPOTENCY_KEY]).startsWith(`${id}/`)),
+    ).toHaveLength(0);
     await first.kill("SIGKILL");
     const second = await spawnWorker(workerEnv());
     try {

@@ -10,7 +10,12 @@
 import { randomUUID } from "node:crypto";
 import { WorkflowUpdateFailedError } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createCallReports, InputRequestClosedError, type CallRef, type CallReports } from "../../src/activities/call-reports.ts";
+import {
+  createCallReports,
+  InputRequestClosedError,
+  type CallRef,
+  type CallReports,
+} from "../../src/activities/call-reports.ts";
 import type { JournalEntryBody, RunViewBody } from "../../src/api/response-schemas.ts";
 import { createCallTracker } from "../../src/cli/call-tracker.ts";
 import { answerCallInputUpdate } from "../../src/workflows/messages.ts";
@@ -97,7 +102,8 @@ async function waitStatus(id: string, status: string): Promise<ApiBody> {
   });
 }
 
-const answer = (id: string, seq: number, body: unknown) => request("POST", `/v1/runs/${id}/calls/${seq}/elicitation`, body);
+const answer = (id: string, seq: number, body: unknown) =>
+  request("POST", `/v1/runs/${id}/calls/${seq}/elicitation`, body);
 
 describe("call reports", () => {
   it("puts the latest progress on the call's journal entry, coalesced, and shows it in watch", async () => {
@@ -109,7 +115,10 @@ describe("call reports", () => {
       const e = await journalEntry(id);
       return e?.progress?.progress === 40 ? e : undefined;
     });
-    expect(entry).toMatchObject({ status: "running", progress: { progress: 40, total: 100, message: "indexing…", attempt: 1 } });
+    expect(entry).toMatchObject({
+      status: "running",
+      progress: { progress: 40, total: 100, message: "indexing…", attempt: 1 },
+    });
     // A report for another namespace, or for a call the run never made, changes nothing.
     reports.progress({ ...call, namespace: "someone-else" }, { progress: 99 });
     reports.progress({ ...call, seq: 7 }, { progress: 99 });
@@ -127,23 +136,35 @@ describe("call reports", () => {
     // Progress that arrives after the call ended is ignored; the last one stays on record.
     reports.progress(call, { progress: 100, total: 100 });
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect((await journalEntry(id))).toMatchObject({ status: "completed", progress: { progress: 40 } });
+    expect(await journalEntry(id)).toMatchObject({ status: "completed", progress: { progress: 40 } });
   });
 
   it("parks the run on a request for input, checks the answer against the schema, and hands it to the waiting attempt", async () => {
     const { id, call } = await startBlockedRun();
     expect((await answer(id, 1, { action: "decline" })).status, "a call that asked nothing").toBe(409);
 
-    const asked = reports.askInput(call, { message: "Which project?", requestedSchema: SCHEMA }, new AbortController().signal);
+    const asked = reports.askInput(
+      call,
+      { message: "Which project?", requestedSchema: SCHEMA },
+      new AbortController().signal,
+    );
     const parked = await waitStatus(id, "parked");
-    expect(parked["parked"]).toEqual([{
-      seq: 1, tool: "tickets.sync", args: {}, reason: "elicitationRequested",
-      details: { requestId: expect.any(String), attempt: 1, message: "Which project?", requestedSchema: SCHEMA },
-    }]);
+    expect(parked["parked"]).toEqual([
+      {
+        seq: 1,
+        tool: "tickets.sync",
+        args: {},
+        reason: "elicitationRequested",
+        details: { requestId: expect.any(String), attempt: 1, message: "Which project?", requestedSchema: SCHEMA },
+      },
+    ]);
     const event = await receiver.waitFor(id, "call.input_requested");
     expect(event.data).toEqual({ seq: 1, tool: "tickets.sync", message: "Which project?", requestedSchema: SCHEMA });
     const entry = await journalEntry(id);
-    expect(entry).toMatchObject({ status: "parked", inputs: [{ message: "Which project?", attempt: 1, requestedSchema: SCHEMA }] });
+    expect(entry).toMatchObject({
+      status: "parked",
+      inputs: [{ message: "Which project?", attempt: 1, requestedSchema: SCHEMA }],
+    });
     expect(entry?.inputs?.[0]?.outcome).toBeUndefined();
 
     // Watch shows the question with the command that answers it.
@@ -163,8 +184,11 @@ describe("call reports", () => {
     expect((await answer(id, 2, { action: "decline" })).status, "a call the run never made").toBe(404);
     expect((await answer("run_00000000000000000000000000", 1, { action: "decline" })).status).toBe(404);
     // An answer to a request other than the one the call waits on is refused by the run itself.
-    await expect(stack.client.workflow.getHandle(id).executeUpdate(answerCallInputUpdate, { args: [{ seq: 1, requestId: "stale", answer: { action: "cancel" } }] }))
-      .rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+    await expect(
+      stack.client.workflow
+        .getHandle(id)
+        .executeUpdate(answerCallInputUpdate, { args: [{ seq: 1, requestId: "stale", answer: { action: "cancel" } }] }),
+    ).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
 
     const accepted = await answer(id, 1, { action: "accept", content: { project: "rewind", count: 3 } });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
@@ -172,11 +196,18 @@ describe("call reports", () => {
     await expect(asked).resolves.toEqual({ action: "accept", content: { project: "rewind", count: 3 } });
     expect((await request("GET", `/v1/runs/${id}`)).body.status).toBe("running");
     expect((await answer(id, 1, { action: "decline" })).status, "a second answer").toBe(409);
-    expect((await journalEntry(id))).toMatchObject({ status: "running", inputs: [{ outcome: "accept", content: { project: "rewind", count: 3 } }] });
+    expect(await journalEntry(id)).toMatchObject({
+      status: "running",
+      inputs: [{ outcome: "accept", content: { project: "rewind", count: 3 } }],
+    });
 
     // The same call may ask again; decline and cancel carry no content.
     for (const action of ["decline", "cancel"] as const) {
-      const again = reports.askInput(call, { message: `Sure (${action})?`, requestedSchema: SCHEMA }, new AbortController().signal);
+      const again = reports.askInput(
+        call,
+        { message: `Sure (${action})?`, requestedSchema: SCHEMA },
+        new AbortController().signal,
+      );
       await waitStatus(id, "parked");
       expect((await answer(id, 1, { action })).status).toBe(200);
       await expect(again).resolves.toEqual({ action });
@@ -191,7 +222,11 @@ describe("call reports", () => {
   it("withdraws the request when the attempt's signal aborts: the wait ends at once and the run runs again", async () => {
     const { id, call } = await startBlockedRun();
     const abort = new AbortController();
-    const asked = reports.askInput(call, { message: "Go on?", requestedSchema: { type: "object", properties: {} } }, abort.signal);
+    const asked = reports.askInput(
+      call,
+      { message: "Go on?", requestedSchema: { type: "object", properties: {} } },
+      abort.signal,
+    );
     await waitStatus(id, "parked");
     const reason = new Error("the attempt timed out");
     abort.abort(reason);
@@ -200,14 +235,20 @@ describe("call reports", () => {
     expect((await journalEntry(id))?.inputs?.[0]?.outcome).toBe("withdrawn");
     expect((await answer(id, 1, { action: "cancel" })).status).toBe(409);
     // A signal that aborted already asks nothing.
-    await expect(reports.askInput(call, { message: "?", requestedSchema: {} }, AbortSignal.abort(reason))).rejects.toBe(reason);
+    await expect(reports.askInput(call, { message: "?", requestedSchema: {} }, AbortSignal.abort(reason))).rejects.toBe(
+      reason,
+    );
     gate.release(id);
     expect((await waitForRun(stack, id, 30_000, auth)).status).toBe("completed");
   });
 
   it("ends the wait when the call ends while it is parked for input, and leaves the entry in its final state", async () => {
     const { id, call } = await startBlockedRun();
-    const asked = reports.askInput(call, { message: "Still there?", requestedSchema: { type: "object" } }, new AbortController().signal);
+    const asked = reports.askInput(
+      call,
+      { message: "Still there?", requestedSchema: { type: "object" } },
+      new AbortController().signal,
+    );
     await waitStatus(id, "parked");
     gate.release(id);
     await expect(asked).rejects.toBeInstanceOf(InputRequestClosedError);
@@ -219,7 +260,11 @@ describe("call reports", () => {
 
   it("ends the wait promptly when the run is cancelled while its call waits for input", async () => {
     const { id, call } = await startBlockedRun();
-    const asked = reports.askInput(call, { message: "Really?", requestedSchema: { type: "object" } }, new AbortController().signal);
+    const asked = reports.askInput(
+      call,
+      { message: "Really?", requestedSchema: { type: "object" } },
+      new AbortController().signal,
+    );
     await waitStatus(id, "parked");
     const cancelledAt = Date.now();
     expect((await request("POST", `/v1/runs/${id}/cancel`)).status).toBe(200);
@@ -231,13 +276,23 @@ describe("call reports", () => {
 
   it("refuses to park a call that is not in flight, or of a run that ended", async () => {
     const { id, call } = await startBlockedRun();
-    const never = reports.askInput({ ...call, seq: 7 }, { message: "Who?", requestedSchema: {} }, new AbortController().signal);
+    const never = reports.askInput(
+      { ...call, seq: 7 },
+      { message: "Who?", requestedSchema: {} },
+      new AbortController().signal,
+    );
     await expect(never).rejects.toBeInstanceOf(InputRequestClosedError);
-    const other = reports.askInput({ ...call, namespace: "someone-else" }, { message: "Who?", requestedSchema: {} }, new AbortController().signal);
+    const other = reports.askInput(
+      { ...call, namespace: "someone-else" },
+      { message: "Who?", requestedSchema: {} },
+      new AbortController().signal,
+    );
     await expect(other).rejects.toBeInstanceOf(InputRequestClosedError);
     expect((await request("GET", `/v1/runs/${id}`)).body.status).toBe("running");
     gate.release(id);
     await waitForRun(stack, id, 30_000, auth);
-    await expect(reports.askInput(call, { message: "Late?", requestedSchema: {} }, new AbortController().signal)).rejects.toBeInstanceOf(InputRequestClosedError);
+    await expect(
+      reports.askInput(call, { message: "Late?", requestedSchema: {} }, new AbortController().signal),
+    ).rejects.toBeInstanceOf(InputRequestClosedError);
   });
 });

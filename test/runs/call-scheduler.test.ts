@@ -2,16 +2,21 @@ import { describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../src/shared/journal.ts";
 import { CallScheduler } from "../../src/workflows/call-scheduler.ts";
 
-const entry = (seq: number, tool: string): JournalEntry => ({ seq, tool, args: {}, status: "pending", issuedAt: 0, attempts: 0 }) as JournalEntry;
+const entry = (seq: number, tool: string): JournalEntry =>
+  ({ seq, tool, args: {}, status: "pending", issuedAt: 0, attempts: 0 }) as JournalEntry;
 
 describe("CallScheduler", () => {
   it("holds calls to the run-wide and per-tool limits and starts the next one as a call is released", () => {
     const started: number[] = [];
     const releases = new Map<number, () => void>();
-    const scheduler = new CallScheduler(3, (tool) => (tool === "svc.slow" ? 1 : 3), (call, release) => {
-      started.push(call.seq);
-      releases.set(call.seq, release);
-    });
+    const scheduler = new CallScheduler(
+      3,
+      (tool) => (tool === "svc.slow" ? 1 : 3),
+      (call, release) => {
+        started.push(call.seq);
+        releases.set(call.seq, release);
+      },
+    );
     scheduler.enqueue(entry(1, "svc.slow"));
     scheduler.enqueue(entry(2, "svc.slow"));
     scheduler.enqueue(entry(3, "svc.fast"));
@@ -34,7 +39,14 @@ describe("CallScheduler", () => {
   it("starts nothing new once paused", () => {
     const started: number[] = [];
     const releases: (() => void)[] = [];
-    const scheduler = new CallScheduler(1, () => 1, (call, release) => { started.push(call.seq); releases.push(release); });
+    const scheduler = new CallScheduler(
+      1,
+      () => 1,
+      (call, release) => {
+        started.push(call.seq);
+        releases.push(release);
+      },
+    );
     scheduler.enqueue(entry(1, "svc.a"));
     scheduler.enqueue(entry(2, "svc.b"));
     scheduler.pause();

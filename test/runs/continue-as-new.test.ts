@@ -14,7 +14,13 @@ let server: TestMcpServer;
 const effects = effectCounterTool();
 const slow = slowTool({ delayMs: 150 });
 /** A 1 MB result: carried journals of runs that hold them are far over Temporal's 2 MiB payload limit. */
-const megabyte = { name: "megabyte", inputSchema: { type: "object" }, handler: async (args: Record<string, unknown>) => ({ content: [{ type: "text" as const, text: String(args["i"]).padEnd(1_000_000, ".") }] }) };
+const megabyte = {
+  name: "megabyte",
+  inputSchema: { type: "object" },
+  handler: async (args: Record<string, unknown>) => ({
+    content: [{ type: "text" as const, text: String(args["i"]).padEnd(1_000_000, ".") }],
+  }),
+};
 beforeAll(async () => {
   stack = await startRewindStack({ env: { REWIND_CONTINUE_AS_NEW_EVENTS: "60" } });
   server = await startMcpServer({ tools: [effects.tool, slow.tool, megabyte] });
@@ -39,11 +45,11 @@ async function executionsOf(id: string): Promise<number> {
 describe("continue-as-new", () => {
   it("keeps the result and the journal whole across executions", async () => {
     const script = [
-      "import { sleep } from \"rewind:tools\";",
+      'import { sleep } from "rewind:tools";',
       "export default async function main(input: { rounds: number }) {",
       "  const seen: number[] = [];",
       "  for (let i = 0; i < input.rounds; i++) {",
-      "    await Promise.all([sleep(5), sleep(\"10ms\")]);",
+      '    await Promise.all([sleep(5), sleep("10ms")]);',
       "    seen.push(i);",
       "  }",
       "  return { rounds: seen.length, sum: seen.reduce((a, b) => a + b, 0), random: Math.random() < 1 };",
@@ -61,7 +67,9 @@ describe("continue-as-new", () => {
     const entries = journal.body["entries"] as { seq: number; tool: string; status: string }[];
     expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     expect(entries.every((e) => e.tool === "rewind.sleep" && e.status === "completed")).toBe(true);
-    expect((journal.body["completionOrder"] as number[]).slice().sort((a, b) => a - b)).toEqual(entries.map((e) => e.seq));
+    expect((journal.body["completionOrder"] as number[]).slice().sort((a, b) => a - b)).toEqual(
+      entries.map((e) => e.seq),
+    );
   }, 150_000);
 
   it("drains MCP calls in flight before continuing, and sends each call once", async () => {
@@ -82,7 +90,9 @@ export default async function main() {
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     expect(done.result).toBe(24);
     expect(await executionsOf(id)).toBeGreaterThan(1);
-    const keys = server.calls.filter((c) => c.name === "record_effect" && String(c.meta[IDEMPOTENCY_KEY]).startsWith(`${id}/`)).map((c) => c.meta[IDEMPOTENCY_KEY]);
+    const keys = server.calls
+      .filter((c) => c.name === "record_effect" && String(c.meta[IDEMPOTENCY_KEY]).startsWith(`${id}/`))
+      .map((c) => c.meta[IDEMPOTENCY_KEY]);
     expect(keys).toHaveLength(16);
     expect(new Set(keys).size).toBe(16);
     const journal = await stack.request("GET", `/v1/runs/${id}/journal?limit=1000`);

@@ -28,11 +28,11 @@ const workerEnv = () => ({
 });
 
 const CLOCK_SCRIPT = [
-  "import { sleep } from \"rewind:tools\";",
+  'import { sleep } from "rewind:tools";',
   "export default async function main(input: { n: number }) {",
   "  const rolls = [Math.random(), Math.random()];",
   "  const before = Date.now();",
-  "  await sleep(\"3s\");",
+  '  await sleep("3s");',
   "  await Promise.all([sleep(10), sleep(20)]);",
   "  rolls.push(Math.random());",
   "  return { n: input.n * 2, waited: Date.now() - before >= 3000, rolls: rolls.length, when: new Date().getTime() > 0 };",

@@ -35,23 +35,41 @@ afterAll(async () => {
 });
 
 const startWorker = async (): Promise<StackHandle> => {
-  const worker = await startStackProcess({ root: REPO_ROOT, temporalAddress: stack.address, taskQueue: stack.config.temporal.taskQueue, stateDir: stack.config.stateDir });
+  const worker = await startStackProcess({
+    root: REPO_ROOT,
+    temporalAddress: stack.address,
+    taskQueue: stack.config.temporal.taskQueue,
+    stateDir: stack.config.stateDir,
+  });
   workers.push(worker);
   return worker;
 };
 
-const attempt = (call: string) => `(async () => { try { return ["ok", (await ${call}).status]; } catch (e) { return e instanceof ToolError ? [e.code] : ["other", String(e)]; } })()`;
+const attempt = (call: string) =>
+  `(async () => { try { return ["ok", (await ${call}).status]; } catch (e) { return e instanceof ToolError ? [e.code] : ["other", String(e)]; } })()`;
 
 describe("onInterruption for http.fetch", () => {
   it("retry sends a POST again with the same key; without it GET is sent again and POST ends as outcomeUnknown", async () => {
     const url = `http://${HTTP_HOST_NAME}:${site.port}/hold`;
     const host = `${HTTP_HOST_NAME}:${site.port}`;
     // A short deadline keeps the lost attempt's backstop (timeout + 15 s) short.
-    const retrying = await registerToolset(stack, { http: { allowedHosts: [host] }, policies: { "http.fetch": { onInterruption: "retry", timeout: "5s" } } });
-    const byMethod = await registerToolset(stack, { http: { allowedHosts: [host] }, policies: { "http.fetch": { timeout: "5s" } } });
+    const retrying = await registerToolset(stack, {
+      http: { allowedHosts: [host] },
+      policies: { "http.fetch": { onInterruption: "retry", timeout: "5s" } },
+    });
+    const byMethod = await registerToolset(stack, {
+      http: { allowedHosts: [host] },
+      policies: { "http.fetch": { timeout: "5s" } },
+    });
     const first = await startWorker();
-    const retried = await startRun(stack, { toolset: retrying, script: `import { ToolError } from "rewind:tools";\nexport default async () => [await ${attempt(`fetch("${url}", { method: "POST", body: "a" })`)}];` });
-    const defaults = await startRun(stack, { toolset: byMethod, script: `import { ToolError } from "rewind:tools";\nexport default async () => Promise.all([${attempt(`fetch("${url}")`)}, ${attempt(`fetch("${url}", { method: "POST", body: "b" })`)}]);` });
+    const retried = await startRun(stack, {
+      toolset: retrying,
+      script: `import { ToolError } from "rewind:tools";\nexport default async () => [await ${attempt(`fetch("${url}", { method: "POST", body: "a" })`)}];`,
+    });
+    const defaults = await startRun(stack, {
+      toolset: byMethod,
+      script: `import { ToolError } from "rewind:tools";\nexport default async () => Promise.all([${attempt(`fetch("${url}")`)}, ${attempt(`fetch("${url}", { method: "POST", body: "b" })`)}]);`,
+    });
 
     const deadline = Date.now() + 30_000;
     while (hits.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

@@ -9,7 +9,13 @@ import { randomUUID } from "node:crypto";
 import type http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEventReceiver, type EventReceiver } from "../helpers/event-receiver.ts";
-import { guardConnects, startLoopbackServer, tableResolver, type ConnectGuard, type LoopbackServer } from "../helpers/http-loopback.ts";
+import {
+  guardConnects,
+  startLoopbackServer,
+  tableResolver,
+  type ConnectGuard,
+  type LoopbackServer,
+} from "../helpers/http-loopback.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
 
 const key = `http-policy-key-${randomUUID()}`;
@@ -35,7 +41,7 @@ function answerLater(ms: number, res: http.ServerResponse, then: () => void = ()
   const timer = setTimeout(() => {
     timers.delete(timer);
     then();
-    if (!res.writableEnded) res.writeHead(200, { "content-type": "application/json" }).end("{\"late\":true}");
+    if (!res.writableEnded) res.writeHead(200, { "content-type": "application/json" }).end('{"late":true}');
   }, ms);
   timers.add(timer);
 }
@@ -60,7 +66,9 @@ beforeAll(async () => {
       lanes.set(lane, counts);
       counts.active += 1;
       counts.most = Math.max(counts.most, counts.active);
-      return answerLater(300, res, () => { counts.active -= 1; });
+      return answerLater(300, res, () => {
+        counts.active -= 1;
+      });
     }
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ method: req.method, path }));
   });
@@ -70,7 +78,10 @@ beforeAll(async () => {
   await closed.close();
   stack = await startRewindStack({
     env: { REWIND_API_KEYS: `${key}:http-policy-${randomUUID().slice(0, 8)}` },
-    httpTool: { allowLoopbackForTests: true, resolve: tableResolver({ "api.test": ["127.0.0.1"], "down.test": ["127.0.0.1"] }).resolve },
+    httpTool: {
+      allowLoopbackForTests: true,
+      resolve: tableResolver({ "api.test": ["127.0.0.1"], "down.test": ["127.0.0.1"] }).resolve,
+    },
   });
   receiver = await startEventReceiver();
   receiver.setSecret(String((await request("PUT", "/v1/events/endpoint", { url: receiver.url })).body["secret"]));
@@ -84,7 +95,10 @@ afterAll(async () => {
 });
 
 async function toolsetWith(policy: Record<string, unknown> | undefined): Promise<string> {
-  const { status, body } = await request("POST", "/v1/toolsets", { http: { allowedHosts: [host] }, ...(policy ? { policies: { "http.fetch": policy } } : {}) });
+  const { status, body } = await request("POST", "/v1/toolsets", {
+    http: { allowedHosts: [host] },
+    ...(policy ? { policies: { "http.fetch": policy } } : {}),
+  });
   // 200 when the same document was registered before (the id is its digest).
   expect([200, 201], JSON.stringify(body)).toContain(status);
   return String(body.id);
@@ -132,7 +146,7 @@ export default async function main() {
   }
 }`;
 
-describe("policies[\"http.fetch\"]", () => {
+describe('policies["http.fetch"]', () => {
   it("is refused with a 400 naming the field when the toolset has no http", async () => {
     const { status, body } = await request("POST", "/v1/toolsets", { policies: { "http.fetch": { approval: true } } });
     expect(status).toBe(400);
@@ -177,7 +191,9 @@ describe("policies[\"http.fetch\"]", () => {
     expect(slowHits() - before).toBe(5);
     expect((await scheduled(id)).get(1)).toEqual({ startToCloseSeconds: 16, maximumAttempts: 5 });
 
-    const posted = await finish(await start(toolset, CATCHING(`fetch("http://${host}/slow", { method: "POST", body: "x" })`)));
+    const posted = await finish(
+      await start(toolset, CATCHING(`fetch("http://${host}/slow", { method: "POST", body: "x" })`)),
+    );
     expect(posted.result).toEqual(["outcomeUnknown", expect.stringMatching(/may or may not have taken effect/), null]);
     expect(slowHits() - before).toBe(6);
   }, 90_000);
@@ -190,18 +206,24 @@ describe("policies[\"http.fetch\"]", () => {
     const [limited, free] = await Promise.all([toolsetWith({ concurrency: 1 }), toolsetWith(undefined)]);
     const ids = await Promise.all([start(limited, script("limited")), start(free, script("free"))]);
     const done = await Promise.all(ids.map((id) => finish(id)));
-    expect(done.map((d) => d.result)).toEqual([[200, 200, 200, 200, 200], [200, 200, 200, 200, 200]]);
+    expect(done.map((d) => d.result)).toEqual([
+      [200, 200, 200, 200, 200],
+      [200, 200, 200, 200, 200],
+    ]);
     expect(lanes.get("limited")).toEqual({ active: 0, most: 1 });
     expect(lanes.get("free")?.most).toBeGreaterThan(1);
   }, 60_000);
 
   it("without a policy, GET is retried and POST sent at most once, with today's 45-second attempt", async () => {
-    const id = await start(await toolsetWith(undefined), `export default async function main() {
+    const id = await start(
+      await toolsetWith(undefined),
+      `export default async function main() {
   await fetch("http://${host}/plain");
   await fetch("http://${host}/plain", { method: "POST", body: "x" });
   await fetch("http://${host}/plain", { method: "HEAD" });
   return 1;
-}`);
+}`,
+    );
     expect((await finish(id)).status).toBe("completed");
     expect([...(await scheduled(id)).entries()]).toEqual([
       [1, { startToCloseSeconds: 45, maximumAttempts: 5 }],
@@ -216,7 +238,10 @@ describe("policies[\"http.fetch\"]", () => {
   await fetch("http://${host}/plain", { method: "POST", body: "x" });
   return 1;
 }`;
-    const [retry, once] = await Promise.all([toolsetWith({ onInterruption: "retry" }), toolsetWith({ onInterruption: "at_most_once" })]);
+    const [retry, once] = await Promise.all([
+      toolsetWith({ onInterruption: "retry" }),
+      toolsetWith({ onInterruption: "at_most_once" }),
+    ]);
     const ids = await Promise.all([start(retry, script), start(once, script)]);
     await Promise.all(ids.map((id) => finish(id)));
     const [retried, atMostOnce] = await Promise.all(ids.map((id) => scheduled(id)));
@@ -227,19 +252,32 @@ describe("policies[\"http.fetch\"]", () => {
 
 describe("network failures of fetch are interruptions, for the policy to decide", () => {
   const toolsetFor = async (policy: Record<string, unknown> | undefined) => {
-    const { status, body } = await request("POST", "/v1/toolsets", { http: { allowedHosts: [host, `down.test:${closedPort}`] }, ...(policy ? { policies: { "http.fetch": policy } } : {}) });
+    const { status, body } = await request("POST", "/v1/toolsets", {
+      http: { allowedHosts: [host, `down.test:${closedPort}`] },
+      ...(policy ? { policies: { "http.fetch": policy } } : {}),
+    });
     expect([200, 201], JSON.stringify(body)).toContain(status);
     return String(body.id);
   };
 
   it("a connection dropped after a POST was sent is outcomeUnknown by default, and sent again with the same key under retry", async () => {
     const seen = (id: string) => hits.filter((h) => h.path === "/drop-once" && h.key?.startsWith(`${id}/`));
-    const unknown = await start(await toolsetFor(undefined), CATCHING(`fetch("http://${host}/drop-once", { method: "POST", body: "x" })`));
+    const unknown = await start(
+      await toolsetFor(undefined),
+      CATCHING(`fetch("http://${host}/drop-once", { method: "POST", body: "x" })`),
+    );
     const first = await finish(unknown);
-    expect(first.result).toEqual(["outcomeUnknown", expect.stringMatching(/connection broke after the call was sent/), null]);
+    expect(first.result).toEqual([
+      "outcomeUnknown",
+      expect.stringMatching(/connection broke after the call was sent/),
+      null,
+    ]);
     expect(seen(unknown)).toHaveLength(1);
 
-    const retried = await start(await toolsetFor({ onInterruption: "retry" }), CATCHING(`fetch("http://${host}/drop-once", { method: "POST", body: "x" })`));
+    const retried = await start(
+      await toolsetFor({ onInterruption: "retry" }),
+      CATCHING(`fetch("http://${host}/drop-once", { method: "POST", body: "x" })`),
+    );
     const second = await finish(retried);
     expect(second.result).toEqual(["ok", 200, { method: "POST", path: "/drop-once" }]);
     expect(seen(retried).map((h) => h.key)).toEqual([`${retried}/1`, `${retried}/1`]);
@@ -248,7 +286,11 @@ describe("network failures of fetch are interruptions, for the policy to decide"
   it("a host that refuses connections is retried for a GET, then toolFailed saying nothing was sent", async () => {
     const id = await start(await toolsetFor(undefined), CATCHING(`fetch("http://down.test:${closedPort}/")`));
     const done = await finish(id, 60_000);
-    expect(done.result).toEqual(["toolFailed", expect.stringMatching(/could not be reached; the call was not sent/), { reason: "unreachable" }]);
+    expect(done.result).toEqual([
+      "toolFailed",
+      expect.stringMatching(/could not be reached; the call was not sent/),
+      { reason: "unreachable" },
+    ]);
     const journal = await request("GET", `/v1/runs/${id}/journal`);
     expect((journal.body["entries"] as { attempts: number }[])[0]?.attempts).toBe(5);
   }, 90_000);

@@ -6,7 +6,13 @@
  * resolver, with every non-loopback connect stopped by a guard.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { guardConnects, startLoopbackServer, tableResolver, type ConnectGuard, type LoopbackServer } from "../helpers/http-loopback.ts";
+import {
+  guardConnects,
+  startLoopbackServer,
+  tableResolver,
+  type ConnectGuard,
+  type LoopbackServer,
+} from "../helpers/http-loopback.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 
@@ -20,16 +26,34 @@ beforeAll(async () => {
   guard = guardConnects();
   site = await startLoopbackServer((req, res) => {
     let body = "";
-    req.on("data", (chunk: Buffer) => { body += chunk.toString(); });
+    req.on("data", (chunk: Buffer) => {
+      body += chunk.toString();
+    });
     req.on("end", () => {
-      seen.push({ method: req.method ?? "", url: req.url ?? "", key: req.headers["idempotency-key"] as string | undefined, body });
-      if (req.url === "/moved") { res.writeHead(302, { location: "/hello" }).end(); return; }
-      res.writeHead(200, { "content-type": "application/json", "x-served-by": "loopback" }).end(JSON.stringify({ hello: "world", method: req.method, body }));
+      seen.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        key: req.headers["idempotency-key"] as string | undefined,
+        body,
+      });
+      if (req.url === "/moved") {
+        res.writeHead(302, { location: "/hello" }).end();
+        return;
+      }
+      res
+        .writeHead(200, { "content-type": "application/json", "x-served-by": "loopback" })
+        .end(JSON.stringify({ hello: "world", method: req.method, body }));
     });
   });
-  const resolver = tableResolver({ "api.test": ["127.0.0.1"], "metadata.test": ["169.254.169.254"], "mixed.test": ["127.0.0.1", "10.1.2.3"] });
+  const resolver = tableResolver({
+    "api.test": ["127.0.0.1"],
+    "metadata.test": ["169.254.169.254"],
+    "mixed.test": ["127.0.0.1", "10.1.2.3"],
+  });
   stack = await startRewindStack({ httpTool: { allowLoopbackForTests: true, resolve: resolver.resolve } });
-  toolset = await registerToolset(stack, { http: { allowedHosts: [`api.test:${site.port}`, `metadata.test:${site.port}`, `mixed.test:${site.port}`] } });
+  toolset = await registerToolset(stack, {
+    http: { allowedHosts: [`api.test:${site.port}`, `metadata.test:${site.port}`, `mixed.test:${site.port}`] },
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -51,8 +75,13 @@ describe("the http tool", () => {
 }`);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     expect(done.result).toEqual({
-      status: 200, ok: true, url: `http://api.test:${site.port}/hello`, redirected: true, servedBy: "loopback",
-      json: { hello: "world", method: "GET", body: "" }, posted: { hello: "world", method: "POST", body: "{\"a\":1}" },
+      status: 200,
+      ok: true,
+      url: `http://api.test:${site.port}/hello`,
+      redirected: true,
+      servedBy: "loopback",
+      json: { hello: "world", method: "GET", body: "" },
+      posted: { hello: "world", method: "POST", body: '{"a":1}' },
     });
     expect(seen.filter((s) => s.key === `${done.id}/1`).map((s) => s.url)).toEqual(["/moved", "/hello"]);
     expect(seen.find((s) => s.key === `${done.id}/2`)?.method).toBe("POST");
@@ -72,7 +101,11 @@ export default async () => [
   await attempt("http://user:pw@api.test:${site.port}/"),
 ];`);
     expect(done.result).toEqual([
-      ["refused", "notAllowed"], ["refused", "address:metadata"], ["refused", "address:private"], ["refused", "scheme"], ["refused", "userinfo"],
+      ["refused", "notAllowed"],
+      ["refused", "address:metadata"],
+      ["refused", "address:private"],
+      ["refused", "scheme"],
+      ["refused", "userinfo"],
     ]);
     expect(seen.length).toBe(before);
     expect(guard.blocked).toEqual([]);

@@ -9,7 +9,13 @@ import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { isReferencePayload } from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { guardConnects, startLoopbackServer, tableResolver, type ConnectGuard, type LoopbackServer } from "../helpers/http-loopback.ts";
+import {
+  guardConnects,
+  startLoopbackServer,
+  tableResolver,
+  type ConnectGuard,
+  type LoopbackServer,
+} from "../helpers/http-loopback.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { replayCassette } from "../../src/sdk/replay.ts";
 import type { Cassette } from "../../src/shared/run.ts";
@@ -23,7 +29,9 @@ let site: LoopbackServer;
 let guard: ConnectGuard;
 let httpToolset: string;
 /** 4.9 MB of bytes that are not text (every byte value, shuffled by a hash). */
-const BINARY = Buffer.concat(Array.from({ length: Math.ceil(4_900_000 / 32) }, (_, i) => createHash("sha256").update(String(i)).digest())).subarray(0, 4_900_000);
+const BINARY = Buffer.concat(
+  Array.from({ length: Math.ceil(4_900_000 / 32) }, (_, i) => createHash("sha256").update(String(i)).digest()),
+).subarray(0, 4_900_000);
 
 /** Deterministic text of `bytes` bytes for a given seed, and its SHA-256. */
 function blob(bytes: number, seed: string): string {
@@ -38,13 +46,23 @@ beforeAll(async () => {
     req.resume();
     res.writeHead(200, { "content-type": "application/octet-stream" }).end(BINARY);
   });
-  stack = await startRewindStack({ httpTool: { allowLoopbackForTests: true, resolve: tableResolver({ "files.test": ["127.0.0.1"] }).resolve } });
+  stack = await startRewindStack({
+    httpTool: { allowLoopbackForTests: true, resolve: tableResolver({ "files.test": ["127.0.0.1"] }).resolve },
+  });
   server = await startMcpServer({
-    tools: [{
-      name: "big",
-      inputSchema: { type: "object", properties: { bytes: { type: "number" }, seed: { type: "string" } }, required: ["bytes", "seed"] },
-      handler: async (args) => ({ content: [{ type: "text", text: blob(Number(args["bytes"]), String(args["seed"])) }] }),
-    }],
+    tools: [
+      {
+        name: "big",
+        inputSchema: {
+          type: "object",
+          properties: { bytes: { type: "number" }, seed: { type: "string" } },
+          required: ["bytes", "seed"],
+        },
+        handler: async (args) => ({
+          content: [{ type: "text", text: blob(Number(args["bytes"]), String(args["seed"])) }],
+        }),
+      },
+    ],
   });
   toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
   httpToolset = await registerToolset(stack, { http: { allowedHosts: [`files.test:${site.port}`] } });
@@ -61,9 +79,11 @@ const fetchAll = (count: number, bytes: number, parallel = false) => `import { s
 async function sha(text: string): Promise<string> { return String(text.length); }
 export default async function main() {
   const seeds = Array.from({ length: ${count} }, (_, i) => "seed-" + i);
-  const texts: string[] = ${parallel
-    ? `(await Promise.all(seeds.map((seed) => svc.big({ bytes: ${bytes}, seed })))) as unknown as string[]`
-    : `[]; for (const seed of seeds) texts.push((await svc.big({ bytes: ${bytes}, seed })) as unknown as string)`};
+  const texts: string[] = ${
+    parallel
+      ? `(await Promise.all(seeds.map((seed) => svc.big({ bytes: ${bytes}, seed })))) as unknown as string[]`
+      : `[]; for (const seed of seeds) texts.push((await svc.big({ bytes: ${bytes}, seed })) as unknown as string)`
+  };
   return { lengths: await Promise.all(texts.map(sha)), heads: texts.map((t) => t.slice(0, 64)), tails: texts.map((t) => t.slice(-64)) };
 }`;
 
@@ -84,13 +104,17 @@ describe("large results under stock limits", () => {
     const id = await startRun(stack, { toolset, script: fetchAll(4, 1_500_000) });
     await expectAll(id, 4, 1_500_000);
     const history = await stack.client.workflow.getHandle(id).fetchHistory();
-    const results = (history.events ?? []).flatMap((e) => e.activityTaskCompletedEventAttributes?.result?.payloads ?? []);
+    const results = (history.events ?? []).flatMap(
+      (e) => e.activityTaskCompletedEventAttributes?.result?.payloads ?? [],
+    );
     expect(results).toHaveLength(4);
     for (const payload of results) expect(isReferencePayload(payload)).toBe(true);
     // Every byte of history is well under the stock 2 MiB payload limit.
     const largest = Math.max(...(history.events ?? []).map((e) => JSON.stringify(e).length));
     expect(largest).toBeLessThan(64 * 1024);
-    const stored = await readdir(path.join(stack.config.payloads.store.kind === "file" ? stack.config.payloads.store.dir : "", ""));
+    const stored = await readdir(
+      path.join(stack.config.payloads.store.kind === "file" ? stack.config.payloads.store.dir : "", ""),
+    );
     expect(stored.length).toBeGreaterThan(0);
   }, 240_000);
 
@@ -143,7 +167,10 @@ export default async function main() {
     });
     const done = await waitForRun(stack, id, 240_000);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
-    expect(done.result).toEqual({ total: 100_000_000, tails: Array.from({ length: 100 }, (_, i) => blob(1_000_000, `many-${i}`).slice(-8)) });
+    expect(done.result).toEqual({
+      total: 100_000_000,
+      tails: Array.from({ length: 100 }, (_, i) => blob(1_000_000, `many-${i}`).slice(-8)),
+    });
   }, 300_000);
 
   it("fetches a 4.9 MB binary body once, every byte intact", async () => {
@@ -163,13 +190,20 @@ export default async function main() {
     expect(Buffer.from(result.body, "base64").equals(BINARY)).toBe(true);
     const history = await stack.client.workflow.getHandle(id).fetchHistory();
     // Sent once: a single attempt completed.
-    expect((history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes?.attempt)).toEqual([1]);
+    expect(
+      (history.events ?? [])
+        .filter((e) => e.activityTaskStartedEventAttributes)
+        .map((e) => e.activityTaskStartedEventAttributes?.attempt),
+    ).toEqual([1]);
     expect(guard.blocked).toEqual([]);
   }, 180_000);
 
   it("takes a 5 MB run input and returns a 5 MB result", async () => {
     const input = { text: blob(5_000_000, "input") };
-    const id = await startRun(stack, { script: "export default async (input: { text: string }) => ({ echoed: input.text, length: input.text.length });", input } as never);
+    const id = await startRun(stack, {
+      script: "export default async (input: { text: string }) => ({ echoed: input.text, length: input.text.length });",
+      input,
+    } as never);
     const done = await waitForRun(stack, id, 120_000);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     const result = done.result as { echoed: string; length: number };

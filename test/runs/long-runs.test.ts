@@ -31,7 +31,10 @@ async function startInputs(id: string): Promise<{ bytes: number; reference: bool
     const history = await stack.client.workflow.getHandle(id, runId).fetchHistory();
     const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
     if (!payload) throw new Error(`execution ${runId} has no input`);
-    sizes.push({ bytes: (payload.data?.length ?? 0) + JSON.stringify(payload.metadata ?? {}).length, reference: isReferencePayload(payload) });
+    sizes.push({
+      bytes: (payload.data?.length ?? 0) + JSON.stringify(payload.metadata ?? {}).length,
+      reference: isReferencePayload(payload),
+    });
     const largest = Math.max(...(history.events ?? []).map((e) => JSON.stringify(e).length));
     expect(largest, `largest event of ${runId}`).toBeLessThan(300 * 1024);
   }
@@ -62,6 +65,8 @@ export default async function main() {
     // past 256 KiB is a reference of a few hundred bytes. Either way, never more than the threshold.
     for (const input of inputs) expect(input.bytes).toBeLessThanOrEqual(256 * 1024 + 1024);
     expect(inputs.at(-1)?.reference).toBe(true);
-    console.log(`carried inputs in history (bytes): ${inputs.map((i) => `${i.bytes}${i.reference ? " (reference)" : ""}`).join(", ")}`);
+    console.log(
+      `carried inputs in history (bytes): ${inputs.map((i) => `${i.bytes}${i.reference ? " (reference)" : ""}`).join(", ")}`,
+    );
   }, 660_000);
 });

@@ -12,7 +12,15 @@ import { RUN_WORKFLOW_TYPE, type RunInput } from "../../src/shared/run.ts";
 import type { McpCallInput } from "../../src/shared/tool-call.ts";
 import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
-import { IDEMPOTENCY_KEY, droppingTool, echoTool, effectCounterTool, failingTool, fixedTool, slowTool } from "../helpers/mcp-test-tools.ts";
+import {
+  IDEMPOTENCY_KEY,
+  droppingTool,
+  echoTool,
+  effectCounterTool,
+  failingTool,
+  fixedTool,
+  slowTool,
+} from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 
@@ -29,13 +37,23 @@ beforeAll(async () => {
   stack = await startRewindStack();
   server = await startMcpServer({
     tools: [
-      echoTool(), effects.tool, flaky.tool, slow.tool, limited.tool, hang.tool, failingTool(),
+      echoTool(),
+      effects.tool,
+      flaky.tool,
+      slow.tool,
+      limited.tool,
+      hang.tool,
+      failingTool(),
       fixedTool("structured", { content: [{ type: "text", text: "ignored" }], structuredContent: { answer: 42 } }),
       fixedTool("plain", { content: [{ type: "text", text: "not json" }] }),
       fixedTool("digits", { content: [{ type: "text", text: "9007199254740993" }] }),
       fixedTool("object_text", { content: [{ type: "text", text: '{"a":1}' }] }),
       fixedTool("huge", { content: [{ type: "text", text: "x".repeat(17 * 1024 * 1024) }] }),
-      { name: "typed", inputSchema: { type: "object", properties: { n: { type: "integer", minimum: 1 } }, required: ["n"] }, handler: async () => ({ content: [{ type: "text", text: "1" }] }) },
+      {
+        name: "typed",
+        inputSchema: { type: "object", properties: { n: { type: "integer", minimum: 1 } }, required: ["n"] },
+        handler: async () => ({ content: [{ type: "text", text: "1" }] }),
+      },
     ],
   });
   toolset = await registerToolset(stack, {
@@ -58,7 +76,11 @@ function mcpCallInputs(history: temporal.api.history.v1.IHistory): McpCallInput[
 }
 
 async function run(script: string, input?: unknown) {
-  const id = await startRun(stack, { toolset, script: `import { svc, ToolError } from "rewind:tools";\n${script}`, input });
+  const id = await startRun(stack, {
+    toolset,
+    script: `import { svc, ToolError } from "rewind:tools";\n${script}`,
+    input,
+  });
   return { id, ...(await waitForRun(stack, id, 60_000)) };
 }
 
@@ -72,9 +94,18 @@ describe("MCP calls from scripts", () => {
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     expect(done.result).toEqual({ first: "one", a: { answer: 42 }, b: "not json", c: { message: "two" } });
     const journal = await stack.request("GET", `/v1/runs/${done.id}/journal`);
-    const entries = journal.body["entries"] as { seq: number; tool: string; status: string; args: unknown; attempts: number }[];
+    const entries = journal.body["entries"] as {
+      seq: number;
+      tool: string;
+      status: string;
+      args: unknown;
+      attempts: number;
+    }[];
     expect(entries.map((e) => [e.seq, e.tool, e.status])).toEqual([
-      [1, "svc.echo", "completed"], [2, "svc.structured", "completed"], [3, "svc.plain", "completed"], [4, "svc.echo", "completed"],
+      [1, "svc.echo", "completed"],
+      [2, "svc.structured", "completed"],
+      [3, "svc.plain", "completed"],
+      [4, "svc.echo", "completed"],
     ]);
     expect(entries[0]?.args).toEqual({ message: "one" });
     expect((journal.body["completionOrder"] as number[])[0]).toBe(1);
@@ -93,10 +124,12 @@ describe("MCP calls from scripts", () => {
   });
 
   it("schedules a tool without a policy with the defaults: 5-minute attempts, retried up to 5 times", async () => {
-    const done = await run("export default async () => svc.echo({ message: \"defaults\" });");
+    const done = await run('export default async () => svc.echo({ message: "defaults" });');
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     const history = await stack.client.workflow.getHandle(String(done.id)).fetchHistory();
-    const scheduled = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes).find((a) => a?.activityType?.name === "callMcpTool");
+    const scheduled = (history.events ?? [])
+      .map((e) => e.activityTaskScheduledEventAttributes)
+      .find((a) => a?.activityType?.name === "callMcpTool");
     // The MCP request gets the 5 minutes; the activity's own timeout is a backstop 5 s behind it.
     expect(Number(scheduled?.startToCloseTimeout?.seconds)).toBe(5 * 60 + 5);
     expect(scheduled?.retryPolicy?.maximumAttempts).toBe(5);
@@ -104,16 +137,22 @@ describe("MCP calls from scripts", () => {
 
   it("gives an at_most_once call that times out outcomeUnknown, after exactly one attempt", async () => {
     const before = hang.state.started;
-    const done = await run("export default async () => { try { await svc.hang({}); return \"answered\"; } catch (e) { return e instanceof ToolError ? [e.code, e.seq, e.tool] : String(e); } };");
+    const done = await run(
+      'export default async () => { try { await svc.hang({}); return "answered"; } catch (e) { return e instanceof ToolError ? [e.code, e.seq, e.tool] : String(e); } };',
+    );
     expect(done.result).toEqual(["outcomeUnknown", 1, "svc.hang"]);
     await new Promise((r) => setTimeout(r, 1500));
     expect(hang.state.started - before).toBe(1);
   });
 
   it("turns isError into toolFailed, not retried, and fails the run when uncaught", async () => {
-    const caught = await run("export default async () => { try { await svc.fail({}); } catch (e) { return e instanceof ToolError ? [e.code, e.message] : \"other\"; } };");
+    const caught = await run(
+      'export default async () => { try { await svc.fail({}); } catch (e) { return e instanceof ToolError ? [e.code, e.message] : "other"; } };',
+    );
     expect(caught.result).toEqual(["toolFailed", expect.stringContaining("the repository does not exist")]);
-    expect(server.calls.filter((c) => c.name === "fail" && c.meta[IDEMPOTENCY_KEY] === `${caught.id}/1`)).toHaveLength(1);
+    expect(server.calls.filter((c) => c.name === "fail" && c.meta[IDEMPOTENCY_KEY] === `${caught.id}/1`)).toHaveLength(
+      1,
+    );
     const uncaught = await run("export default async () => svc.fail({});");
     expect(uncaught.status).toBe("failed");
     expect(uncaught.error?.message).toMatch(/ToolError\(toolFailed\) from svc\.fail \(seq 1\)/);
@@ -125,20 +164,29 @@ describe("MCP calls from scripts", () => {
   try { await svc.huge({}); return "no error"; } catch (e) { return e instanceof ToolError ? [e.code, e.message, (e.details as { reason?: string }).reason, (await svc.echo({ after: 1 }) as { args: unknown }).args] : String(e); }
 };`);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
-    expect(done.result).toEqual(["toolFailed", expect.stringMatching(/svc\.huge: the result is 17825794 bytes of JSON, more than the 16777216/), "resultTooLarge", { after: 1 }]);
+    expect(done.result).toEqual([
+      "toolFailed",
+      expect.stringMatching(/svc\.huge: the result is 17825794 bytes of JSON, more than the 16777216/),
+      "resultTooLarge",
+      { after: 1 },
+    ]);
     // A result too big for history is a tool's failure: not retried.
     expect(server.calls.filter((c) => c.name === "huge" && c.meta[IDEMPOTENCY_KEY] === `${done.id}/1`)).toHaveLength(1);
   });
 
   it("refuses invalid arguments with invalidArguments before anything reaches the server", async () => {
     const before = server.calls.filter((c) => c.name === "typed").length;
-    const done = await run("export default async () => { try { await svc.typed({ n: 0 }); } catch (e) { return e instanceof ToolError ? [e.code, e.message] : \"other\"; } };");
+    const done = await run(
+      'export default async () => { try { await svc.typed({ n: 0 }); } catch (e) { return e instanceof ToolError ? [e.code, e.message] : "other"; } };',
+    );
     expect(done.result).toEqual(["invalidArguments", expect.stringMatching(/arguments\/n must be >= 1/)]);
     expect(server.calls.filter((c) => c.name === "typed").length).toBe(before);
   });
 
   it("keeps 40 parallel calls within 16 in flight, and a tool's own limit of 4", async () => {
-    const done = await run("export default async () => { const a = await Promise.all(Array.from({ length: 40 }, () => svc.slow({}))); const b = await Promise.all(Array.from({ length: 12 }, () => svc.limited({}))); return [a.length, b.length]; };");
+    const done = await run(
+      "export default async () => { const a = await Promise.all(Array.from({ length: 40 }, () => svc.slow({}))); const b = await Promise.all(Array.from({ length: 12 }, () => svc.limited({}))); return [a.length, b.length]; };",
+    );
     expect(done.result).toEqual([40, 12]);
     expect(slow.state.maxInFlight).toBe(16);
     expect(limited.state.maxInFlight).toBe(4);
@@ -162,17 +210,23 @@ describe("MCP calls from scripts", () => {
     expect(done.result).toBe(10 + (47 * 48) / 2);
     const history = await stack.client.workflow.getHandle(done.id).fetchHistory();
     // Local activities leave markers; so does a patch (not a step).
-    const markers = (history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === "core_local_activity").length;
+    const markers = (history.events ?? []).filter(
+      (e) => e.markerRecordedEventAttributes?.markerName === "core_local_activity",
+    ).length;
     const completions = (history.events ?? []).filter((e) => e.activityTaskCompletedEventAttributes).length;
     expect(completions).toBe(53);
     // The first step is the cold start; every later step came back with a call's result.
     expect(markers).toBe(1);
     const journal = await stack.request("GET", `/v1/runs/${done.id}/journal`);
-    expect((journal.body["completionOrder"] as number[]).slice().sort((a, b) => a - b)).toEqual(Array.from({ length: 53 }, (_, i) => i + 1));
+    expect((journal.body["completionOrder"] as number[]).slice().sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 53 }, (_, i) => i + 1),
+    );
   });
 
   it("gives a tool's text to the script as the string it is, unless it is a JSON object or array", async () => {
-    const done = await run("export default async () => { const d = await svc.digits({}); const o = await svc.object_text({}); return { d, type: typeof d, o }; };");
+    const done = await run(
+      "export default async () => { const d = await svc.digits({}); const o = await svc.object_text({}); return { d, type: typeof d, o }; };",
+    );
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     expect(done.result).toEqual({ d: "9007199254740993", type: "string", o: { a: 1 } });
     const inputs = mcpCallInputs(await stack.client.workflow.getHandle(done.id).fetchHistory());
@@ -180,14 +234,23 @@ describe("MCP calls from scripts", () => {
   });
 
   it("keeps parsing any JSON text for a run that started on runtime 2, and schedules its calls as that release did", async () => {
-    const script = "export default async () => { const d = await svc.digits({}); const o = await svc.object_text({}); return { d, type: typeof d, o }; };";
+    const script =
+      "export default async () => { const d = await svc.digits({}); const o = await svc.object_text({}); return { d, type: typeof d, o }; };";
     const template = await run(script);
     const history = await stack.client.workflow.getHandle(template.id).fetchHistory();
     const started = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
     if (!started) throw new Error("the run's history has no start input");
     // The same run as a release of runtime 2 would have started it.
-    const old: RunInput = { ...defaultPayloadConverter.fromPayload<RunInput>(started), runId: `${template.id}_v2`, runtimeVersion: 2 };
-    const handle = await stack.client.workflow.start(RUN_WORKFLOW_TYPE, { taskQueue: stack.config.temporal.taskQueue, workflowId: old.runId, args: [old] });
+    const old: RunInput = {
+      ...defaultPayloadConverter.fromPayload<RunInput>(started),
+      runId: `${template.id}_v2`,
+      runtimeVersion: 2,
+    };
+    const handle = await stack.client.workflow.start(RUN_WORKFLOW_TYPE, {
+      taskQueue: stack.config.temporal.taskQueue,
+      workflowId: old.runId,
+      args: [old],
+    });
     expect(await handle.result()).toEqual({ d: 9007199254740992, type: "number", o: { a: 1 } });
     const inputs = mcpCallInputs(await handle.fetchHistory());
     expect(inputs).toHaveLength(2);
@@ -195,7 +258,9 @@ describe("MCP calls from scripts", () => {
   });
 
   it("replays the finished history of a run with tool calls without non-determinism", async () => {
-    const done = await run("export default async () => { const r = await Promise.all([svc.echo({ message: String(Math.random()) }), svc.slow({}), svc.structured({})]); await svc.record_effect({ label: String(Date.now()) }); return r.length; };");
+    const done = await run(
+      "export default async () => { const r = await Promise.all([svc.echo({ message: String(Math.random()) }), svc.slow({}), svc.structured({})]); await svc.record_effect({ label: String(Date.now()) }); return r.length; };",
+    );
     expect(done.status).toBe("completed");
     const history = await stack.client.workflow.getHandle(done.id).fetchHistory();
     const bundle = await loadWorkflowBundle(path.join(stack.config.stateDir, "cache"));

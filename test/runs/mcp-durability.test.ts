@@ -21,7 +21,10 @@ const once = droppingTool({ dropAttempts: 5, name: "send_email" });
 beforeAll(async () => {
   stack = await startRewindStack({ noWorker: true });
   server = await startMcpServer({ tools: [effects.tool, once.tool] });
-  toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } }, policies: { "svc.send_email": { onInterruption: "at_most_once" } } });
+  toolset = await registerToolset(stack, {
+    mcpServers: { svc: { url: server.url } },
+    policies: { "svc.send_email": { onInterruption: "at_most_once" } },
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -80,11 +83,14 @@ export default async function main() {
     try {
       const id = await startRun(stack, {
         toolset,
-        script: "import { svc, ToolError } from \"rewind:tools\";\nexport default async () => { try { await svc.send_email({}); return \"sent\"; } catch (e) { return e instanceof ToolError ? e.code : String(e); } };",
+        script:
+          'import { svc, ToolError } from "rewind:tools";\nexport default async () => { try { await svc.send_email({}); return "sent"; } catch (e) { return e instanceof ToolError ? e.code : String(e); } };',
       });
       const done = await waitForRun(stack, id, 60_000);
       expect(done.result).toBe("outcomeUnknown");
-      expect(server.calls.filter((c) => c.name === "send_email" && c.meta[IDEMPOTENCY_KEY] === `${id}/1`)).toHaveLength(1);
+      expect(server.calls.filter((c) => c.name === "send_email" && c.meta[IDEMPOTENCY_KEY] === `${id}/1`)).toHaveLength(
+        1,
+      );
     } finally {
       await worker.kill("SIGTERM");
     }

@@ -17,7 +17,11 @@ let pyServer: PythonMcpServer;
 let tsToolset: string;
 let pyToolset: string;
 
-const PERSON = { type: "object", properties: { name: { type: "string" }, age: { type: "integer" } }, required: ["name", "age"] };
+const PERSON = {
+  type: "object",
+  properties: { name: { type: "string" }, age: { type: "integer" } },
+  required: ["name", "age"],
+};
 
 beforeAll(async () => {
   stack = await startRewindStack();
@@ -26,7 +30,16 @@ beforeAll(async () => {
       {
         name: "ask_person",
         inputSchema: { type: "object" },
-        handler: async (_args, extra) => ({ content: [{ type: "text", text: JSON.stringify(await extra.ask("elicitation/create", { message: "Who are you?", requestedSchema: PERSON })) }] }),
+        handler: async (_args, extra) => ({
+          content: [
+            {
+              type: "text",
+              text: JSON.stringify(
+                await extra.ask("elicitation/create", { message: "Who are you?", requestedSchema: PERSON }),
+              ),
+            },
+          ],
+        }),
       },
       {
         name: "index",
@@ -51,7 +64,12 @@ afterAll(async () => {
   await pyServer?.stop();
 });
 
-interface EntryView { seq: number; status: string; progress?: { progress: number; total?: number; message?: string }; inputs?: { message: string; outcome?: string }[] }
+interface EntryView {
+  seq: number;
+  status: string;
+  progress?: { progress: number; total?: number; message?: string };
+  inputs?: { message: string; outcome?: string }[];
+}
 
 async function entry(id: string, seq: number): Promise<EntryView | undefined> {
   const { body } = await stack.request("GET", `/v1/runs/${id}/journal`);
@@ -60,10 +78,15 @@ async function entry(id: string, seq: number): Promise<EntryView | undefined> {
 
 async function parkedForInput(id: string): Promise<ApiBody> {
   let view: ApiBody = {};
-  await expect.poll(async () => {
-    view = (await stack.request("GET", `/v1/runs/${id}`)).body;
-    return view.status;
-  }, { timeout: 15_000, interval: 100 }).toBe("parked");
+  await expect
+    .poll(
+      async () => {
+        view = (await stack.request("GET", `/v1/runs/${id}`)).body;
+        return view.status;
+      },
+      { timeout: 15_000, interval: 100 },
+    )
+    .toBe("parked");
   return view;
 }
 
@@ -72,14 +95,23 @@ describe.each([
   { sdk: "Python", group: "py", tool: "ask_elicitation", toolset: () => pyToolset, result: (r: unknown) => r },
 ])("elicitation from a $sdk SDK server", ({ group, tool, toolset }) => {
   it("parks the run until the harness answers; a misfit answer is refused and loses nothing", async () => {
-    const id = await startRun(stack, { toolset: toolset(), script: `import { ${group} } from "rewind:tools";\nexport default async function main() { return await ${group}.${tool}({}); }` });
+    const id = await startRun(stack, {
+      toolset: toolset(),
+      script: `import { ${group} } from "rewind:tools";\nexport default async function main() { return await ${group}.${tool}({}); }`,
+    });
     const parked = await parkedForInput(id);
     expect(parked["parked"]).toMatchObject([{ seq: 1, reason: "elicitationRequested" }]);
     expect((await entry(id, 1))?.inputs?.[0]?.message).toBe("Who are you?");
-    const misfit = await stack.request("POST", `/v1/runs/${id}/calls/1/elicitation`, { action: "accept", content: { name: "Ada", age: "old" } });
+    const misfit = await stack.request("POST", `/v1/runs/${id}/calls/1/elicitation`, {
+      action: "accept",
+      content: { name: "Ada", age: "old" },
+    });
     expect(misfit.status).toBe(422);
     expect((await stack.request("GET", `/v1/runs/${id}`)).body.status).toBe("parked");
-    const answered = await stack.request("POST", `/v1/runs/${id}/calls/1/elicitation`, { action: "accept", content: { name: "Ada", age: 36 } });
+    const answered = await stack.request("POST", `/v1/runs/${id}/calls/1/elicitation`, {
+      action: "accept",
+      content: { name: "Ada", age: 36 },
+    });
     expect(answered.status).toBeLessThan(300);
     const done = await waitForRun(stack, id, 30_000);
     expect(done.status).toBe("completed");
@@ -88,9 +120,14 @@ describe.each([
   }, 60_000);
 
   it("a declined question reaches the tool as declined", async () => {
-    const id = await startRun(stack, { toolset: toolset(), script: `import { ${group} } from "rewind:tools";\nexport default async function main() { return await ${group}.${tool}({}); }` });
+    const id = await startRun(stack, {
+      toolset: toolset(),
+      script: `import { ${group} } from "rewind:tools";\nexport default async function main() { return await ${group}.${tool}({}); }`,
+    });
     await parkedForInput(id);
-    expect((await stack.request("POST", `/v1/runs/${id}/calls/1/elicitation`, { action: "decline" })).status).toBeLessThan(300);
+    expect(
+      (await stack.request("POST", `/v1/runs/${id}/calls/1/elicitation`, { action: "decline" })).status,
+    ).toBeLessThan(300);
     const done = await waitForRun(stack, id, 30_000);
     expect(done.status).toBe("completed");
     expect(JSON.stringify(done.result)).toContain("decline");
@@ -99,8 +136,13 @@ describe.each([
 
 describe("progress and the other server requests in a run", () => {
   it("the latest progress of a call in flight is in the journal", async () => {
-    const id = await startRun(stack, { toolset: tsToolset, script: `import { ts } from "rewind:tools";\nexport default async function main() { return await ts.index({}); }` });
-    await expect.poll(async () => (await entry(id, 1))?.progress?.message, { timeout: 10_000, interval: 100 }).toMatch(/batch [1-4]/);
+    const id = await startRun(stack, {
+      toolset: tsToolset,
+      script: `import { ts } from "rewind:tools";\nexport default async function main() { return await ts.index({}); }`,
+    });
+    await expect
+      .poll(async () => (await entry(id, 1))?.progress?.message, { timeout: 10_000, interval: 100 })
+      .toMatch(/batch [1-4]/);
     const done = await waitForRun(stack, id, 30_000);
     expect(done.result).toEqual({ indexed: 4 });
     expect((await entry(id, 1))?.progress).toMatchObject({ progress: 4, total: 4, message: "batch 4" });
@@ -119,6 +161,9 @@ export default async function main() {
     const done = await waitForRun(stack, id, 30_000);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(done.status).toBe("completed");
-    expect(done.result).toMatchObject({ roots: { result: [] }, refused: expect.stringMatching(/sampling\/createMessage is not supported/) });
+    expect(done.result).toMatchObject({
+      roots: { result: [] },
+      refused: expect.stringMatching(/sampling\/createMessage is not supported/),
+    });
   }, 30_000);
 });

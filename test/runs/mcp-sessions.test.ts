@@ -38,13 +38,24 @@ function sessionCounter(): TestToolDefinition {
 beforeAll(async () => {
   stack = await startRewindStack();
   server = await startMcpServer({
-    tools: [sessionCounter(), echoTool(), effects.tool, {
-      // Answers, then forgets every session, as a server restarting right after a call would.
-      name: "restart", inputSchema: { type: "object" },
-      handler: async () => { setTimeout(() => void server.dropSessions(), 0); return { content: [{ type: "text", text: "restarting" }] }; },
-    }],
+    tools: [
+      sessionCounter(),
+      echoTool(),
+      effects.tool,
+      {
+        // Answers, then forgets every session, as a server restarting right after a call would.
+        name: "restart",
+        inputSchema: { type: "object" },
+        handler: async () => {
+          setTimeout(() => void server.dropSessions(), 0);
+          return { content: [{ type: "text", text: "restarting" }] };
+        },
+      },
+    ],
     unknownSessionStatus: 400,
-    onRequest: (info) => { if (info.method === "tools/list") listRequests++; },
+    onRequest: (info) => {
+      if (info.method === "tools/list") listRequests++;
+    },
   });
   everything = await startEverythingServer();
   toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
@@ -57,7 +68,10 @@ afterAll(async () => {
 });
 
 async function run(script: string, on = toolset, group = "svc") {
-  const id = await startRun(stack, { toolset: on, script: `import { ${group}, sleep } from "rewind:tools";\n${script}` });
+  const id = await startRun(stack, {
+    toolset: on,
+    script: `import { ${group}, sleep } from "rewind:tools";\n${script}`,
+  });
   return { id, ...(await waitForRun(stack, id, 60_000)) };
 }
 
@@ -65,7 +79,8 @@ async function run(script: string, on = toolset, group = "svc") {
 async function journalOf(id: string): Promise<{ seq: number; tool: string; attempts: number }[]> {
   for (let asked = 1; ; asked++) {
     const { status, body } = await stack.request("GET", `/v1/runs/${id}/journal`);
-    if (status === 200) return (body as ApiBody & { entries: { seq: number; tool: string; attempts: number }[] }).entries;
+    if (status === 200)
+      return (body as ApiBody & { entries: { seq: number; tool: string; attempts: number }[] }).entries;
     if (asked >= 5 || status < 500) throw new Error(`journal of ${id}: HTTP ${status} ${JSON.stringify(body)}`);
   }
 }
@@ -129,7 +144,9 @@ export default async function main() {
   return await svc.record_effect({ label: "second" });
 }`,
     });
-    await expect.poll(async () => (await journalOf(id)).some((e) => e.tool === "rewind.sleep"), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(async () => (await journalOf(id)).some((e) => e.tool === "rewind.sleep"), { timeout: 10_000 })
+      .toBe(true);
     await server.dropSessions();
     const done = await waitForRun(stack, id, 30_000);
     expect(done.status).toBe("completed");
@@ -140,9 +157,13 @@ export default async function main() {
 
 describe("tools the server runs as tasks", () => {
   it("calls a task-required tool as a task and gets the task's result", async () => {
-    const done = await run(`export default async function main() {
+    const done = await run(
+      `export default async function main() {
   return await ref["simulate-research-query"]({ topic: "durable runs" });
-}`, tasksToolset, "ref");
+}`,
+      tasksToolset,
+      "ref",
+    );
     expect(done.status).toBe("completed");
     expect(JSON.stringify(done.result)).toContain("Research Report: durable runs");
   }, 60_000);

@@ -22,15 +22,17 @@ const running: Promise<void>[] = [];
 beforeAll(async () => {
   stack = await startRewindStack({ noWorker: true });
   server = await startMcpServer({
-    tools: [{
-      name: "echo",
-      inputSchema: { type: "object" },
-      // A little jitter so results reach history in an order other than the one steps were taken in.
-      handler: async (args) => {
-        await new Promise((resolve) => setTimeout(resolve, 2 + Math.floor(Math.random() * 15)));
-        return { content: [{ type: "text", text: JSON.stringify(args) }] };
+    tools: [
+      {
+        name: "echo",
+        inputSchema: { type: "object" },
+        // A little jitter so results reach history in an order other than the one steps were taken in.
+        handler: async (args) => {
+          await new Promise((resolve) => setTimeout(resolve, 2 + Math.floor(Math.random() * 15)));
+          return { content: [{ type: "text", text: JSON.stringify(args) }] };
+        },
       },
-    }],
+    ],
   });
   toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
 });
@@ -83,8 +85,11 @@ describe("steps taken with results, across workers", () => {
     const firstSandbox = createSandbox({ ...stack.config.sandbox, warmSessions: 64, validate: validateAgainstSchema });
     const first = await startWorker({ identity: "first-full", sharedSandbox: firstSandbox });
     await startWorker({ identity: "first-activities", activitiesOnly: true, sharedSandbox: firstSandbox });
-    const ids = await Promise.all(["a", "b", "c", "d"].map((tag) => startRun(stack, { toolset, script: SCRIPT, input: { tag } })));
-    for (let i = 0; i < 200 && (await Promise.all(ids.map(completedCalls))).some((n) => n < 8); i++) await new Promise((r) => setTimeout(r, 50));
+    const ids = await Promise.all(
+      ["a", "b", "c", "d"].map((tag) => startRun(stack, { toolset, script: SCRIPT, input: { tag } })),
+    );
+    for (let i = 0; i < 200 && (await Promise.all(ids.map(completedCalls))).some((n) => n < 8); i++)
+      await new Promise((r) => setTimeout(r, 50));
     const before = await Promise.all(ids.map(completedCalls));
     // Every run is still going, with a warm isolate on the first worker, when the workflow tasks move.
     for (const [i, id] of ids.entries()) {
@@ -97,7 +102,9 @@ describe("steps taken with results, across workers", () => {
     // Tasks go to the second worker at once instead of waiting out the first one's sticky queue.
     for (const id of ids) {
       // A run that ended meanwhile has no sticky queue; the history check below says it moved or not.
-      await stack.client.workflowService.resetStickyTaskQueue({ namespace: stack.config.temporal.namespace, execution: { workflowId: id } }).catch(() => undefined);
+      await stack.client.workflowService
+        .resetStickyTaskQueue({ namespace: stack.config.temporal.namespace, execution: { workflowId: id } })
+        .catch(() => undefined);
     }
     for (const [i, id] of ids.entries()) {
       const done = await waitForRun(stack, id, 90_000);

@@ -27,8 +27,11 @@ beforeAll(async () => {
     expect(status, JSON.stringify(body)).toBe(201);
     return String(body.id);
   };
-  const waiter = await store("waiter", "import { waitForSignal } from \"rewind:tools\";\nexport default async () => await waitForSignal<string>(\"go\");");
-  const thrower = await store("thrower", "export default async () => { throw new Error(\"the child broke\"); };");
+  const waiter = await store(
+    "waiter",
+    'import { waitForSignal } from "rewind:tools";\nexport default async () => await waitForSignal<string>("go");',
+  );
+  const thrower = await store("thrower", 'export default async () => { throw new Error("the child broke"); };');
   const registered = await request("POST", "/v1/toolsets", { workflows: { waiter, thrower } });
   expect(registered.status, JSON.stringify(registered.body)).toBe(201);
   toolset = String(registered.body.id);
@@ -47,7 +50,9 @@ async function start(script: string): Promise<string> {
 async function childOf(parent: string): Promise<string> {
   for (let i = 0; i < 200; i++) {
     const { body } = await request("GET", `/v1/runs/${parent}/journal`);
-    const started = ((body["entries"] ?? []) as { tool: string; status: string; result?: { runId: string } }[]).find((e) => e.tool === "rewind.workflows.start" && e.status === "completed");
+    const started = ((body["entries"] ?? []) as { tool: string; status: string; result?: { runId: string } }[]).find(
+      (e) => e.tool === "rewind.workflows.start" && e.status === "completed",
+    );
     const waiting = ((body["entries"] ?? []) as { tool: string }[]).some((e) => e.tool === "rewind.workflows.result");
     if (started?.result && waiting) return started.result.runId;
     await new Promise((r) => setTimeout(r, 100));
@@ -116,8 +121,11 @@ describe("how runs end", () => {
   });
 
   it("cancels a run waiting for a signal and marks it cancelled", async () => {
-    const parent = await start("import { waitForSignal } from \"rewind:tools\";\nexport default async () => await waitForSignal(\"never\");");
-    for (let i = 0; i < 50 && (await request("GET", `/v1/runs/${parent}/journal`)).body["entries"] === undefined; i++) await new Promise((r) => setTimeout(r, 100));
+    const parent = await start(
+      'import { waitForSignal } from "rewind:tools";\nexport default async () => await waitForSignal("never");',
+    );
+    for (let i = 0; i < 50 && (await request("GET", `/v1/runs/${parent}/journal`)).body["entries"] === undefined; i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect((await request("POST", `/v1/runs/${parent}/cancel`)).status).toBe(200);
     expect((await waitForRun(stack, parent, 30_000, auth)).status).toBe("cancelled");
     expect(await statusAttribute(parent)).toBe("cancelled");

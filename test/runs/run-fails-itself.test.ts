@@ -31,7 +31,8 @@ beforeAll(async () => {
     taskQueue: stack.config.temporal.taskQueue,
     workflowBundle: await loadWorkflowBundle(path.join(stack.config.stateDir, "cache")),
     activities: {
-      advanceScript: () => Promise.reject(ApplicationFailure.nonRetryable("the sandbox is out of order", "SandboxBroken")),
+      advanceScript: () =>
+        Promise.reject(ApplicationFailure.nonRetryable("the sandbox is out of order", "SandboxBroken")),
       deliverEvent: (input: DeliverEventInput) => {
         delivered.push(input);
         return Promise.resolve({ delivered: true });
@@ -56,7 +57,8 @@ it("sets RewindStatus to failed and says why when the run fails on an error of i
   expect((await handle.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTES.status)).toBe("failed");
   const metadata = await handle.query<{ currentDetails?: string }>("__temporal_workflow_metadata");
   expect(metadata.currentDetails).toBe("failed: the sandbox is out of order");
-  for (let i = 0; i < 50 && !delivered.some((d) => d.event.runId === id); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 50 && !delivered.some((d) => d.event.runId === id); i++)
+    await new Promise((r) => setTimeout(r, 100));
   expect(delivered.filter((d) => d.event.runId === id).map((d) => [d.event.type, d.event.data])).toEqual([
     ["run.failed", { error: { type: "SandboxBroken", message: "the sandbox is out of order" } }],
   ]);

@@ -23,7 +23,7 @@ async function run(script: string, input?: unknown) {
 describe("runs of tool-less scripts", () => {
   it("returns the default export's result for the run's input", async () => {
     const done = await run(
-      "export default async function main(input: { words: string[] }) {\n  return { count: input.words.length, joined: input.words.join(\"-\") };\n}",
+      'export default async function main(input: { words: string[] }) {\n  return { count: input.words.length, joined: input.words.join("-") };\n}',
       { words: ["a", "b", "c"] },
     );
     expect(done.status).toBe("completed");
@@ -53,38 +53,44 @@ describe("runs of tool-less scripts", () => {
     expect(looped.status).toBe("failed");
     expect(looped.error?.type).toBe("LimitExceeded");
     expect(looped.error?.message).toMatch(/CPU time limit of 1500 ms/);
-    const next = await run("export default async () => \"still serving\";");
+    const next = await run('export default async () => "still serving";');
     expect(next.result).toBe("still serving");
   });
 
   it("fails an allocation bomb with the memory limit", async () => {
-    const done = await run("export default async function main() {\n  const hoard: string[][] = [];\n  for (;;) hoard.push(new Array(1_000_000).fill(\"x\"));\n}");
+    const done = await run(
+      'export default async function main() {\n  const hoard: string[][] = [];\n  for (;;) hoard.push(new Array(1_000_000).fill("x"));\n}',
+    );
     expect(done.status).toBe("failed");
     expect(done.error?.type).toBe("LimitExceeded");
     expect(done.error?.message).toMatch(/memory limit of 64 MB/);
   });
 
   it("sleeps on a durable timer and sees the workflow's clock move", async () => {
-    const done = await run([
-      "import { sleep } from \"rewind:tools\";",
-      "export default async function main() {",
-      "  const before = Date.now();",
-      "  await sleep(\"1s\");",
-      "  return Date.now() - before;",
-      "}",
-    ].join("\n"));
+    const done = await run(
+      [
+        'import { sleep } from "rewind:tools";',
+        "export default async function main() {",
+        "  const before = Date.now();",
+        '  await sleep("1s");',
+        "  return Date.now() - before;",
+        "}",
+      ].join("\n"),
+    );
     expect(done.status).toBe("completed");
     expect(done.result).toBeGreaterThanOrEqual(1000);
   });
 
   it("gives a bad sleep duration to the script as a ToolError it can catch", async () => {
-    const done = await run([
-      "import { sleep, ToolError } from \"rewind:tools\";",
-      "export default async function main() {",
-      "  try { await sleep(\"whenever\"); return \"slept\"; }",
-      "  catch (e) { return e instanceof ToolError ? [e.code, e.seq] : \"other\"; }",
-      "}",
-    ].join("\n"));
+    const done = await run(
+      [
+        'import { sleep, ToolError } from "rewind:tools";',
+        "export default async function main() {",
+        '  try { await sleep("whenever"); return "slept"; }',
+        '  catch (e) { return e instanceof ToolError ? [e.code, e.seq] : "other"; }',
+        "}",
+      ].join("\n"),
+    );
     expect(done.result).toEqual(["invalidArguments", 1]);
   });
 

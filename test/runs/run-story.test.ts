@@ -40,16 +40,38 @@ beforeAll(async () => {
       gate.tool,
       gate2.tool,
       {
-        name: "ask", inputSchema: OBJECT,
-        handler: async (_args, extra) => ({ content: [{ type: "text", text: JSON.stringify(await extra.ask("elicitation/create", { message: "Which queue?", requestedSchema: { type: "object", properties: { queue: { type: "string" } } } })) }] }),
+        name: "ask",
+        inputSchema: OBJECT,
+        handler: async (_args, extra) => ({
+          content: [
+            {
+              type: "text",
+              text: JSON.stringify(
+                await extra.ask("elicitation/create", {
+                  message: "Which queue?",
+                  requestedSchema: { type: "object", properties: { queue: { type: "string" } } },
+                }),
+              ),
+            },
+          ],
+        }),
       },
     ],
   });
-  locked = await startMcpServer({ tools: [{ name: "read", inputSchema: OBJECT, handler: ok }], requiredAuthorization: "Bearer right" });
-  const registered = await request("POST", "/v1/toolsets", { mcpServers: { tickets: { url: server.url } }, policies: { "tickets.create_ticket": { approval: true } } });
+  locked = await startMcpServer({
+    tools: [{ name: "read", inputSchema: OBJECT, handler: ok }],
+    requiredAuthorization: "Bearer right",
+  });
+  const registered = await request("POST", "/v1/toolsets", {
+    mcpServers: { tickets: { url: server.url } },
+    policies: { "tickets.create_ticket": { approval: true } },
+  });
   expect(registered.status, JSON.stringify(registered.body)).toBe(201);
   toolset = String(registered.body.id);
-  const lockedRegistered = await request("POST", "/v1/toolsets", { mcpServers: { crm: { url: locked.url } }, credentials: { mcpServers: { crm: { headers: { authorization: "Bearer right" } } } } });
+  const lockedRegistered = await request("POST", "/v1/toolsets", {
+    mcpServers: { crm: { url: locked.url } },
+    credentials: { mcpServers: { crm: { headers: { authorization: "Bearer right" } } } },
+  });
   expect(lockedRegistered.status, JSON.stringify(lockedRegistered.body)).toBe(201);
   lockedToolset = String(lockedRegistered.body.id);
 });
@@ -69,7 +91,9 @@ async function start(body: Record<string, unknown>): Promise<ApiBody> {
 
 /** The run's current details, as the Temporal UI asks for them. */
 async function currentDetails(id: string): Promise<string> {
-  const metadata = await stack.client.workflow.getHandle(id).query<{ currentDetails?: string }>("__temporal_workflow_metadata");
+  const metadata = await stack.client.workflow
+    .getHandle(id)
+    .query<{ currentDetails?: string }>("__temporal_workflow_metadata");
   return metadata.currentDetails ?? "";
 }
 
@@ -107,7 +131,9 @@ describe("what the Temporal UI shows of a run", () => {
     const id = String(run.id);
     expect(await detailsBecome(id, "waiting for approval: call 1 tickets.create_ticket")).toBeTruthy();
     const described = await stack.client.workflow.getHandle(id).describe();
-    expect(await described.staticSummary()).toBe(`toolset ${toolset.slice(0, 15)}… · end user alice · Files a ticket for each failing check`);
+    expect(await described.staticSummary()).toBe(
+      `toolset ${toolset.slice(0, 15)}… · end user alice · Files a ticket for each failing check`,
+    );
     const details = await described.staticDetails();
     expect(details).toContain(`toolset: ${toolset}`);
     expect(details).toContain("end user: alice");
@@ -122,7 +148,14 @@ describe("what the Temporal UI shows of a run", () => {
   });
 
   it("a script without a leading comment and a run without an end user have a shorter summary", async () => {
-    const id = String((await start({ script: "import { tickets } from \"rewind:tools\";\nexport default async () => await tickets.create_ticket({});" })).id);
+    const id = String(
+      (
+        await start({
+          script:
+            'import { tickets } from "rewind:tools";\nexport default async () => await tickets.create_ticket({});',
+        })
+      ).id,
+    );
     await detailsBecome(id, /^waiting for approval/);
     const described = await stack.client.workflow.getHandle(id).describe();
     expect(await described.staticSummary()).toBe(`toolset ${toolset.slice(0, 15)}…`);
@@ -145,7 +178,7 @@ export default async function main() {
     await detailsBecome(id, "running 1 call: tickets.gate #1");
     for (let t = 0; t < 100 && !gate.holds(id); t++) await new Promise((r) => setTimeout(r, 50));
     gate.release(id);
-    await detailsBecome(id, "waiting for signal \"go\": call 3");
+    await detailsBecome(id, 'waiting for signal "go": call 3');
     await stack.client.workflow.getHandle(id).signal(deliverSignal, { name: "go", payload: null });
     const sleeping = await detailsBecome(id, /^sleeping until (\S+): call 4$/);
     const until = Date.parse(/^sleeping until (\S+):/.exec(sleeping)?.[1] ?? "");
@@ -157,11 +190,14 @@ export default async function main() {
 
   it("names credentials and input a parked call waits for, and a cancel ends each parked run as cancelled", async () => {
     const onCredentials = await request("POST", "/v1/runs", {
-      toolset: lockedToolset, script: "import { crm } from \"rewind:tools\";\nexport default async () => await crm.read({});",
+      toolset: lockedToolset,
+      script: 'import { crm } from "rewind:tools";\nexport default async () => await crm.read({});',
       credentials: { mcpServers: { crm: { headers: { authorization: "Bearer stale" } } } },
     });
     expect(onCredentials.status, JSON.stringify(onCredentials.body)).toBe(201);
-    const onInput = await start({ script: "import { tickets } from \"rewind:tools\";\nexport default async () => await tickets.ask({});" });
+    const onInput = await start({
+      script: 'import { tickets } from "rewind:tools";\nexport default async () => await tickets.ask({});',
+    });
     await detailsBecome(String(onCredentials.body.id), "waiting for credentials (run): call 1 crm.read");
     await detailsBecome(String(onInput.id), "waiting for input: call 1 tickets.ask");
     expect(await statusAttribute(String(onCredentials.body.id))).toBe("parked");
@@ -171,7 +207,9 @@ export default async function main() {
   });
 
   it("a failed run says why", async () => {
-    const id = String((await start({ script: "export default async () => { throw new Error(\"the queue is gone\"); };" })).id);
+    const id = String(
+      (await start({ script: 'export default async () => { throw new Error("the queue is gone"); };' })).id,
+    );
     expect((await waitForRun(stack, id, 30_000, auth)).status).toBe("failed");
     expect(await currentDetails(id)).toBe("failed: Error: the queue is gone");
     expect(await statusAttribute(id)).toBe("failed");
@@ -198,7 +236,10 @@ describe("who decided a parked call", () => {
     const id = await parkedRun();
     const answer = await request("POST", `/v1/runs/${id}/calls/1/approve`, { by: "alice@example.com" });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    expect(answer.body).toMatchObject({ seq: 1, decidedBy: { principal, by: "alice@example.com", decision: "approved" } });
+    expect(answer.body).toMatchObject({
+      seq: 1,
+      decidedBy: { principal, by: "alice@example.com", decision: "approved" },
+    });
     await waitForRun(stack, id, 30_000, auth);
     const entry = await journalEntry(id);
     expect(entry["decidedBy"]).toEqual(answer.body["decidedBy"]);
@@ -233,17 +274,32 @@ describe("who decided a parked call", () => {
 
 describe("child runs", () => {
   it("start with the same summary, memo and start time as runs the API starts", async () => {
-    const stored = await request("POST", "/v1/workflows", { name: "waiter", script: "import { waitForSignal } from \"rewind:tools\";\n// Waits for the go signal\nexport default async () => await waitForSignal<string>(\"go\");" });
+    const stored = await request("POST", "/v1/workflows", {
+      name: "waiter",
+      script:
+        'import { waitForSignal } from "rewind:tools";\n// Waits for the go signal\nexport default async () => await waitForSignal<string>("go");',
+    });
     expect(stored.status, JSON.stringify(stored.body)).toBe(201);
     const withChild = await request("POST", "/v1/toolsets", { workflows: { waiter: String(stored.body.id) } });
     expect(withChild.status, JSON.stringify(withChild.body)).toBe(201);
     const parentToolset = String(withChild.body.id);
-    const parent = String((await start({ toolset: parentToolset, endUser: "bob", script: "import { workflows } from \"rewind:tools\";\nexport default async () => await (await workflows.waiter.start()).result();" })).id);
+    const parent = String(
+      (
+        await start({
+          toolset: parentToolset,
+          endUser: "bob",
+          script:
+            'import { workflows } from "rewind:tools";\nexport default async () => await (await workflows.waiter.start()).result();',
+        })
+      ).id,
+    );
     const waiting = await detailsBecome(parent, /^waiting for run (run_\w+): call 2$/);
     const child = /^waiting for run (run_\w+)/.exec(waiting)?.[1] ?? "";
-    await detailsBecome(child, "waiting for signal \"go\": call 1");
+    await detailsBecome(child, 'waiting for signal "go": call 1');
     const described = await stack.client.workflow.getHandle(child).describe();
-    expect(await described.staticSummary()).toBe(`toolset ${String(stored.body.toolset).slice(0, 15)}… · end user bob · Waits for the go signal`);
+    expect(await described.staticSummary()).toBe(
+      `toolset ${String(stored.body.toolset).slice(0, 15)}… · end user bob · Waits for the go signal`,
+    );
     expect(await described.staticDetails()).toContain(`started by run ${parent}`);
     expect(described.memo).toEqual({ toolset: stored.body.toolset, endUser: "bob" });
     const startedAt = described.typedSearchAttributes.get(SEARCH_ATTRIBUTES.startedAt);

@@ -15,8 +15,15 @@ let stack: RewindStack;
 let receiver: EventReceiver;
 
 const oldSchema = { type: "object", properties: { title: { type: "string" } }, required: ["title"] };
-const newSchema = { type: "object", properties: { title: { type: "string" }, project: { type: "string" } }, required: ["title", "project"] };
-const createTicket = (inputSchema: Record<string, unknown>): TestToolDefinition => ({ ...echoTool("create_ticket"), inputSchema });
+const newSchema = {
+  type: "object",
+  properties: { title: { type: "string" }, project: { type: "string" } },
+  required: ["title", "project"],
+};
+const createTicket = (inputSchema: Record<string, unknown>): TestToolDefinition => ({
+  ...echoTool("create_ticket"),
+  inputSchema,
+});
 
 beforeAll(async () => {
   stack = await startRewindStack();
@@ -58,7 +65,13 @@ describe("a server that changes during a run", () => {
 
   it("parks a call that no longer fits, and approve sends it against the new schema", async () => {
     const { server, id, parked } = await runAgainstChangingServer((s) => s.setTools([createTicket(newSchema)]));
-    expect(parked).toEqual([expect.objectContaining({ seq: 3, reason: "schemaChanged", details: expect.objectContaining({ pinned: oldSchema, current: newSchema }) })]);
+    expect(parked).toEqual([
+      expect.objectContaining({
+        seq: 3,
+        reason: "schemaChanged",
+        details: expect.objectContaining({ pinned: oldSchema, current: newSchema }),
+      }),
+    ]);
     expect((await stack.request("POST", `/v1/runs/${id}/calls/3/approve`)).status).toBe(200);
     const done = await waitForRun(stack, id);
     expect(done.status).toBe("completed");
@@ -68,7 +81,9 @@ describe("a server that changes during a run", () => {
 
   it("gives the script ToolError(schemaChanged) on reject, and parks a call whose tool is gone", async () => {
     const rejected = await runAgainstChangingServer((s) => s.setTools([createTicket(newSchema)]));
-    expect((await stack.request("POST", `/v1/runs/${rejected.id}/calls/3/reject`, { reason: "fix the script" })).status).toBe(200);
+    expect(
+      (await stack.request("POST", `/v1/runs/${rejected.id}/calls/3/reject`, { reason: "fix the script" })).status,
+    ).toBe(200);
     expect((await waitForRun(stack, rejected.id)).result).toBe("schemaChanged");
     expect(rejected.server.calls.filter((c) => c.meta[IDEMPOTENCY_KEY] === `${rejected.id}/3`)).toHaveLength(0);
     await rejected.server.close();
@@ -87,12 +102,14 @@ describe("fork", () => {
     const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
     const parent = await startRun(stack, {
       toolset,
-      script: "import { svc } from \"rewind:tools\";\nexport default async () => { const a = await svc.lookup({ message: \"a\" }); const b = await svc.lookup({ message: \"b\" }); await svc.create({ project: \"typo\" }); return [a, b]; };",
+      script:
+        'import { svc } from "rewind:tools";\nexport default async () => { const a = await svc.lookup({ message: "a" }); const b = await svc.lookup({ message: "b" }); await svc.create({ project: "typo" }); return [a, b]; };',
     });
     expect((await waitForRun(stack, parent)).status).toBe("failed");
     const before = server.calls.length;
     const forked = await stack.request("POST", `/v1/runs/${parent}/fork`, {
-      script: "import { svc } from \"rewind:tools\";\nexport default async () => { const a = await svc.lookup({ message: \"a\" }); const b = await svc.lookup({ message: \"b\" }); const c = await svc.lookup({ message: \"fixed\" }); return [a, b, c].length; };",
+      script:
+        'import { svc } from "rewind:tools";\nexport default async () => { const a = await svc.lookup({ message: "a" }); const b = await svc.lookup({ message: "b" }); const c = await svc.lookup({ message: "fixed" }); return [a, b, c].length; };',
     });
     expect(forked.status, JSON.stringify(forked.body)).toBe(201);
     const child = String(forked.body.id);
@@ -102,8 +119,18 @@ describe("fork", () => {
     expect(sent).toEqual([`${child}/3`]);
     const journal = await stack.request("GET", `/v1/runs/${child}/journal`);
     expect(journal.body["fork"]).toEqual({ parentRunId: parent, divergedAt: 3 });
-    expect((journal.body["entries"] as { fromParent?: string }[]).map((e) => e.fromParent ?? null)).toEqual([parent, parent, null]);
-    expect((await stack.request("POST", `/v1/runs/${parent}/fork`, { script: "export default async () => 1; const x: number = \"s\";" })).status).toBe(422);
+    expect((journal.body["entries"] as { fromParent?: string }[]).map((e) => e.fromParent ?? null)).toEqual([
+      parent,
+      parent,
+      null,
+    ]);
+    expect(
+      (
+        await stack.request("POST", `/v1/runs/${parent}/fork`, {
+          script: 'export default async () => 1; const x: number = "s";',
+        })
+      ).status,
+    ).toBe(422);
     await server.close();
   }, 60_000);
 });

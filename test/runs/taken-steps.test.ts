@@ -12,21 +12,32 @@ function setup(n: number, holdsEarlySteps = false) {
   const fed: number[] = [];
   const used: string[] = [];
   const queue: StepQueue = {
-    get unfed() { return fed.length; },
-    push: (seq) => { fed.push(seq); },
-    pushTaken: (result) => { used.push(JSON.stringify(result.calls.map((c) => c.seq))); },
+    get unfed() {
+      return fed.length;
+    },
+    push: (seq) => {
+      fed.push(seq);
+    },
+    pushTaken: (result) => {
+      used.push(JSON.stringify(result.calls.map((c) => c.seq)));
+    },
   };
   let holds = holdsEarlySteps;
   const taken = new TakenSteps(journal, queue, () => holds);
   const finish = (seq: number) => journal.complete(seq, { ok: true, value: seq }, 0);
   /** The run crosses the patch: from its next workflow task on, the new rule applies. */
-  const upgrade = () => { holds = false; };
+  const upgrade = () => {
+    holds = false;
+  };
   return { journal, taken, fed, used, finish, upgrade };
 }
 
 /** The step a worker would take with `seq` on top of `chain`, issuing call `issues`. */
 const stepOn = (chain: string, at: number, issues: number, after?: number[]): Prestep => ({
-  chain, at, ...(after ? { after } : {}), result: { kind: "waiting", calls: [{ seq: issues, tool: "svc.echo", args: {} }], logs: [] },
+  chain,
+  at,
+  ...(after ? { after } : {}),
+  result: { kind: "waiting", calls: [{ seq: issues, tool: "svc.echo", args: {} }], logs: [] },
 });
 
 /** The chain a worker's isolate has after being fed `seq` alone at `at`, on top of the journal's batches. */
@@ -139,7 +150,10 @@ describe("TakenSteps", () => {
     finish(1);
     taken.offer(1, stepOn(c0, 10, 3), false);
     expect(used).toEqual(["[3]", "[4]"]);
-    expect(journal.batches).toEqual([{ at: 10, seqs: [1] }, { at: 11, seqs: [2] }]);
+    expect(journal.batches).toEqual([
+      { at: 10, seqs: [1] },
+      { at: 11, seqs: [2] },
+    ]);
     expect(fed).toEqual([]);
   });
 
@@ -188,55 +202,84 @@ describe("TakenSteps", () => {
 
 describe("TakenSteps, whatever order results arrive in", () => {
   it("never holds a step once every call has finished, and feeds or uses each call exactly once", () => {
-    fc.assert(fc.property(
-      fc.integer({ min: 1, max: 12 }).chain((n) => fc.record({
-        n: fc.constant(n),
-        // Which worker's isolate took each call's step: 0 none (fed), 1 or 2 (two isolates that may diverge).
-        takers: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: n, maxLength: n }),
-        takeOrder: fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i + 1), { minLength: n, maxLength: n }),
-        arrival: fc.shuffledSubarray(Array.from({ length: n }, (_, i) => i + 1), { minLength: n, maxLength: n }),
-        // Whether the run loop feeds what waits right after each arrival, or later.
-        feedsAtOnce: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
-        // Isolate 2 starts out fed something the journal never had (it lost a race before).
-        secondDiverged: fc.boolean(),
-      })),
-      ({ n, takers, takeOrder, arrival, feedsAtOnce, secondDiverged }) => {
-        const journal = new JournalBook();
-        for (let seq = 1; seq <= n; seq++) journal.record({ seq, tool: "svc.echo", args: {} }, 0);
-        const fedOnce: number[] = [];
-        const waiting: number[] = [];
-        const used: number[] = [];
-        const queue: StepQueue = {
-          get unfed() { return waiting.length; },
-          push: (seq) => { waiting.push(seq); fedOnce.push(seq); },
-          pushTaken: (result) => { used.push(...result.calls.map((c) => -c.seq)); },
-        };
-        const taken = new TakenSteps(journal, queue);
-        const feedWaiting = () => { if (waiting.length > 0) journal.addBatch(journal.lastAt + 1, waiting.splice(0)); };
-        // Each isolate takes its calls' steps in the worker's order, on its own chain.
-        const isolates = [1, 2].map((id) => ({ chain: id === 2 && secondDiverged ? "00000000deadbeef" : journal.chain, after: [] as number[], at: 100 * id }));
-        const steps = new Map<number, Prestep>();
-        for (const seq of takeOrder) {
-          const taker = takers[seq - 1] ?? 0;
-          const isolate = isolates[taker - 1];
-          if (!isolate) continue;
-          isolate.at += 1;
-          // The step "issues" call -seq so the test can tell which call's step was used.
-          steps.set(seq, { chain: isolate.chain, after: isolate.after, at: isolate.at, result: { kind: "waiting", calls: [{ seq: -seq, tool: "svc.echo", args: {} }], logs: [] } });
-          isolate.chain = batchChain(isolate.chain, isolate.at, [seq]);
-          isolate.after = [seq];
-        }
-        for (const [index, seq] of arrival.entries()) {
-          journal.complete(seq, { ok: true, value: seq }, 0);
-          const step = steps.get(seq);
-          if (step) taken.offer(seq, step, false);
-          else taken.feed(seq);
-          if (feedsAtOnce[index]) feedWaiting();
-        }
-        expect(taken.heldCount).toBe(0);
-        const handled = [...fedOnce, ...used].sort((a, b) => a - b);
-        expect(handled).toEqual(Array.from({ length: n }, (_, i) => i + 1));
-      },
-    ), { numRuns: 3000 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }).chain((n) =>
+          fc.record({
+            n: fc.constant(n),
+            // Which worker's isolate took each call's step: 0 none (fed), 1 or 2 (two isolates that may diverge).
+            takers: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: n, maxLength: n }),
+            takeOrder: fc.shuffledSubarray(
+              Array.from({ length: n }, (_, i) => i + 1),
+              { minLength: n, maxLength: n },
+            ),
+            arrival: fc.shuffledSubarray(
+              Array.from({ length: n }, (_, i) => i + 1),
+              { minLength: n, maxLength: n },
+            ),
+            // Whether the run loop feeds what waits right after each arrival, or later.
+            feedsAtOnce: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
+            // Isolate 2 starts out fed something the journal never had (it lost a race before).
+            secondDiverged: fc.boolean(),
+          }),
+        ),
+        ({ n, takers, takeOrder, arrival, feedsAtOnce, secondDiverged }) => {
+          const journal = new JournalBook();
+          for (let seq = 1; seq <= n; seq++) journal.record({ seq, tool: "svc.echo", args: {} }, 0);
+          const fedOnce: number[] = [];
+          const waiting: number[] = [];
+          const used: number[] = [];
+          const queue: StepQueue = {
+            get unfed() {
+              return waiting.length;
+            },
+            push: (seq) => {
+              waiting.push(seq);
+              fedOnce.push(seq);
+            },
+            pushTaken: (result) => {
+              used.push(...result.calls.map((c) => -c.seq));
+            },
+          };
+          const taken = new TakenSteps(journal, queue);
+          const feedWaiting = () => {
+            if (waiting.length > 0) journal.addBatch(journal.lastAt + 1, waiting.splice(0));
+          };
+          // Each isolate takes its calls' steps in the worker's order, on its own chain.
+          const isolates = [1, 2].map((id) => ({
+            chain: id === 2 && secondDiverged ? "00000000deadbeef" : journal.chain,
+            after: [] as number[],
+            at: 100 * id,
+          }));
+          const steps = new Map<number, Prestep>();
+          for (const seq of takeOrder) {
+            const taker = takers[seq - 1] ?? 0;
+            const isolate = isolates[taker - 1];
+            if (!isolate) continue;
+            isolate.at += 1;
+            // The step "issues" call -seq so the test can tell which call's step was used.
+            steps.set(seq, {
+              chain: isolate.chain,
+              after: isolate.after,
+              at: isolate.at,
+              result: { kind: "waiting", calls: [{ seq: -seq, tool: "svc.echo", args: {} }], logs: [] },
+            });
+            isolate.chain = batchChain(isolate.chain, isolate.at, [seq]);
+            isolate.after = [seq];
+          }
+          for (const [index, seq] of arrival.entries()) {
+            journal.complete(seq, { ok: true, value: seq }, 0);
+            const step = steps.get(seq);
+            if (step) taken.offer(seq, step, false);
+            else taken.feed(seq);
+            if (feedsAtOnce[index]) feedWaiting();
+          }
+          expect(taken.heldCount).toBe(0);
+          const handled = [...fedOnce, ...used].sort((a, b) => a - b);
+          expect(handled).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

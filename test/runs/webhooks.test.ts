@@ -26,7 +26,8 @@ async function webhookUrl(id: string): Promise<string> {
   throw new Error("the run never got its webhook URL");
 }
 
-const post = (url: string, body: unknown) => fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
 describe("webhooks and signals", () => {
   it("turns posts to the run's URL into signals, keeping those sent before the wait, in order", async () => {

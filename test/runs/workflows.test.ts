@@ -23,20 +23,39 @@ async function store(name: string, script: string): Promise<string> {
 
 describe("workflows", () => {
   it("stores type-checked workflow scripts under a content address", async () => {
-    const again = await stack.request("POST", "/v1/workflows", { name: "same", script: "export default async () => 1;" });
-    const repeat = await stack.request("POST", "/v1/workflows", { name: "same", script: "export default async () => 1;" });
+    const again = await stack.request("POST", "/v1/workflows", {
+      name: "same",
+      script: "export default async () => 1;",
+    });
+    const repeat = await stack.request("POST", "/v1/workflows", {
+      name: "same",
+      script: "export default async () => 1;",
+    });
     expect(again.body.id).toMatch(/^wf_[0-9a-f]{64}$/);
     expect(repeat.status).toBe(200);
     expect(repeat.body.id).toBe(again.body.id);
-    const bad = await stack.request("POST", "/v1/workflows", { name: "bad", script: "export default async (i: { n: number }) => i.n.x;" });
+    const bad = await stack.request("POST", "/v1/workflows", {
+      name: "bad",
+      script: "export default async (i: { n: number }) => i.n.x;",
+    });
     expect(bad.status).toBe(422);
-    expect((await stack.request("POST", "/v1/workflows", { name: "not-an-identifier", script: "export default async () => 1;" })).status).toBe(400);
+    expect(
+      (
+        await stack.request("POST", "/v1/workflows", {
+          name: "not-an-identifier",
+          script: "export default async () => 1;",
+        })
+      ).status,
+    ).toBe(400);
     expect((await stack.request("GET", `/v1/workflows/${String(again.body.id)}`)).body).toMatchObject({ name: "same" });
   });
 
   it("starts a child run, awaits its result, and signals a run it started", async () => {
     const double = await store("double", "export default async (input: { n: number }) => input.n * 2;");
-    const listener = await store("listener", "import { waitForSignal } from \"rewind:tools\";\nexport default async () => ({ heard: await waitForSignal<string>(\"ping\") });");
+    const listener = await store(
+      "listener",
+      'import { waitForSignal } from "rewind:tools";\nexport default async () => ({ heard: await waitForSignal<string>("ping") });',
+    );
     const toolset = await registerToolset(stack, { workflows: { double, listener } });
     const id = await startRun(stack, {
       toolset,
@@ -63,8 +82,12 @@ export default async function main() {
     const base = await registerToolset(stack, { http: { allowedHosts: ["api.example.com"] } });
     const twice = await registerToolset(stack, { base, workflows: { scale: double } });
     const thrice = await registerToolset(stack, { base, workflows: { scale: triple } });
-    const script = "import { workflows } from \"rewind:tools\";\nexport default async () => (await workflows.scale.start({ n: 21 })).result();";
-    const [a, b] = await Promise.all([startRun(stack, { toolset: twice, script }), startRun(stack, { toolset: thrice, script })]);
+    const script =
+      'import { workflows } from "rewind:tools";\nexport default async () => (await workflows.scale.start({ n: 21 })).result();';
+    const [a, b] = await Promise.all([
+      startRun(stack, { toolset: twice, script }),
+      startRun(stack, { toolset: thrice, script }),
+    ]);
     expect((await waitForRun(stack, a, 60_000)).result).toBe(42);
     expect((await waitForRun(stack, b, 60_000)).result).toBe(63);
     const baseOnly = await stack.request("POST", "/v1/runs", { toolset: base, script });

@@ -18,8 +18,13 @@ function make(warmSessions = 8): Sandbox {
   return sandbox;
 }
 
-const cold = (script: string, input: unknown = null, toolset: PinnedToolset = EMPTY_TOOLSET, knownCalls = 0, history: { at: number; events: { seq: number; ok: true; value: unknown }[] }[] = []) =>
-  ({ script: stripTypeScriptTypes(script), input, toolset, startedAt: 1_000, history, knownCalls });
+const cold = (
+  script: string,
+  input: unknown = null,
+  toolset: PinnedToolset = EMPTY_TOOLSET,
+  knownCalls = 0,
+  history: { at: number; events: { seq: number; ok: true; value: unknown }[] }[] = [],
+) => ({ script: stripTypeScriptTypes(script), input, toolset, startedAt: 1_000, history, knownCalls });
 
 async function once(script: string, input: unknown = null): Promise<AdvanceResult> {
   return make().advance({ runId: "run_once", consumedBatches: 0, batches: [], cold: cold(script, input) });
@@ -40,21 +45,63 @@ describe("sandbox steps", () => {
     const box = make();
     const first = await box.advance({ runId: "run_a", consumedBatches: 0, batches: [], cold: cold(SLEEPER) });
     expect(first).toMatchObject({ kind: "waiting", calls: [{ seq: 1, tool: "rewind.sleep", args: { ms: 5 } }] });
-    const second = await box.advance({ runId: "run_a", consumedBatches: 0, batches: [{ at: 2_000, events: [{ seq: 1, ok: true, value: null }] }] });
-    expect(second).toMatchObject({ kind: "waiting", calls: [{ seq: 2, args: { ms: 1 } }, { seq: 3, args: { ms: 2 } }] });
-    const third = await box.advance({ runId: "run_a", consumedBatches: 1, batches: [{ at: 3_000, events: [{ seq: 3, ok: true, value: null }, { seq: 2, ok: true, value: null }] }] });
+    const second = await box.advance({
+      runId: "run_a",
+      consumedBatches: 0,
+      batches: [{ at: 2_000, events: [{ seq: 1, ok: true, value: null }] }],
+    });
+    expect(second).toMatchObject({
+      kind: "waiting",
+      calls: [
+        { seq: 2, args: { ms: 1 } },
+        { seq: 3, args: { ms: 2 } },
+      ],
+    });
+    const third = await box.advance({
+      runId: "run_a",
+      consumedBatches: 1,
+      batches: [
+        {
+          at: 3_000,
+          events: [
+            { seq: 3, ok: true, value: null },
+            { seq: 2, ok: true, value: null },
+          ],
+        },
+      ],
+    });
     expect(third.kind).toBe("done");
-    expect(third.kind === "done" && third.result).toEqual([1_000, expect.any(Number), 2_000, expect.any(Number), 3_000]);
+    expect(third.kind === "done" && third.result).toEqual([
+      1_000,
+      expect.any(Number),
+      2_000,
+      expect.any(Number),
+      3_000,
+    ]);
   });
 
   it("asks for a cold start when the warm session is missing or elsewhere, and a cold replay gives the same result", async () => {
     const box = make();
-    const batches = [{ at: 2_000, events: [{ seq: 1, ok: true as const, value: null }] }, { at: 3_000, events: [{ seq: 2, ok: true as const, value: null }, { seq: 3, ok: true as const, value: null }] }];
+    const batches = [
+      { at: 2_000, events: [{ seq: 1, ok: true as const, value: null }] },
+      {
+        at: 3_000,
+        events: [
+          { seq: 2, ok: true as const, value: null },
+          { seq: 3, ok: true as const, value: null },
+        ],
+      },
+    ];
     await box.advance({ runId: "run_w", consumedBatches: 0, batches: [], cold: cold(SLEEPER) });
     await box.advance({ runId: "run_w", consumedBatches: 0, batches: [batches[0]!] });
     const warm = await box.advance({ runId: "run_w", consumedBatches: 1, batches: [batches[1]!] });
     expect(await box.advance({ runId: "run_x", consumedBatches: 1, batches: [] })).toEqual({ kind: "needsColdStart" });
-    const replayed = await make(0).advance({ runId: "run_w", consumedBatches: 1, batches: [batches[1]!], cold: cold(SLEEPER, null, EMPTY_TOOLSET, 3, [batches[0]!]) });
+    const replayed = await make(0).advance({
+      runId: "run_w",
+      consumedBatches: 1,
+      batches: [batches[1]!],
+      cold: cold(SLEEPER, null, EMPTY_TOOLSET, 3, [batches[0]!]),
+    });
     expect(replayed).toEqual(warm);
   });
 
@@ -62,28 +109,60 @@ describe("sandbox steps", () => {
     const box = make();
     await box.advance({ runId: "run_p", consumedBatches: 0, chain: EMPTY_CHAIN, batches: [], cold: cold(SLEEPER) });
     const step = await box.prestep("run_p", { seq: 1, ok: true, value: null });
-    expect(step).toMatchObject({ chain: EMPTY_CHAIN, result: { kind: "waiting", calls: [{ seq: 2, args: { ms: 1 } }, { seq: 3, args: { ms: 2 } }] } });
+    expect(step).toMatchObject({
+      chain: EMPTY_CHAIN,
+      result: {
+        kind: "waiting",
+        calls: [
+          { seq: 2, args: { ms: 1 } },
+          { seq: 3, args: { ms: 2 } },
+        ],
+      },
+    });
     // The script's clock never goes back: the step's time is at least the run's start.
     expect(step!.at).toBeGreaterThanOrEqual(1_000);
     const after = batchChain(EMPTY_CHAIN, step!.at, [1]);
     // A step that expects the isolate as it was before the taken step gets a cold start.
-    expect(await box.advance({ runId: "run_p", consumedBatches: 1, chain: "00000000feedface", batches: [] })).toEqual({ kind: "needsColdStart" });
+    expect(await box.advance({ runId: "run_p", consumedBatches: 1, chain: "00000000feedface", batches: [] })).toEqual({
+      kind: "needsColdStart",
+    });
     await box.advance({ runId: "run_q", consumedBatches: 0, chain: EMPTY_CHAIN, batches: [], cold: cold(SLEEPER) });
     const taken = await box.prestep("run_q", { seq: 1, ok: true, value: null });
-    const last = await box.advance({ runId: "run_q", consumedBatches: 1, chain: batchChain(EMPTY_CHAIN, taken!.at, [1]), batches: [{ at: taken!.at + 5, events: [{ seq: 2, ok: true, value: null }, { seq: 3, ok: true, value: null }] }] });
+    const last = await box.advance({
+      runId: "run_q",
+      consumedBatches: 1,
+      chain: batchChain(EMPTY_CHAIN, taken!.at, [1]),
+      batches: [
+        {
+          at: taken!.at + 5,
+          events: [
+            { seq: 2, ok: true, value: null },
+            { seq: 3, ok: true, value: null },
+          ],
+        },
+      ],
+    });
     expect(last.kind).toBe("done");
     expect(after).toMatch(/^[0-9a-f]{16}$/);
     expect(await box.prestep("run_none", { seq: 1, ok: true, value: null })).toBeUndefined();
   });
 
   it("takes no step with a result while the run's other step outlasts the wait, and takes the next one", async () => {
-    sandbox = createSandbox({ memoryMb: 64, cpuMsPerStep: 300, warmSessions: 8, validate: validateAgainstSchema, prestepWaitMs: 0 });
+    sandbox = createSandbox({
+      memoryMb: 64,
+      cpuMsPerStep: 300,
+      warmSessions: 8,
+      validate: validateAgainstSchema,
+      prestepWaitMs: 0,
+    });
     await sandbox.advance({ runId: "run_busy", consumedBatches: 0, batches: [], cold: cold(SLEEPER) });
     const stepping = sandbox.advance({ runId: "run_busy", consumedBatches: 0, batches: [] });
     // The advance above holds the run's turn: the step is left to the workflow.
     expect(await sandbox.prestep("run_busy", { seq: 1, ok: true, value: null })).toBeUndefined();
     await stepping;
-    expect(await sandbox.prestep("run_busy", { seq: 1, ok: true, value: null })).toMatchObject({ result: { kind: "waiting" } });
+    expect(await sandbox.prestep("run_busy", { seq: 1, ok: true, value: null })).toMatchObject({
+      result: { kind: "waiting" },
+    });
   });
 
   it("seeds Math.random from the run id", async () => {
@@ -104,50 +183,110 @@ describe("sandbox steps", () => {
         fnThis: typeof (Function("return this")() as Record<string, unknown>).process,
       };
     }`);
-    expect(result).toMatchObject({ kind: "done", result: { process: "undefined", require: "undefined", setTimeout: "undefined", fetch: "undefined", internal: "undefined", host: "undefined", fnThis: "undefined" } });
+    expect(result).toMatchObject({
+      kind: "done",
+      result: {
+        process: "undefined",
+        require: "undefined",
+        setTimeout: "undefined",
+        fetch: "undefined",
+        internal: "undefined",
+        host: "undefined",
+        fnThis: "undefined",
+      },
+    });
   });
 
   it("refuses imports other than rewind:tools", async () => {
-    const result = await once("import fs from \"node:fs\";\nexport default async () => fs;");
-    expect(result).toMatchObject({ kind: "failed", error: { message: expect.stringMatching(/may import only "rewind:tools"/) } });
+    const result = await once('import fs from "node:fs";\nexport default async () => fs;');
+    expect(result).toMatchObject({
+      kind: "failed",
+      error: { message: expect.stringMatching(/may import only "rewind:tools"/) },
+    });
   });
 
   it("names the CPU and memory limits when a step exceeds them", async () => {
-    expect(await once("export default async () => { for (;;) {} };")).toMatchObject({ kind: "failed", error: { limit: "cpu" } });
+    expect(await once("export default async () => { for (;;) {} };")).toMatchObject({
+      kind: "failed",
+      error: { limit: "cpu" },
+    });
     // Generous CPU, so that only the heap limit can end this one, however busy the machine.
-    const roomy = createSandbox({ memoryMb: 64, cpuMsPerStep: 10_000, warmSessions: 0, validate: validateAgainstSchema });
-    const bomb = await roomy.advance({ runId: "run_bomb", consumedBatches: 0, batches: [], cold: cold("export default async () => { const a: number[][] = []; for (;;) a.push(new Array(1e6).fill(1)); };") });
+    const roomy = createSandbox({
+      memoryMb: 64,
+      cpuMsPerStep: 10_000,
+      warmSessions: 0,
+      validate: validateAgainstSchema,
+    });
+    const bomb = await roomy.advance({
+      runId: "run_bomb",
+      consumedBatches: 0,
+      batches: [],
+      cold: cold("export default async () => { const a: number[][] = []; for (;;) a.push(new Array(1e6).fill(1)); };"),
+    });
     roomy.dispose();
     expect(bomb).toMatchObject({ kind: "failed", error: { limit: "memory" } });
     // A loop hidden in a microtask chain is bounded too.
-    expect(await once("export default async () => { for (;;) await null; };")).toMatchObject({ kind: "failed", error: { limit: "cpu" } });
+    expect(await once("export default async () => { for (;;) await null; };")).toMatchObject({
+      kind: "failed",
+      error: { limit: "cpu" },
+    });
   });
 
   it("collects console output of a step, bounded", async () => {
-    const result = await once("export default async () => { console.log(\"hello\", { a: 1 }); for (let i = 0; i < 500; i++) console.warn(i); return 1; };");
+    const result = await once(
+      'export default async () => { console.log("hello", { a: 1 }); for (let i = 0; i < 500; i++) console.warn(i); return 1; };',
+    );
     expect(result.kind).toBe("done");
     const logs = result.kind === "done" ? result.logs : [];
-    expect(logs[0]).toBe("[info] hello {\"a\":1}");
+    expect(logs[0]).toBe('[info] hello {"a":1}');
     expect(logs).toHaveLength(200);
   });
 
   it("refuses a call with invalid arguments in the script, with a seq, and reports it for the journal", async () => {
-    const result = await once("import { sleep } from \"rewind:tools\";\nexport default async () => { try { await sleep(-5); } catch (e) { return (e as { code: string }).code; } };");
-    expect(result).toMatchObject({ kind: "done", result: "invalidArguments", calls: [{ seq: 1, refused: { code: "invalidArguments", seq: 1 } }] });
+    const result = await once(
+      'import { sleep } from "rewind:tools";\nexport default async () => { try { await sleep(-5); } catch (e) { return (e as { code: string }).code; } };',
+    );
+    expect(result).toMatchObject({
+      kind: "done",
+      result: "invalidArguments",
+      calls: [{ seq: 1, refused: { code: "invalidArguments", seq: 1 } }],
+    });
   });
 
   it("fails with the script's position for a non-Error throw and a missing default export", async () => {
-    expect(await once("export default async () => { throw \"plain\"; };")).toMatchObject({ kind: "failed", error: { message: expect.stringContaining("plain") } });
-    expect(await once("export const x = 1;")).toMatchObject({ kind: "failed", error: { message: expect.stringMatching(/default export must be a function/) } });
+    expect(await once('export default async () => { throw "plain"; };')).toMatchObject({
+      kind: "failed",
+      error: { message: expect.stringContaining("plain") },
+    });
+    expect(await once("export const x = 1;")).toMatchObject({
+      kind: "failed",
+      error: { message: expect.stringMatching(/default export must be a function/) },
+    });
   });
 
   it("steps runs of the runtime version they started on, and refuses a newer one with a clear error", async () => {
     const box = make();
-    const v1 = await box.advance({ runId: "run_v1", consumedBatches: 0, batches: [], cold: { ...cold("export default async () => 1;"), runtimeVersion: 1 } });
+    const v1 = await box.advance({
+      runId: "run_v1",
+      consumedBatches: 0,
+      batches: [],
+      cold: { ...cold("export default async () => 1;"), runtimeVersion: 1 },
+    });
     expect(v1).toMatchObject({ kind: "done", result: 1 });
-    const unversioned = await box.advance({ runId: "run_v0", consumedBatches: 0, batches: [], cold: cold("export default async () => 2;") });
+    const unversioned = await box.advance({
+      runId: "run_v0",
+      consumedBatches: 0,
+      batches: [],
+      cold: cold("export default async () => 2;"),
+    });
     expect(unversioned).toMatchObject({ kind: "done", result: 2 });
-    await expect(box.advance({ runId: "run_v99", consumedBatches: 0, batches: [], cold: { ...cold("export default async () => 3;"), runtimeVersion: 99 } }))
-      .rejects.toThrow(new RegExp(`started on sandbox runtime 99; this worker has runtime ${SANDBOX_RUNTIME_VERSION}`));
+    await expect(
+      box.advance({
+        runId: "run_v99",
+        consumedBatches: 0,
+        batches: [],
+        cold: { ...cold("export default async () => 3;"), runtimeVersion: 99 },
+      }),
+    ).rejects.toThrow(new RegExp(`started on sandbox runtime 99; this worker has runtime ${SANDBOX_RUNTIME_VERSION}`));
   });
 });

@@ -12,14 +12,23 @@ const why = (schema: JsonSchema, args: unknown) => validateAgainstSchema(schema,
 
 describe("dialects, chosen from $schema", () => {
   it("draft-04: exclusiveMaximum is a boolean beside maximum, and ids are `id`", () => {
-    const schema = { $schema: "http://json-schema.org/draft-04/schema#", id: "urn:example:legacy", type: "object", properties: { n: { type: "number", maximum: 5, exclusiveMaximum: true } } };
+    const schema = {
+      $schema: "http://json-schema.org/draft-04/schema#",
+      id: "urn:example:legacy",
+      type: "object",
+      properties: { n: { type: "number", maximum: 5, exclusiveMaximum: true } },
+    };
     expect(schemaProblem(schema)).toBeUndefined();
     expect(fits(schema, { n: 4.9 })).toBe(true);
     expect(why(schema, { n: 5 })).toBe("arguments/n must be < 5");
   });
 
   it("draft-06: exclusiveMaximum is a number", () => {
-    const schema = { $schema: "http://json-schema.org/draft-06/schema#", type: "object", properties: { n: { type: "number", exclusiveMaximum: 5 } } };
+    const schema = {
+      $schema: "http://json-schema.org/draft-06/schema#",
+      type: "object",
+      properties: { n: { type: "number", exclusiveMaximum: 5 } },
+    };
     expect(fits(schema, { n: 4 })).toBe(true);
     expect(why(schema, { n: 5 })).toBe("arguments/n must be < 5");
   });
@@ -34,34 +43,58 @@ describe("dialects, chosen from $schema", () => {
   });
 
   it("draft-07 refuses draft-04's boolean exclusiveMaximum, as its meta-schema says", () => {
-    expect(schemaProblem({ type: "number", maximum: 5, exclusiveMaximum: true })).toMatchObject({ reason: "invalidSchema", message: expect.stringMatching(/draft-07.*exclusiveMaximum must be number/) });
+    expect(schemaProblem({ type: "number", maximum: 5, exclusiveMaximum: true })).toMatchObject({
+      reason: "invalidSchema",
+      message: expect.stringMatching(/draft-07.*exclusiveMaximum must be number/),
+    });
   });
 
   it("2019-09: $recursiveRef and unevaluatedProperties", () => {
     const schema = {
-      $schema: "https://json-schema.org/draft/2019-09/schema", $recursiveAnchor: true,
-      type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $recursiveRef: "#" } } },
+      $schema: "https://json-schema.org/draft/2019-09/schema",
+      $recursiveAnchor: true,
+      type: "object",
+      properties: { name: { type: "string" }, children: { type: "array", items: { $recursiveRef: "#" } } },
       unevaluatedProperties: false,
     };
     expect(fits(schema, { name: "a", children: [{ name: "b", children: [] }] })).toBe(true);
-    expect(why(schema, { name: "a", children: [{ name: "b", extra: 1 }] })).toBe("arguments/children/0 must NOT have unevaluated properties");
+    expect(why(schema, { name: "a", children: [{ name: "b", extra: 1 }] })).toBe(
+      "arguments/children/0 must NOT have unevaluated properties",
+    );
   });
 
   it("2020-12: prefixItems, with items for the rest", () => {
-    const schema = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "array", prefixItems: [{ type: "string" }, { type: "number" }], items: false };
+    const schema = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "array",
+      prefixItems: [{ type: "string" }, { type: "number" }],
+      items: false,
+    };
     expect(fits(schema, ["a", 1])).toBe(true);
     expect(why(schema, ["a", "b"])).toBe("arguments/1 must be number");
     expect(why(schema, ["a", 1, 2])).toMatch(/must NOT have more than 2 items/);
   });
 
   it("reads the meta-schema URI as servers spell it (https, no fragment)", () => {
-    expect(why({ $schema: "https://json-schema.org/draft-04/schema", type: "number", maximum: 1, exclusiveMaximum: true }, 1)).toBe("arguments must be < 1");
-    expect(why({ $schema: "https://json-schema.org/draft/2020-12/schema#", prefixItems: [{ type: "string" }] }, [1])).toBe("arguments/0 must be string");
+    expect(
+      why(
+        { $schema: "https://json-schema.org/draft-04/schema", type: "number", maximum: 1, exclusiveMaximum: true },
+        1,
+      ),
+    ).toBe("arguments must be < 1");
+    expect(
+      why({ $schema: "https://json-schema.org/draft/2020-12/schema#", prefixItems: [{ type: "string" }] }, [1]),
+    ).toBe("arguments/0 must be string");
   });
 
   it("says an unknown dialect can't be used", () => {
-    expect(schemaProblem({ $schema: "http://json-schema.org/draft-03/schema#", type: "object" })).toMatchObject({ reason: "unsupportedDialect", message: expect.stringMatching(/draft-03/) });
-    expect(why({ $schema: "https://example.com/my-meta", type: "object" }, {})).toMatch(/^the tool's input schema can't be used: unsupported \$schema/);
+    expect(schemaProblem({ $schema: "http://json-schema.org/draft-03/schema#", type: "object" })).toMatchObject({
+      reason: "unsupportedDialect",
+      message: expect.stringMatching(/draft-03/),
+    });
+    expect(why({ $schema: "https://example.com/my-meta", type: "object" }, {})).toMatch(
+      /^the tool's input schema can't be used: unsupported \$schema/,
+    );
   });
 });
 
@@ -72,7 +105,12 @@ describe("$ref within the tool's own schema", () => {
       definitions: { label: { type: "string", minLength: 1 } },
       $defs: { size: { $id: "size", type: "integer" } },
       type: "object",
-      properties: { label: { $ref: "#/definitions/label" }, weight: { $ref: "#/$defs/size" }, size: { $ref: "size" }, child: { $ref: "#" } },
+      properties: {
+        label: { $ref: "#/definitions/label" },
+        weight: { $ref: "#/$defs/size" },
+        size: { $ref: "size" },
+        child: { $ref: "#" },
+      },
     };
     expect(schemaProblem(schema)).toBeUndefined();
     expect(fits(schema, { label: "a", weight: 1, size: 2, child: { label: "b" } })).toBe(true);
@@ -83,7 +121,12 @@ describe("$ref within the tool's own schema", () => {
   });
 
   it("says an external or missing $ref can't be used", () => {
-    expect(schemaProblem({ type: "object", properties: { a: { $ref: "https://example.com/schemas/a.json" } } })).toMatchObject({ reason: "unresolvableRef", message: expect.stringMatching(/can't resolve reference https:\/\/example.com\/schemas\/a.json/) });
+    expect(
+      schemaProblem({ type: "object", properties: { a: { $ref: "https://example.com/schemas/a.json" } } }),
+    ).toMatchObject({
+      reason: "unresolvableRef",
+      message: expect.stringMatching(/can't resolve reference https:\/\/example.com\/schemas\/a.json/),
+    });
     expect(schemaProblem({ $ref: "#/definitions/missing" })).toMatchObject({ reason: "unresolvableRef" });
     expect(schemaProblem({ $ref: "other.json" })).toMatchObject({ reason: "unresolvableRef" });
   });
@@ -91,16 +134,38 @@ describe("$ref within the tool's own schema", () => {
   it("never reaches another tool's schema, even one compiled before under the $id asked for", () => {
     const other = { $id: "https://example.com/shared/thing", type: "string" };
     expect(schemaProblem(other)).toBeUndefined();
-    expect(schemaProblem({ type: "object", properties: { a: { $ref: "https://example.com/shared/thing" } } })).toMatchObject({ reason: "unresolvableRef" });
-    expect(schemaProblem({ $id: "https://example.com/elsewhere", properties: { a: { $ref: "shared/thing" } } })).toMatchObject({ reason: "unresolvableRef" });
+    expect(
+      schemaProblem({ type: "object", properties: { a: { $ref: "https://example.com/shared/thing" } } }),
+    ).toMatchObject({ reason: "unresolvableRef" });
+    expect(
+      schemaProblem({ $id: "https://example.com/elsewhere", properties: { a: { $ref: "shared/thing" } } }),
+    ).toMatchObject({ reason: "unresolvableRef" });
   });
 });
 
 describe("one $id, different schemas", () => {
-  const first = { $id: "https://example.com/args", type: "object", properties: { a: { type: "string" } }, required: ["a"] };
-  const second = { $id: "https://example.com/args", type: "object", properties: { b: { type: "number" } }, required: ["b"] };
-  const nestedFirst = { type: "object", $defs: { item: { $id: "https://example.com/item", type: "string" } }, properties: { x: { $ref: "https://example.com/item" } } };
-  const nestedSecond = { type: "object", $defs: { item: { $id: "https://example.com/item", type: "boolean" } }, properties: { x: { $ref: "https://example.com/item" } } };
+  const first = {
+    $id: "https://example.com/args",
+    type: "object",
+    properties: { a: { type: "string" } },
+    required: ["a"],
+  };
+  const second = {
+    $id: "https://example.com/args",
+    type: "object",
+    properties: { b: { type: "number" } },
+    required: ["b"],
+  };
+  const nestedFirst = {
+    type: "object",
+    $defs: { item: { $id: "https://example.com/item", type: "string" } },
+    properties: { x: { $ref: "https://example.com/item" } },
+  };
+  const nestedSecond = {
+    type: "object",
+    $defs: { item: { $id: "https://example.com/item", type: "boolean" } },
+    properties: { x: { $ref: "https://example.com/item" } },
+  };
 
   it("each validates against its own content, in any order, again and again", () => {
     for (let round = 0; round < 3; round++) {
@@ -127,9 +192,14 @@ describe("one $id, different schemas", () => {
 
 describe("schemas that can't be used", () => {
   it("names what is wrong, and a call against one gets that reason", () => {
-    expect(schemaProblem({ type: "object", properties: { a: { type: "no-such-type" } } })).toMatchObject({ reason: "invalidSchema", message: expect.stringMatching(/\/properties\/a\/type/) });
+    expect(schemaProblem({ type: "object", properties: { a: { type: "no-such-type" } } })).toMatchObject({
+      reason: "invalidSchema",
+      message: expect.stringMatching(/\/properties\/a\/type/),
+    });
     expect(schemaProblem({ type: "object", required: "a" })).toMatchObject({ reason: "invalidSchema" });
-    expect(why({ type: "object", required: "a" }, {})).toMatch(/^the tool's input schema can't be used: not a valid draft-07 schema/);
+    expect(why({ type: "object", required: "a" }, {})).toMatch(
+      /^the tool's input schema can't be used: not a valid draft-07 schema/,
+    );
   });
 
   it("accepts boolean schemas", () => {

@@ -33,8 +33,18 @@ describe("createHostToolWorker with the harness's own connection", () => {
       tools: { "harness.echo": async (args) => ({ echoed: args["text"] }) },
     });
     const serving = host.run();
-    const toolset = await registerToolset(stack, { hostTools: { harness: { taskQueue, tools: { echo: { inputSchema: { type: "object", properties: { text: { type: "string" } } } } } } } });
-    const id = await startRun(stack, { toolset, script: `import { harness } from "rewind:tools";\nexport default () => harness.echo({ text: "over the harness's connection" });` });
+    const toolset = await registerToolset(stack, {
+      hostTools: {
+        harness: {
+          taskQueue,
+          tools: { echo: { inputSchema: { type: "object", properties: { text: { type: "string" } } } } },
+        },
+      },
+    });
+    const id = await startRun(stack, {
+      toolset,
+      script: `import { harness } from "rewind:tools";\nexport default () => harness.echo({ text: "over the harness's connection" });`,
+    });
     expect((await waitForRun(stack, id)).result).toEqual({ echoed: "over the harness's connection" });
     await host.shutdown();
     await serving;

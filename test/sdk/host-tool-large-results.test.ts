@@ -32,8 +32,14 @@ afterAll(async () => {
 
 describe("host tools with large results", () => {
   it("keeps a 3 MB result in the payload store and hands the script every byte", async () => {
-    const toolset = await registerToolset(stack, { hostTools: { harness: { taskQueue, tools: { export: { inputSchema: { type: "object" } } } } } });
-    const id = await startRun(stack, { toolset, script: "import { harness } from \"rewind:tools\";\nexport default async () => { const { text } = (await harness.export({})) as { text: string }; return { length: text.length, tail: text.slice(-32) }; };" });
+    const toolset = await registerToolset(stack, {
+      hostTools: { harness: { taskQueue, tools: { export: { inputSchema: { type: "object" } } } } },
+    });
+    const id = await startRun(stack, {
+      toolset,
+      script:
+        'import { harness } from "rewind:tools";\nexport default async () => { const { text } = (await harness.export({})) as { text: string }; return { length: text.length, tail: text.slice(-32) }; };',
+    });
     const done = await waitForRun(stack, id, 60_000);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     expect(done.result).toEqual({ length: BIG.length, tail: BIG.slice(-32) });

@@ -24,14 +24,25 @@ const OBJECT = { type: "object" };
 
 beforeAll(async () => {
   stack = await startRewindStack();
-  const record = (tool: string, args: unknown, ctx: HostToolContext) => seen.push({ tool, key: ctx.idempotencyKey, attempt: ctx.attempt, args });
+  const record = (tool: string, args: unknown, ctx: HostToolContext) =>
+    seen.push({ tool, key: ctx.idempotencyKey, attempt: ctx.attempt, args });
   host = await createHostToolWorker({
     address: stack.address,
     taskQueue,
     tools: {
-      "harness.ask_user": async (args, ctx) => { record("ask_user", args, ctx); return { yes: String(args["question"]).includes("?") }; },
-      "harness.refuse": async (args, ctx) => { record("refuse", args, ctx); throw new ToolError("refused", "the user said no", { why: "policy" }); },
-      "harness.flaky": async (args, ctx) => { record("flaky", args, ctx); if (ctx.attempt < 3) throw new Error("database hiccup"); return { attempt: ctx.attempt }; },
+      "harness.ask_user": async (args, ctx) => {
+        record("ask_user", args, ctx);
+        return { yes: String(args["question"]).includes("?") };
+      },
+      "harness.refuse": async (args, ctx) => {
+        record("refuse", args, ctx);
+        throw new ToolError("refused", "the user said no", { why: "policy" });
+      },
+      "harness.flaky": async (args, ctx) => {
+        record("flaky", args, ctx);
+        if (ctx.attempt < 3) throw new Error("database hiccup");
+        return { attempt: ctx.attempt };
+      },
       "harness.wait": async (args, ctx) => {
         record("wait", args, ctx);
         if (ctx.attempt > 1) return { from: "second worker", attempt: ctx.attempt };
@@ -43,10 +54,20 @@ beforeAll(async () => {
   });
   hostRunning = host.run();
   toolset = await registerToolset(stack, {
-    hostTools: { harness: { taskQueue, tools: {
-      ask_user: { description: "Ask the user.", inputSchema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] } },
-      refuse: { inputSchema: OBJECT }, flaky: { inputSchema: OBJECT }, wait: { inputSchema: OBJECT },
-    } } },
+    hostTools: {
+      harness: {
+        taskQueue,
+        tools: {
+          ask_user: {
+            description: "Ask the user.",
+            inputSchema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+          },
+          refuse: { inputSchema: OBJECT },
+          flaky: { inputSchema: OBJECT },
+          wait: { inputSchema: OBJECT },
+        },
+      },
+    },
     policies: { "harness.wait": { heartbeatTimeout: "2s" } },
   });
 });
@@ -56,27 +77,43 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const script = (body: string) => `import { harness, ToolError } from "rewind:tools";\nexport default async function main() {\n${body}\n}`;
+const script = (body: string) =>
+  `import { harness, ToolError } from "rewind:tools";\nexport default async function main() {\n${body}\n}`;
 
 describe("host tools", () => {
   it("returns the tool's result to the script, with <run_id>/<seq> in ctx", async () => {
-    const id = await startRun(stack, { toolset, script: script("  await harness.ask_user({ question: \"warm-up\" });\n  return harness.ask_user({ question: \"ship it?\" });") });
+    const id = await startRun(stack, {
+      toolset,
+      script: script(
+        '  await harness.ask_user({ question: "warm-up" });\n  return harness.ask_user({ question: "ship it?" });',
+      ),
+    });
     const done = await waitForRun(stack, id);
     expect(done.result).toEqual({ yes: true });
     expect(seen.filter((s) => s.key.startsWith(`${id}/`)).map((s) => s.key)).toEqual([`${id}/1`, `${id}/2`]);
   });
 
   it("schedules a host tool without a policy with a 60-second heartbeat timeout", async () => {
-    const id = await startRun(stack, { toolset, script: script("  return harness.ask_user({ question: \"defaults?\" });") });
+    const id = await startRun(stack, {
+      toolset,
+      script: script('  return harness.ask_user({ question: "defaults?" });'),
+    });
     expect((await waitForRun(stack, id)).status).toBe("completed");
     const history = await stack.client.workflow.getHandle(id).fetchHistory();
-    const scheduled = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes).find((a) => a?.taskQueue?.name === taskQueue);
+    const scheduled = (history.events ?? [])
+      .map((e) => e.activityTaskScheduledEventAttributes)
+      .find((a) => a?.taskQueue?.name === taskQueue);
     expect(scheduled, "the host tool's activity was scheduled").toBeDefined();
     expect(Number(scheduled?.heartbeatTimeout?.seconds)).toBe(60);
   });
 
   it("gives the script a host tool's ToolError, with its code, without retrying", async () => {
-    const id = await startRun(stack, { toolset, script: script("  try { await harness.refuse({}); } catch (e) { return e instanceof ToolError ? [e.code, e.message, e.details] : String(e); }") });
+    const id = await startRun(stack, {
+      toolset,
+      script: script(
+        "  try { await harness.refuse({}); } catch (e) { return e instanceof ToolError ? [e.code, e.message, e.details] : String(e); }",
+      ),
+    });
     const done = await waitForRun(stack, id);
     expect(done.result).toEqual(["refused", "the user said no", { why: "policy" }]);
     expect(seen.filter((s) => s.key === `${id}/1`)).toHaveLength(1);
@@ -95,10 +132,23 @@ describe("host tools", () => {
       hostTools: { harness: { taskQueue: frozenQueue, tools: { wait: { inputSchema: OBJECT } } } },
       policies: { "harness.wait": { heartbeatTimeout: "2s" } },
     });
-    const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", path.join(REPO_ROOT, "test/fixtures/host-worker-process.ts"), stack.address, frozenQueue], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(
+      process.execPath,
+      [
+        "--disable-warning=ExperimentalWarning",
+        path.join(REPO_ROOT, "test/fixtures/host-worker-process.ts"),
+        stack.address,
+        frozenQueue,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
     let output = "";
-    child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-    const waitFor = async (text: string) => { for (let i = 0; i < 600 && !output.includes(text); i++) await new Promise((r) => setTimeout(r, 50)); };
+    child.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const waitFor = async (text: string) => {
+      for (let i = 0; i < 600 && !output.includes(text); i++) await new Promise((r) => setTimeout(r, 50));
+    };
     let second: HostToolWorker | undefined;
     try {
       await waitFor("ready");
@@ -113,7 +163,11 @@ describe("host tools", () => {
       await new Promise((r) => setTimeout(r, 3_000));
       await expectRunGoing(stack.client, id);
       child.kill("SIGKILL");
-      second = await createHostToolWorker({ address: stack.address, taskQueue: frozenQueue, tools: { "harness.wait": async (_args, ctx) => ({ from: "second worker", attempt: ctx.attempt }) } });
+      second = await createHostToolWorker({
+        address: stack.address,
+        taskQueue: frozenQueue,
+        tools: { "harness.wait": async (_args, ctx) => ({ from: "second worker", attempt: ctx.attempt }) },
+      });
       const running = second.run();
       const done = await waitForRun(stack, id, 30_000);
       expect(done.result, JSON.stringify(done)).toEqual({ from: "second worker", attempt: expect.any(Number) });

@@ -45,8 +45,17 @@ afterAll(async () => {
 
 describe("cassettes", () => {
   it("hold the toolset, script, input and every call with its outcome", () => {
-    expect(cassette).toMatchObject({ format: "rewind.cassette/1", input: { who: "world" }, scriptHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    expect(cassette.entries.map((e) => [e.seq, e.tool, e.status])).toEqual([[1, "svc.echo", "completed"], [2, "svc.echo", "completed"], [3, "rewind.sleep", "completed"], [4, "svc.echo", "completed"]]);
+    expect(cassette).toMatchObject({
+      format: "rewind.cassette/1",
+      input: { who: "world" },
+      scriptHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(cassette.entries.map((e) => [e.seq, e.tool, e.status])).toEqual([
+      [1, "svc.echo", "completed"],
+      [2, "svc.echo", "completed"],
+      [3, "rewind.sleep", "completed"],
+      [4, "svc.echo", "completed"],
+    ]);
     expect(cassette.batches.flatMap((b) => b.seqs).sort()).toEqual([1, 2, 3, 4]);
   });
 
@@ -57,8 +66,19 @@ describe("cassettes", () => {
     const recorded = await stack.request("GET", `/v1/runs/${cassette.runId}`);
     expect(same.ok && same.result).toEqual(recorded.body.result);
     const changed = await replayCassette({ cassette, script: SCRIPT.replace('"hello "', '"goodbye "') });
-    expect(changed).toMatchObject({ ok: false, error: { kind: "divergence", seq: 1, expected: { tool: "svc.echo", args: { message: "hello world" } }, actual: { tool: "svc.echo", args: { message: "goodbye world" } } } });
-    const wrongType = await replayCassette({ cassette, script: "export default async () => { const n: number = \"s\"; return n; };" });
+    expect(changed).toMatchObject({
+      ok: false,
+      error: {
+        kind: "divergence",
+        seq: 1,
+        expected: { tool: "svc.echo", args: { message: "hello world" } },
+        actual: { tool: "svc.echo", args: { message: "goodbye world" } },
+      },
+    });
+    const wrongType = await replayCassette({
+      cassette,
+      script: 'export default async () => { const n: number = "s"; return n; };',
+    });
     expect(wrongType).toMatchObject({ ok: false, error: { kind: "typeCheck" } });
     expect(server.calls.length).toBe(calls);
   });
@@ -70,8 +90,13 @@ describe("cassettes", () => {
     const same = await runCli(["replay", path.join(dir, "run.cassette.json")], { url: stack.api.url, cwd: dir });
     expect(same.code).toBe(0);
     expect(same.stdout).toContain("replayed 4 calls");
-    const changed = await runCli(["replay", path.join(dir, "run.cassette.json"), path.join(dir, "changed.ts")], { url: stack.api.url, cwd: dir });
+    const changed = await runCli(["replay", path.join(dir, "run.cassette.json"), path.join(dir, "changed.ts")], {
+      url: stack.api.url,
+      cwd: dir,
+    });
     expect(changed.code).toBe(1);
-    expect(changed.stderr).toBe("rewind: call 3 differs from the recording: expected rewind.sleep({\"ms\":10}), the script made rewind.sleep({\"ms\":20})\n");
+    expect(changed.stderr).toBe(
+      'rewind: call 3 differs from the recording: expected rewind.sleep({"ms":10}), the script made rewind.sleep({"ms":20})\n',
+    );
   });
 });

@@ -15,7 +15,11 @@ import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewin
 const KEY = `call-targets-${randomUUID()}`;
 const auth = { authorization: `Bearer ${KEY}` };
 const TASK_QUEUE = `test-${randomUUID()}`;
-const env = (trusted: string) => ({ REWIND_API_KEYS: `${KEY}:calls-${randomUUID().slice(0, 8)}`, REWIND_TASK_QUEUE: TASK_QUEUE, REWIND_TRUSTED_TARGETS: trusted });
+const env = (trusted: string) => ({
+  REWIND_API_KEYS: `${KEY}:calls-${randomUUID().slice(0, 8)}`,
+  REWIND_TASK_QUEUE: TASK_QUEUE,
+  REWIND_TRUSTED_TARGETS: trusted,
+});
 
 // What the script reads of a call's failure: enough to tell a refusal from anything else.
 const SCRIPT = `import { server, ToolError } from "rewind:tools";
@@ -55,7 +59,11 @@ async function register(url: string): Promise<string> {
   return String(answer.body.id);
 }
 
-const refused = { code: "refused", reason: "targetNotAllowed", message: expect.stringMatching(/^server\.echo: .* is not an allowed target: .*; the call was not sent$/) as unknown };
+const refused = {
+  code: "refused",
+  reason: "targetNotAllowed",
+  message: expect.stringMatching(/^server\.echo: .* is not an allowed target: .*; the call was not sent$/) as unknown,
+};
 
 describe("MCP calls under the outbound target policy", () => {
   it("refuses a call whose server's name now answers a private address, and the one whose server is no longer trusted", async () => {
@@ -74,12 +82,18 @@ describe("MCP calls under the outbound target policy", () => {
 
     // The operator redeploys without trusting loopback: the same pinned toolset is refused at call time.
     await stack.stop();
-    stack = await startRewindStack({ env: { ...namespaceEnv, REWIND_TRUSTED_TARGETS: "" }, outbound: { resolve: resolver.resolve } });
+    stack = await startRewindStack({
+      env: { ...namespaceEnv, REWIND_TRUSTED_TARGETS: "" },
+      outbound: { resolve: resolver.resolve },
+    });
     const untrusted = await run(byAddress);
     expect(untrusted).toMatchObject({ status: "completed", result: refused });
     expect(untrusted.ms).toBeLessThan(10_000);
     expect(mcp.calls).toHaveLength(calls);
     const journal = await stack.request("GET", `/v1/runs/${untrusted.id}/journal`, undefined, auth);
-    expect((journal.body["entries"] as { status?: string; attempts?: number }[])[0]).toMatchObject({ status: "failed", attempts: 1 });
+    expect((journal.body["entries"] as { status?: string; attempts?: number }[])[0]).toMatchObject({
+      status: "failed",
+      attempts: 1,
+    });
   });
 });

@@ -15,19 +15,37 @@ import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.t
 import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
 
-interface Counter { port: number; requests: number; connections: number; close(): Promise<void> }
+interface Counter {
+  port: number;
+  requests: number;
+  connections: number;
+  close(): Promise<void>;
+}
 
 /** A server that answers every request and counts: what no refused target may ever reach. */
-async function startCounter(host: string, port = 0, respond: http.RequestListener = (_req, res) => res.end("admin: state changed")): Promise<Counter> {
+async function startCounter(
+  host: string,
+  port = 0,
+  respond: http.RequestListener = (_req, res) => res.end("admin: state changed"),
+): Promise<Counter> {
   let requests = 0;
   let connections = 0;
-  const server = http.createServer((req, res) => { requests++; respond(req, res); });
-  server.on("connection", () => { connections++; });
+  const server = http.createServer((req, res) => {
+    requests++;
+    respond(req, res);
+  });
+  server.on("connection", () => {
+    connections++;
+  });
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, host, () => resolve()));
   return {
     port: (server.address() as AddressInfo).port,
-    get requests() { return requests; },
-    get connections() { return connections; },
+    get requests() {
+      return requests;
+    },
+    get connections() {
+      return connections;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -64,7 +82,7 @@ beforeAll(async () => {
   const resolver = tableResolver({
     "tools.trusted.test": ["127.0.0.1"],
     "redirect.trusted.test": ["127.0.0.1"],
-    "localhost": ["127.0.0.1", "::1"],
+    localhost: ["127.0.0.1", "::1"],
     "loopback.test": ["127.0.0.1"],
     "metadata.test": ["169.254.169.254"],
     "private.test": ["10.0.0.1"],
@@ -86,17 +104,33 @@ afterAll(async () => {
 /** Every way a tenant might spell "this machine" (and its neighbours), at `port`. */
 function notations(port: number): string[] {
   return [
-    `http://127.0.0.1:${port}/admin?reset=1`, `http://127.1:${port}/admin`, `http://2130706433:${port}/admin`, `http://0x7f000001:${port}/admin`,
-    `http://0177.0.0.1:${port}/admin`, `http://127.0.0.2:${port}/admin`, `http://localhost:${port}/admin`, `http://LocalHost.:${port}/admin`,
-    `http://[::1]:${port}/admin`, `http://[::ffff:127.0.0.1]:${port}/admin`, `http://[::ffff:7f00:1]:${port}/admin`, `http://[0:0:0:0:0:0:0:1]:${port}/admin`,
-    `http://0.0.0.0:${port}/admin`, `http://0:${port}/admin`, `http://[::]:${port}/admin`, `https://127.0.0.1:${port}/admin`,
-    `http://loopback.test:${port}/admin`, `http://metadata.test:${port}/latest/meta-data/`, `http://private.test:${port}/`,
-    `http://mixed.test:${port}/`, `http://unresolvable.test:${port}/`,
+    `http://127.0.0.1:${port}/admin?reset=1`,
+    `http://127.1:${port}/admin`,
+    `http://2130706433:${port}/admin`,
+    `http://0x7f000001:${port}/admin`,
+    `http://0177.0.0.1:${port}/admin`,
+    `http://127.0.0.2:${port}/admin`,
+    `http://localhost:${port}/admin`,
+    `http://LocalHost.:${port}/admin`,
+    `http://[::1]:${port}/admin`,
+    `http://[::ffff:127.0.0.1]:${port}/admin`,
+    `http://[::ffff:7f00:1]:${port}/admin`,
+    `http://[0:0:0:0:0:0:0:1]:${port}/admin`,
+    `http://0.0.0.0:${port}/admin`,
+    `http://0:${port}/admin`,
+    `http://[::]:${port}/admin`,
+    `https://127.0.0.1:${port}/admin`,
+    `http://loopback.test:${port}/admin`,
+    `http://metadata.test:${port}/latest/meta-data/`,
+    `http://private.test:${port}/`,
+    `http://mixed.test:${port}/`,
+    `http://unresolvable.test:${port}/`,
   ];
 }
 
 /** The answer with the port the tenant chose taken out: all that may differ between two ports. */
-const withoutPort = (body: ApiBody, port: number) => JSON.parse(JSON.stringify(body).replaceAll(String(port), "PORT")) as unknown;
+const withoutPort = (body: ApiBody, port: number) =>
+  JSON.parse(JSON.stringify(body).replaceAll(String(port), "PORT")) as unknown;
 
 async function register(tenant: (typeof TENANTS)[number], url: string) {
   return stack.request("POST", "/v1/toolsets", { mcpServers: { admin: { url } } }, auth(tenant));
@@ -131,7 +165,10 @@ describe("targets a tenant chooses, with API keys set", () => {
         const onOpen = await setEndpoint(tenant, url);
         const onClosed = await setEndpoint(tenant, closed[i] ?? "");
         expect(onOpen.status, `${url}: ${JSON.stringify(onOpen.body)}`).toBe(422);
-        expect(onOpen.body.error).toMatchObject({ code: "targetNotAllowed", details: { field: "url", reason: "targetNotAllowed" } });
+        expect(onOpen.body.error).toMatchObject({
+          code: "targetNotAllowed",
+          details: { field: "url", reason: "targetNotAllowed" },
+        });
         expect(withoutPort(onOpen.body, counter.port)).toEqual(withoutPort(onClosed.body, closedPort));
       }
       // Nothing was stored: the namespace still has no endpoint.
@@ -160,12 +197,20 @@ describe("targets a tenant chooses, with API keys set", () => {
     if (!tenant) throw new Error("no tenant");
     const registered = await register(tenant, `http://tools.trusted.test:${tools.port}/mcp`);
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
-    const started = await stack.request("POST", "/v1/runs", {
-      toolset: registered.body.id,
-      script: `import { admin } from "rewind:tools"; export default async () => (await admin.echo({ message: "hi" }) as { args: unknown }).args;`,
-    }, auth(tenant));
+    const started = await stack.request(
+      "POST",
+      "/v1/runs",
+      {
+        toolset: registered.body.id,
+        script: `import { admin } from "rewind:tools"; export default async () => (await admin.echo({ message: "hi" }) as { args: unknown }).args;`,
+      },
+      auth(tenant),
+    );
     expect(started.status, JSON.stringify(started.body)).toBe(201);
-    expect(await waitForRun(stack, String(started.body.id), 30_000, auth(tenant))).toMatchObject({ status: "completed", result: { message: "hi" } });
+    expect(await waitForRun(stack, String(started.body.id), 30_000, auth(tenant))).toMatchObject({
+      status: "completed",
+      result: { message: "hi" },
+    });
   });
 
   it("delivers events to a trusted endpoint without following its redirect to loopback", async () => {
@@ -174,7 +219,9 @@ describe("targets a tenant chooses, with API keys set", () => {
     expect((await setEndpoint(tenant, `http://redirect.trusted.test:${redirector.port}/events`)).status).toBe(200);
     const before = redirector.requests;
     const started = await stack.request("POST", "/v1/runs", { script: "export default async () => 1;" }, auth(tenant));
-    expect(await waitForRun(stack, String(started.body.id), 30_000, auth(tenant))).toMatchObject({ status: "completed" });
+    expect(await waitForRun(stack, String(started.body.id), 30_000, auth(tenant))).toMatchObject({
+      status: "completed",
+    });
     for (let i = 0; i < 100 && redirector.requests === before; i++) await new Promise((r) => setTimeout(r, 100));
     expect(redirector.requests).toBeGreaterThan(before);
     expect(counter.requests + counter.connections).toBe(0);

@@ -15,7 +15,8 @@ import { clientConnectionOptions, connectionSettings, nativeConnectionOptions } 
 const dir = mkdtempSync(path.join(tmpdir(), "rewind-settings-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const pem = (label: string, body: string) => `-----BEGIN ${label}-----\n${Buffer.from(body).toString("base64")}\n-----END ${label}-----\n`;
+const pem = (label: string, body: string) =>
+  `-----BEGIN ${label}-----\n${Buffer.from(body).toString("base64")}\n-----END ${label}-----\n`;
 const file = (name: string, text: string) => {
   const at = path.join(dir, name);
   writeFileSync(at, text);
@@ -27,24 +28,48 @@ const CA = file("ca.pem", pem("CERTIFICATE", "the CA"));
 
 describe("Temporal's environment configuration", () => {
   it("reads address, namespace, API key and gRPC headers from the standard variables", () => {
-    const settings = temporalSettings({ TEMPORAL_ADDRESS: "ns.acct.tmprl.cloud:7233", TEMPORAL_NAMESPACE: "ns.acct", TEMPORAL_API_KEY: "secret-key", TEMPORAL_GRPC_META_X_TENANT: "blue" }, dir);
-    expect(settings).toEqual({ address: "ns.acct.tmprl.cloud:7233", namespace: "ns.acct", apiKey: "secret-key", tls: undefined, grpcMetadata: { "x-tenant": "blue" } });
+    const settings = temporalSettings(
+      {
+        TEMPORAL_ADDRESS: "ns.acct.tmprl.cloud:7233",
+        TEMPORAL_NAMESPACE: "ns.acct",
+        TEMPORAL_API_KEY: "secret-key",
+        TEMPORAL_GRPC_META_X_TENANT: "blue",
+      },
+      dir,
+    );
+    expect(settings).toEqual({
+      address: "ns.acct.tmprl.cloud:7233",
+      namespace: "ns.acct",
+      apiKey: "secret-key",
+      tls: undefined,
+      grpcMetadata: { "x-tenant": "blue" },
+    });
     // The SDK turns TLS on for an API key unless TLS is switched off explicitly.
-    expect(clientConnectionOptions(connectionSettings(settings))).toEqual({ address: "ns.acct.tmprl.cloud:7233", apiKey: "secret-key", metadata: { "x-tenant": "blue" } });
+    expect(clientConnectionOptions(connectionSettings(settings))).toEqual({
+      address: "ns.acct.tmprl.cloud:7233",
+      apiKey: "secret-key",
+      metadata: { "x-tenant": "blue" },
+    });
   });
 
   it("reads the client certificate, key and server CA from their files, and the server name", () => {
-    const settings = temporalSettings({
-      TEMPORAL_ADDRESS: "temporal.internal:7233",
-      TEMPORAL_TLS_CLIENT_CERT_PATH: CERT,
-      TEMPORAL_TLS_CLIENT_KEY_PATH: "client.key", // relative to the working directory
-      TEMPORAL_TLS_SERVER_CA_CERT_PATH: CA,
-      TEMPORAL_TLS_SERVER_NAME: "frontend.temporal.internal",
-    }, dir);
+    const settings = temporalSettings(
+      {
+        TEMPORAL_ADDRESS: "temporal.internal:7233",
+        TEMPORAL_TLS_CLIENT_CERT_PATH: CERT,
+        TEMPORAL_TLS_CLIENT_KEY_PATH: "client.key", // relative to the working directory
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: CA,
+        TEMPORAL_TLS_SERVER_NAME: "frontend.temporal.internal",
+      },
+      dir,
+    );
     expect(settings.tls).toEqual({
       serverNameOverride: "frontend.temporal.internal",
       serverRootCACertificate: Buffer.from(pem("CERTIFICATE", "the CA")),
-      clientCertPair: { crt: Buffer.from(pem("CERTIFICATE", "client cert")), key: Buffer.from(pem("PRIVATE KEY", "client key")) },
+      clientCertPair: {
+        crt: Buffer.from(pem("CERTIFICATE", "client cert")),
+        key: Buffer.from(pem("PRIVATE KEY", "client key")),
+      },
     });
     const native = nativeConnectionOptions(connectionSettings(settings));
     expect(native.tls).toBe(settings.tls);
@@ -52,23 +77,56 @@ describe("Temporal's environment configuration", () => {
   });
 
   it("takes certificates as data too, and TEMPORAL_TLS=false turns TLS off even with an API key", () => {
-    const data = temporalSettings({ TEMPORAL_ADDRESS: "a:7233", TEMPORAL_TLS_CLIENT_CERT_DATA: pem("CERTIFICATE", "c"), TEMPORAL_TLS_CLIENT_KEY_DATA: pem("PRIVATE KEY", "k") }, dir);
-    expect(data.tls).toEqual({ clientCertPair: { crt: Buffer.from(pem("CERTIFICATE", "c")), key: Buffer.from(pem("PRIVATE KEY", "k")) } });
+    const data = temporalSettings(
+      {
+        TEMPORAL_ADDRESS: "a:7233",
+        TEMPORAL_TLS_CLIENT_CERT_DATA: pem("CERTIFICATE", "c"),
+        TEMPORAL_TLS_CLIENT_KEY_DATA: pem("PRIVATE KEY", "k"),
+      },
+      dir,
+    );
+    expect(data.tls).toEqual({
+      clientCertPair: { crt: Buffer.from(pem("CERTIFICATE", "c")), key: Buffer.from(pem("PRIVATE KEY", "k")) },
+    });
     const off = temporalSettings({ TEMPORAL_ADDRESS: "a:7233", TEMPORAL_API_KEY: "k", TEMPORAL_TLS: "false" }, dir);
     expect(off.tls).toBe(false);
     expect(clientConnectionOptions(connectionSettings(off)).tls).toBe(false);
   });
 
   it("reads a profile of Temporal's TOML file, with the variables over it", () => {
-    const toml = file("temporal.toml", [
-      "[profile.default]", 'address = "localhost:7233"', "",
-      "[profile.prod]", 'address = "prod.internal:7233"', 'namespace = "rewind-prod"', 'api_key = "from-file"',
-      "[profile.prod.tls]", `client_cert_path = "${CERT}"`, `client_key_path = "${KEY}"`, 'server_name = "prod"',
-    ].join("\n"));
-    const prod = temporalSettings({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: "prod", TEMPORAL_API_KEY: "from-env" }, dir);
-    expect(prod).toMatchObject({ address: "prod.internal:7233", namespace: "rewind-prod", apiKey: "from-env", tls: { serverNameOverride: "prod" } });
-    expect(temporalSettings({ TEMPORAL_CONFIG_FILE: toml }, dir)).toMatchObject({ address: "localhost:7233", namespace: "default" });
-    expect(() => temporalSettings({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: "staging" }, dir)).toThrow(/TEMPORAL_CONFIG_FILE=.*Profile 'staging' not found/);
+    const toml = file(
+      "temporal.toml",
+      [
+        "[profile.default]",
+        'address = "localhost:7233"',
+        "",
+        "[profile.prod]",
+        'address = "prod.internal:7233"',
+        'namespace = "rewind-prod"',
+        'api_key = "from-file"',
+        "[profile.prod.tls]",
+        `client_cert_path = "${CERT}"`,
+        `client_key_path = "${KEY}"`,
+        'server_name = "prod"',
+      ].join("\n"),
+    );
+    const prod = temporalSettings(
+      { TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: "prod", TEMPORAL_API_KEY: "from-env" },
+      dir,
+    );
+    expect(prod).toMatchObject({
+      address: "prod.internal:7233",
+      namespace: "rewind-prod",
+      apiKey: "from-env",
+      tls: { serverNameOverride: "prod" },
+    });
+    expect(temporalSettings({ TEMPORAL_CONFIG_FILE: toml }, dir)).toMatchObject({
+      address: "localhost:7233",
+      namespace: "default",
+    });
+    expect(() => temporalSettings({ TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: "staging" }, dir)).toThrow(
+      /TEMPORAL_CONFIG_FILE=.*Profile 'staging' not found/,
+    );
   });
 
   it("reads the default file under XDG_CONFIG_HOME, so `temporal` CLI users configure Rewind the same way", () => {
@@ -90,14 +148,36 @@ describe("Temporal's environment configuration", () => {
       }
       throw new Error("accepted");
     };
-    expect(refused({ TEMPORAL_ADDRESS: "a:1", TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, "missing.pem"), TEMPORAL_TLS_CLIENT_KEY_PATH: KEY }))
-      .toBe(`TEMPORAL_TLS_CLIENT_CERT_PATH/_DATA (tls.client_cert_path/_data): cannot read ${path.join(dir, "missing.pem")} (ENOENT)`);
-    expect(refused({ TEMPORAL_ADDRESS: "a:1", TEMPORAL_TLS_CLIENT_CERT_PATH: CERT })).toMatch(/^TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH .* go together/);
-    expect(refused({ TEMPORAL_ADDRESS: "a:1", TEMPORAL_TLS_SERVER_CA_CERT_PATH: file("not-pem.txt", "hello") })).toMatch(/^TEMPORAL_TLS_SERVER_CA_CERT_PATH\/_DATA .* must be PEM/);
-    expect(refused({ TEMPORAL_ADDRESS: "a:1", TEMPORAL_TLS_CLIENT_CERT_PATH: CERT, TEMPORAL_TLS_CLIENT_CERT_DATA: pem("CERTIFICATE", "x"), TEMPORAL_TLS_CLIENT_KEY_PATH: KEY })).toMatch(/Cannot specify both client_cert_path and client_cert_data/);
-    expect(refused({ TEMPORAL_API_KEY: "k" })).toMatch(/^TEMPORAL_API_KEY and TEMPORAL_TLS_\* are settings of a cluster: set TEMPORAL_ADDRESS too/);
+    expect(
+      refused({
+        TEMPORAL_ADDRESS: "a:1",
+        TEMPORAL_TLS_CLIENT_CERT_PATH: path.join(dir, "missing.pem"),
+        TEMPORAL_TLS_CLIENT_KEY_PATH: KEY,
+      }),
+    ).toBe(
+      `TEMPORAL_TLS_CLIENT_CERT_PATH/_DATA (tls.client_cert_path/_data): cannot read ${path.join(dir, "missing.pem")} (ENOENT)`,
+    );
+    expect(refused({ TEMPORAL_ADDRESS: "a:1", TEMPORAL_TLS_CLIENT_CERT_PATH: CERT })).toMatch(
+      /^TEMPORAL_TLS_CLIENT_CERT_PATH and TEMPORAL_TLS_CLIENT_KEY_PATH .* go together/,
+    );
+    expect(
+      refused({ TEMPORAL_ADDRESS: "a:1", TEMPORAL_TLS_SERVER_CA_CERT_PATH: file("not-pem.txt", "hello") }),
+    ).toMatch(/^TEMPORAL_TLS_SERVER_CA_CERT_PATH\/_DATA .* must be PEM/);
+    expect(
+      refused({
+        TEMPORAL_ADDRESS: "a:1",
+        TEMPORAL_TLS_CLIENT_CERT_PATH: CERT,
+        TEMPORAL_TLS_CLIENT_CERT_DATA: pem("CERTIFICATE", "x"),
+        TEMPORAL_TLS_CLIENT_KEY_PATH: KEY,
+      }),
+    ).toMatch(/Cannot specify both client_cert_path and client_cert_data/);
+    expect(refused({ TEMPORAL_API_KEY: "k" })).toMatch(
+      /^TEMPORAL_API_KEY and TEMPORAL_TLS_\* are settings of a cluster: set TEMPORAL_ADDRESS too/,
+    );
     expect(refused({ TEMPORAL_TLS_SERVER_CA_CERT_PATH: CA })).toMatch(/set TEMPORAL_ADDRESS too/);
-    expect(refused({ TEMPORAL_CONFIG_FILE: file("bad.toml", "[profile.default\n") })).toMatch(/^Temporal's client configuration \(TEMPORAL_CONFIG_FILE=/);
+    expect(refused({ TEMPORAL_CONFIG_FILE: file("bad.toml", "[profile.default\n") })).toMatch(
+      /^Temporal's client configuration \(TEMPORAL_CONFIG_FILE=/,
+    );
   });
 
   it("uses the configured TLS and key for the configured cluster only, never for the embedded dev server", () => {
@@ -109,10 +189,23 @@ describe("Temporal's environment configuration", () => {
 
 describe("REWIND_PUBLIC_URL", () => {
   it("is an http(s) URL; whether it was set is kept, for workers that mint webhook URLs", () => {
-    expect(loadConfig({ REWIND_PUBLIC_URL: "https://rewind.example.com/" }, dir).api).toMatchObject({ publicUrl: "https://rewind.example.com", publicUrlSet: true });
-    expect(loadConfig({ REWIND_PORT: "9000" }, dir).api).toMatchObject({ publicUrl: "http://127.0.0.1:9000", publicUrlSet: false });
-    for (const bad of ["rewind.example.com", "ftp://rewind.example.com", "https://user:pw@rewind.example.com", "https://rewind.example.com/?a=1"]) {
-      expect(() => loadConfig({ REWIND_PUBLIC_URL: bad }, dir), bad).toThrow(/^REWIND_PUBLIC_URL must be the http\(s\) URL harnesses reach the API at/);
+    expect(loadConfig({ REWIND_PUBLIC_URL: "https://rewind.example.com/" }, dir).api).toMatchObject({
+      publicUrl: "https://rewind.example.com",
+      publicUrlSet: true,
+    });
+    expect(loadConfig({ REWIND_PORT: "9000" }, dir).api).toMatchObject({
+      publicUrl: "http://127.0.0.1:9000",
+      publicUrlSet: false,
+    });
+    for (const bad of [
+      "rewind.example.com",
+      "ftp://rewind.example.com",
+      "https://user:pw@rewind.example.com",
+      "https://rewind.example.com/?a=1",
+    ]) {
+      expect(() => loadConfig({ REWIND_PUBLIC_URL: bad }, dir), bad).toThrow(
+        /^REWIND_PUBLIC_URL must be the http\(s\) URL harnesses reach the API at/,
+      );
     }
   });
 });

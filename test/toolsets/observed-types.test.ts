@@ -16,27 +16,53 @@ let variedCalls = 0;
 beforeAll(async () => {
   stack = await startRewindStack();
   server = await startMcpServer({
-    tools: [{
-      name: "lookup", inputSchema: { type: "object" },
-      handler: async () => {
-        calls += 1;
-        const result = calls % 2 === 1 ? { id: calls, name: CANARY, tags: [CANARY] } : { id: String(calls), extra: { deep: true } };
-        return { content: [{ type: "text", text: JSON.stringify(result) }] };
+    tools: [
+      {
+        name: "lookup",
+        inputSchema: { type: "object" },
+        handler: async () => {
+          calls += 1;
+          const result =
+            calls % 2 === 1
+              ? { id: calls, name: CANARY, tags: [CANARY] }
+              : { id: String(calls), extra: { deep: true } };
+          return { content: [{ type: "text", text: JSON.stringify(result) }] };
+        },
       },
-    }, {
-      name: "typed", inputSchema: { type: "object" }, outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
-      handler: async () => ({ content: [], structuredContent: { n: 1, hidden: CANARY } }),
-    },
-    { name: "last", inputSchema: { type: "object" }, handler: async () => ({ content: [{ type: "text", text: JSON.stringify({ lastKey: CANARY }) }] }) },
-    {
-      name: "varied", inputSchema: { type: "object" },
-      handler: async () => {
-        variedCalls += 1;
-        return { content: [{ type: "text", text: JSON.stringify(variedCalls % 2 === 1 ? { first: 1 } : { second: CANARY }) }] };
+      {
+        name: "typed",
+        inputSchema: { type: "object" },
+        outputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+        handler: async () => ({ content: [], structuredContent: { n: 1, hidden: CANARY } }),
       },
-    },
-    { name: "before_failure", inputSchema: { type: "object" }, handler: async () => ({ content: [{ type: "text", text: JSON.stringify({ seen: true }) }] }) },
-    { name: "digits", inputSchema: { type: "object" }, handler: async () => ({ content: [{ type: "text", text: "9007199254740993" }] }) }],
+      {
+        name: "last",
+        inputSchema: { type: "object" },
+        handler: async () => ({ content: [{ type: "text", text: JSON.stringify({ lastKey: CANARY }) }] }),
+      },
+      {
+        name: "varied",
+        inputSchema: { type: "object" },
+        handler: async () => {
+          variedCalls += 1;
+          return {
+            content: [
+              { type: "text", text: JSON.stringify(variedCalls % 2 === 1 ? { first: 1 } : { second: CANARY }) },
+            ],
+          };
+        },
+      },
+      {
+        name: "before_failure",
+        inputSchema: { type: "object" },
+        handler: async () => ({ content: [{ type: "text", text: JSON.stringify({ seen: true }) }] }),
+      },
+      {
+        name: "digits",
+        inputSchema: { type: "object" },
+        handler: async () => ({ content: [{ type: "text", text: "9007199254740993" }] }),
+      },
+    ],
   });
 });
 afterAll(async () => {
@@ -59,7 +85,11 @@ describe("observed result types", () => {
     const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
     const before = await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=dts`).then((r) => r.text());
     expect(before).toContain("lookup(args?: {}): Promise<unknown>;");
-    const id = await startRun(stack, { toolset, script: "import { svc } from \"rewind:tools\";\nexport default async () => { for (let i = 0; i < 4; i++) await svc.lookup({}); await svc.typed({}); return \"ok\"; };" });
+    const id = await startRun(stack, {
+      toolset,
+      script:
+        'import { svc } from "rewind:tools";\nexport default async () => { for (let i = 0; i < 4; i++) await svc.lookup({}); await svc.typed({}); return "ok"; };',
+    });
     expect((await waitForRun(stack, id)).status).toBe("completed");
 
     let dts = "";
@@ -68,20 +98,31 @@ describe("observed result types", () => {
       dts = await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=dts`).then((r) => r.text());
     }
     expect(dts).toContain("@observed from 4 results");
-    expect(dts).toMatch(/lookup\(args\?: \{\}\): Promise<\{ extra\?: \{ deep: boolean \}; id: number \| string; name\?: string; tags\?: string\[\] \}>;/);
+    expect(dts).toMatch(
+      /lookup\(args\?: \{\}\): Promise<\{ extra\?: \{ deep: boolean \}; id: number \| string; name\?: string; tags\?: string\[\] \}>;/,
+    );
     expect(dts).toContain("typed(args?: {}): Promise<{ n: number }>;");
-    const prompt = await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=prompt`).then((r) => r.text());
+    const prompt = await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=prompt`).then((r) =>
+      r.text(),
+    );
     expect(prompt).toContain("(result type observed)");
     for (const text of [dts, prompt]) expect(text).not.toContain(CANARY);
 
     // Scripts are now checked against what was observed.
-    const misuse = await stack.request("POST", "/v1/runs", { toolset, script: "import { svc } from \"rewind:tools\";\nexport default async () => (await svc.lookup({})).nope;" });
+    const misuse = await stack.request("POST", "/v1/runs", {
+      toolset,
+      script: 'import { svc } from "rewind:tools";\nexport default async () => (await svc.lookup({})).nope;',
+    });
     expect(misuse.status).toBe(422);
   }, 60_000);
 
   it("keeps a shape first seen in the step the run ends on", async () => {
     const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
-    const id = await startRun(stack, { toolset, script: "import { svc } from \"rewind:tools\";\nexport default async () => { await svc.varied({}); await svc.varied({}); return await svc.last({}); };" });
+    const id = await startRun(stack, {
+      toolset,
+      script:
+        'import { svc } from "rewind:tools";\nexport default async () => { await svc.varied({}); await svc.varied({}); return await svc.last({}); };',
+    });
     expect((await waitForRun(stack, id)).status).toBe("completed");
     const dts = await dtsOnceItSays(toolset, "last(args?: {}): Promise<{ lastKey: string }>;");
     expect(dts).toContain("last(args?: {}): Promise<{ lastKey: string }>;");
@@ -92,7 +133,11 @@ describe("observed result types", () => {
 
   it("keeps the shapes a run saw before it failed", async () => {
     const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
-    const id = await startRun(stack, { toolset, script: "import { svc } from \"rewind:tools\";\nexport default async () => { await svc.before_failure({}); throw new Error(\"boom\"); };" });
+    const id = await startRun(stack, {
+      toolset,
+      script:
+        'import { svc } from "rewind:tools";\nexport default async () => { await svc.before_failure({}); throw new Error("boom"); };',
+    });
     expect((await waitForRun(stack, id)).status).toBe("failed");
     const dts = await dtsOnceItSays(toolset, "before_failure(args?: {}): Promise<{ seen: boolean }>;");
     expect(dts).toContain("before_failure(args?: {}): Promise<{ seen: boolean }>;");
@@ -100,7 +145,11 @@ describe("observed result types", () => {
 
   it("observes the text a tool returns as the string the script got", async () => {
     const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
-    const id = await startRun(stack, { toolset, script: "import { svc } from \"rewind:tools\";\nexport default async () => { const d = await svc.digits({}); return typeof d; };" });
+    const id = await startRun(stack, {
+      toolset,
+      script:
+        'import { svc } from "rewind:tools";\nexport default async () => { const d = await svc.digits({}); return typeof d; };',
+    });
     const done = await waitForRun(stack, id);
     expect([done.status, done.result]).toEqual(["completed", "string"]);
     const dts = await dtsOnceItSays(toolset, "digits(args?: {}): Promise<string>;");

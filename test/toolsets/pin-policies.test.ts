@@ -15,27 +15,37 @@ const toolset = {
 
 describe("pinPolicies", () => {
   it("pins durations as milliseconds and keeps the settings given", () => {
-    expect(pinPolicies(toolset, {
-      "github.create_issue": { onInterruption: "at_most_once", timeout: "30s", concurrency: 4, approval: true },
-      "harness.ask_user": { heartbeatTimeout: "2 minutes", timeout: 5000 },
-    })).toEqual({
+    expect(
+      pinPolicies(toolset, {
+        "github.create_issue": { onInterruption: "at_most_once", timeout: "30s", concurrency: 4, approval: true },
+        "harness.ask_user": { heartbeatTimeout: "2 minutes", timeout: 5000 },
+      }),
+    ).toEqual({
       "github.create_issue": { onInterruption: "at_most_once", timeoutMs: 30_000, concurrency: 4, approval: true },
       "harness.ask_user": { heartbeatTimeoutMs: 120_000, timeoutMs: 5000 },
     });
   });
 
   it("refuses unknown tools, bad durations and heartbeats on MCP tools, naming them", () => {
-    expect(() => pinPolicies(toolset, { "github.delete_repo": { approval: true } })).toThrow(/"github.delete_repo" is not a tool/);
+    expect(() => pinPolicies(toolset, { "github.delete_repo": { approval: true } })).toThrow(
+      /"github.delete_repo" is not a tool/,
+    );
     expect(() => pinPolicies(toolset, { "github.create_issue": { timeout: "soon" } })).toThrow(PolicyError);
     expect(() => pinPolicies(toolset, { "github.create_issue": { timeout: 10 } })).toThrow(/at least 1 second/);
     expect(() => pinPolicies(toolset, { "github.create_issue": { timeout: "3 days" } })).toThrow(/at most 24 hours/);
-    expect(() => pinPolicies(toolset, { "github.create_issue": { heartbeatTimeout: "10s" } })).toThrow(/only host tools heartbeat/);
+    expect(() => pinPolicies(toolset, { "github.create_issue": { heartbeatTimeout: "10s" } })).toThrow(
+      /only host tools heartbeat/,
+    );
   });
 });
 
 describe("normalizeAllowedHosts", () => {
   it("lower-cases, drops trailing dots, dedupes and sorts", () => {
-    expect(normalizeAllowedHosts(["API.GitHub.com.", "*.Example.com", "api.github.com", "localhost:8080"])).toEqual(["*.example.com", "api.github.com", "localhost:8080"]);
+    expect(normalizeAllowedHosts(["API.GitHub.com.", "*.Example.com", "api.github.com", "localhost:8080"])).toEqual([
+      "*.example.com",
+      "api.github.com",
+      "localhost:8080",
+    ]);
   });
 
   it("refuses what is not a host, a *.domain or host:port", () => {

@@ -19,22 +19,52 @@ const closers: (() => Promise<void>)[] = [];
 const listIssues = {
   name: "list_issues",
   description: "List the issues of a repository.",
-  inputSchema: { type: "object", properties: { repo: { type: "string" }, state: { type: "string", enum: ["open", "closed"] } }, required: ["repo"] },
-  outputSchema: { type: "object", properties: { issues: { type: "array", items: { type: "object", properties: { number: { type: "number" }, title: { type: "string" } }, required: ["number", "title"] } } }, required: ["issues"] },
+  inputSchema: {
+    type: "object",
+    properties: { repo: { type: "string" }, state: { type: "string", enum: ["open", "closed"] } },
+    required: ["repo"],
+  },
+  outputSchema: {
+    type: "object",
+    properties: {
+      issues: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: { number: { type: "number" }, title: { type: "string" } },
+          required: ["number", "title"],
+        },
+      },
+    },
+    required: ["issues"],
+  },
   annotations: { readOnlyHint: true },
   handler: async () => ({ content: [], structuredContent: { issues: [] } }),
 };
 const createIssue = {
   name: "create_issue",
   description: "Open an issue.",
-  inputSchema: { type: "object", properties: { repo: { type: "string" }, title: { type: "string" } }, required: ["repo", "title"], additionalProperties: false },
-  handler: async () => ({ content: [{ type: "text" as const, text: "{\"number\":1}" }] }),
+  inputSchema: {
+    type: "object",
+    properties: { repo: { type: "string" }, title: { type: "string" } },
+    required: ["repo", "title"],
+    additionalProperties: false,
+  },
+  handler: async () => ({ content: [{ type: "text" as const, text: '{"number":1}' }] }),
 };
 
 function listen(handler: http.RequestListener): Promise<string> {
   const server = http.createServer(handler);
-  closers.push(() => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`)));
+  closers.push(
+    () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`)),
+  );
 }
 
 beforeAll(async () => {
@@ -42,7 +72,11 @@ beforeAll(async () => {
   github = await startMcpServer({ tools: [listIssues, createIssue] });
   paged = await startMcpServer({
     pageSize: 10,
-    tools: Array.from({ length: 25 }, (_, i) => ({ name: `tool_${String(i).padStart(2, "0")}`, inputSchema: { type: "object" }, handler: async () => ({ content: [] }) })),
+    tools: Array.from({ length: 25 }, (_, i) => ({
+      name: `tool_${String(i).padStart(2, "0")}`,
+      inputSchema: { type: "object" },
+      handler: async () => ({ content: [] }),
+    })),
   });
 });
 afterAll(async () => {
@@ -56,23 +90,49 @@ describe("POST /v1/toolsets", () => {
   it("pins every tool of every server with its schemas and annotations, and host tools from the document", async () => {
     const { status, body } = await register({
       mcpServers: { github: { url: github.url }, paged: { url: paged.url } },
-      hostTools: { harness: { taskQueue: "harness-q", tools: { ask_user: { description: "Ask the user.", inputSchema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] } } } } },
+      hostTools: {
+        harness: {
+          taskQueue: "harness-q",
+          tools: {
+            ask_user: {
+              description: "Ask the user.",
+              inputSchema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
+            },
+          },
+        },
+      },
       policies: { "github.create_issue": { onInterruption: "at_most_once", timeout: "30s" } },
     });
     expect(status, JSON.stringify(body)).toBe(201);
     expect(body.id).toMatch(/^ts_[0-9a-f]{64}$/);
-    const document = body.document as { mcpServers: Record<string, { tools: { name: string; annotations?: unknown; outputSchema?: unknown }[] }>; hostTools: Record<string, unknown>; policies: unknown };
+    const document = body.document as {
+      mcpServers: Record<string, { tools: { name: string; annotations?: unknown; outputSchema?: unknown }[] }>;
+      hostTools: Record<string, unknown>;
+      policies: unknown;
+    };
     expect(document.mcpServers["paged"]?.tools).toHaveLength(25);
     expect(document.mcpServers["github"]?.tools.map((t) => t.name)).toEqual(["create_issue", "list_issues"]);
-    expect(document.mcpServers["github"]?.tools[1]).toMatchObject({ annotations: { readOnlyHint: true }, outputSchema: listIssues.outputSchema });
+    expect(document.mcpServers["github"]?.tools[1]).toMatchObject({
+      annotations: { readOnlyHint: true },
+      outputSchema: listIssues.outputSchema,
+    });
     expect(document.hostTools["harness"]).toMatchObject({ taskQueue: "harness-q", tools: [{ name: "ask_user" }] });
     expect(document.policies).toEqual({ "github.create_issue": { onInterruption: "at_most_once", timeoutMs: 30_000 } });
   });
 
   it("gives the same id for the same toolset in any key order, 200 on a repeat, another id when a policy changes", async () => {
-    const first = await register({ mcpServers: { github: { url: github.url } }, policies: { "github.create_issue": { approval: true, concurrency: 2 } } });
-    const again = await register({ policies: { "github.create_issue": { concurrency: 2, approval: true } }, mcpServers: { github: { url: github.url } } });
-    const other = await register({ mcpServers: { github: { url: github.url } }, policies: { "github.create_issue": { approval: false, concurrency: 2 } } });
+    const first = await register({
+      mcpServers: { github: { url: github.url } },
+      policies: { "github.create_issue": { approval: true, concurrency: 2 } },
+    });
+    const again = await register({
+      policies: { "github.create_issue": { concurrency: 2, approval: true } },
+      mcpServers: { github: { url: github.url } },
+    });
+    const other = await register({
+      mcpServers: { github: { url: github.url } },
+      policies: { "github.create_issue": { approval: false, concurrency: 2 } },
+    });
     expect(first.status).toBe(201);
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(first.body.id);
@@ -90,8 +150,15 @@ describe("POST /v1/toolsets", () => {
   });
 
   it("derives a toolset from a base: same servers, tools, policies and http allow-list, its own workflows and id", async () => {
-    const base = await register({ mcpServers: { github: { url: github.url } }, policies: { "github.create_issue": { approval: true } }, http: { allowedHosts: ["api.github.com"] } });
-    const stored = await stack.request("POST", "/v1/workflows", { name: "triage", script: "export default async () => \"triaged\";" });
+    const base = await register({
+      mcpServers: { github: { url: github.url } },
+      policies: { "github.create_issue": { approval: true } },
+      http: { allowedHosts: ["api.github.com"] },
+    });
+    const stored = await stack.request("POST", "/v1/workflows", {
+      name: "triage",
+      script: 'export default async () => "triaged";',
+    });
     expect(stored.status, JSON.stringify(stored.body)).toBe(201);
     const derived = await register({ base: base.body.id, workflows: { triage: stored.body.id } });
     expect(derived.status).toBe(201);
@@ -130,7 +197,10 @@ describe("POST /v1/toolsets", () => {
 
   it("keeps toolsets in Temporal: a new API process finds them", async () => {
     const { body } = await register({ mcpServers: { github: { url: github.url } } });
-    const other = await startRewindStack({ noWorker: true, env: { REWIND_TASK_QUEUE: stack.config.temporal.taskQueue } });
+    const other = await startRewindStack({
+      noWorker: true,
+      env: { REWIND_TASK_QUEUE: stack.config.temporal.taskQueue },
+    });
     try {
       const fetched = await other.request("GET", `/v1/toolsets/${body.id}`);
       expect(fetched.status).toBe(200);
@@ -145,7 +215,9 @@ describe("POST /v1/toolsets", () => {
     closers.push(() => everything.close());
     const { status, body } = await register({ mcpServers: { everything: { url: everything.url } } });
     expect(status, JSON.stringify(body)).toBe(201);
-    const tools = (body.document as { mcpServers: { everything: { tools: { name: string }[] } } }).mcpServers.everything.tools.map((t) => t.name);
+    const tools = (
+      body.document as { mcpServers: { everything: { tools: { name: string }[] } } }
+    ).mcpServers.everything.tools.map((t) => t.name);
     expect(tools).toContain("echo");
     const dts = await fetch(`${stack.api.url}/v1/toolsets/${body.id}/declarations?format=dts`).then((r) => r.text());
     expect(dts).toContain("export const everything");
@@ -170,12 +242,17 @@ describe("registration failures: 422 naming the server, nothing stored", () => {
   });
 
   it("a server that is not MCP", async () => {
-    const url = await listen((_req, res) => { res.writeHead(404, { "content-type": "text/html" }); res.end("<html>nope</html>"); });
+    const url = await listen((_req, res) => {
+      res.writeHead(404, { "content-type": "text/html" });
+      res.end("<html>nope</html>");
+    });
     await expectRejected(url, /notMcp|protocol/);
   });
 
   it("a server that never answers, within the bound", async () => {
-    const url = await listen(() => { /* never answers */ });
+    const url = await listen(() => {
+      /* never answers */
+    });
     const took = await expectRejected(url, /timedOut/);
     expect(took).toBeLessThan(20_000);
   }, 30_000);
@@ -187,18 +264,41 @@ describe("registration failures: 422 naming the server, nothing stored", () => {
   });
 
   it("(not one) a tool with an invalid schema is only left out, the response saying why", async () => {
-    const invalid = await startMcpServer({ tools: [listIssues, { ...createIssue, inputSchema: { type: "object", properties: { a: { type: "no-such-type" } } } }] });
+    const invalid = await startMcpServer({
+      tools: [
+        listIssues,
+        { ...createIssue, inputSchema: { type: "object", properties: { a: { type: "no-such-type" } } } },
+      ],
+    });
     closers.push(() => invalid.close());
     const { status, body } = await register({ mcpServers: { broken: { url: invalid.url } } });
     expect(status, JSON.stringify(body)).toBe(201);
-    expect((body.document as { mcpServers: Record<string, { tools: { name: string }[] }> }).mcpServers["broken"]?.tools.map((t) => t.name)).toEqual(["list_issues"]);
-    expect(body["omittedTools"]).toEqual([{ server: "broken", tool: "create_issue", schema: "inputSchema", reason: "invalidSchema", message: expect.stringMatching(/\/properties\/a\/type/) }]);
+    expect(
+      (body.document as { mcpServers: Record<string, { tools: { name: string }[] }> }).mcpServers["broken"]?.tools.map(
+        (t) => t.name,
+      ),
+    ).toEqual(["list_issues"]);
+    expect(body["omittedTools"]).toEqual([
+      {
+        server: "broken",
+        tool: "create_issue",
+        schema: "inputSchema",
+        reason: "invalidSchema",
+        message: expect.stringMatching(/\/properties\/a\/type/),
+      },
+    ]);
   });
 
   it("a host tool's invalid schema, which the harness wrote", async () => {
-    const { status, body } = await register({ hostTools: { harness: { taskQueue: "q", tools: { ask: { inputSchema: { type: "no-such-type" } } } } } });
+    const { status, body } = await register({
+      hostTools: { harness: { taskQueue: "q", tools: { ask: { inputSchema: { type: "no-such-type" } } } } },
+    });
     expect(status).toBe(422);
-    expect(body.error).toMatchObject({ code: "toolsetRejected", message: expect.stringMatching(/host-tool group "harness": tool "ask" input schema can't be used/), details: { reason: "invalidSchema" } });
+    expect(body.error).toMatchObject({
+      code: "toolsetRejected",
+      message: expect.stringMatching(/host-tool group "harness": tool "ask" input schema can't be used/),
+      details: { reason: "invalidSchema" },
+    });
   });
 
   it("bad documents are 400 with the field", async () => {

@@ -17,7 +17,9 @@ interface Received {
 }
 
 const closers: (() => Promise<void>)[] = [];
-afterEach(async () => { await Promise.all(closers.splice(0).map((close) => close())); });
+afterEach(async () => {
+  await Promise.all(closers.splice(0).map((close) => close()));
+});
 
 async function httpCollector(): Promise<{ url: string; received: Received[] }> {
   const received: Received[] = [];
@@ -55,7 +57,11 @@ async function grpcCollector(): Promise<{ url: string; received: Received[] }> {
 
 /** One attempt span, exported and flushed. */
 async function exportOne(tracing: ReturnType<typeof createTracing>): Promise<void> {
-  const attempt = tracing.startAttempt("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "tools/call create_ticket", { "mcp.method.name": "tools/call" });
+  const attempt = tracing.startAttempt(
+    "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    "tools/call create_ticket",
+    { "mcp.method.name": "tools/call" },
+  );
   attempt?.end({ errorType: "tool_error" });
   await tracing.shutdown();
 }
@@ -63,23 +69,48 @@ async function exportOne(tracing: ReturnType<typeof createTracing>): Promise<voi
 describe("OTLP export", () => {
   it("sends protobuf over HTTP by default, with the configured headers", async () => {
     const collector = await httpCollector();
-    await exportOne(createTracing({ serviceName: "rewind-proto", otlp: { url: `${collector.url}/v1/traces`, headers: { "x-api-key": "k1" } } }));
+    await exportOne(
+      createTracing({
+        serviceName: "rewind-proto",
+        otlp: { url: `${collector.url}/v1/traces`, headers: { "x-api-key": "k1" } },
+      }),
+    );
     expect(collector.received).toHaveLength(1);
     const [request] = collector.received;
     expect(request?.path).toBe("/v1/traces");
     expect(request?.headers["content-type"]).toBe("application/x-protobuf");
     expect(request?.headers["x-api-key"]).toBe("k1");
     const bytes = request?.body.toString("latin1") ?? "";
-    for (const text of ["tools/call create_ticket", "rewind-proto", "service.version", packageJson.version, "service.instance.id", "tool_error"]) expect(bytes).toContain(text);
+    for (const text of [
+      "tools/call create_ticket",
+      "rewind-proto",
+      "service.version",
+      packageJson.version,
+      "service.instance.id",
+      "tool_error",
+    ])
+      expect(bytes).toContain(text);
   });
 
   it("sends JSON over HTTP, with the resource's service name, version and instance", async () => {
     const collector = await httpCollector();
-    await exportOne(createTracing({ serviceName: "rewind-json", otlp: { url: `${collector.url}/v1/traces`, headers: {}, protocol: "http/json" } }));
+    await exportOne(
+      createTracing({
+        serviceName: "rewind-json",
+        otlp: { url: `${collector.url}/v1/traces`, headers: {}, protocol: "http/json" },
+      }),
+    );
     const [request] = collector.received;
     expect(request?.headers["content-type"]).toBe("application/json");
-    const body = JSON.parse(request?.body.toString("utf8") ?? "{}") as { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: { name: string }[] }[] }[] };
-    const resource = Object.fromEntries(body.resourceSpans[0]?.resource.attributes.map((a) => [a.key, a.value.stringValue]) ?? []);
+    const body = JSON.parse(request?.body.toString("utf8") ?? "{}") as {
+      resourceSpans: {
+        resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+        scopeSpans: { spans: { name: string }[] }[];
+      }[];
+    };
+    const resource = Object.fromEntries(
+      body.resourceSpans[0]?.resource.attributes.map((a) => [a.key, a.value.stringValue]) ?? [],
+    );
     expect(resource["service.name"]).toBe("rewind-json");
     expect(resource["service.version"]).toBe(packageJson.version);
     expect(resource["service.instance.id"]).toMatch(/^[0-9a-f-]{36}$/);
@@ -88,7 +119,12 @@ describe("OTLP export", () => {
 
   it("sends over gRPC, with the headers as metadata", async () => {
     const collector = await grpcCollector();
-    await exportOne(createTracing({ serviceName: "rewind-grpc", otlp: { url: collector.url, headers: { "X-Api-Key": "k2" }, protocol: "grpc" } }));
+    await exportOne(
+      createTracing({
+        serviceName: "rewind-grpc",
+        otlp: { url: collector.url, headers: { "X-Api-Key": "k2" }, protocol: "grpc" },
+      }),
+    );
     expect(collector.received).toHaveLength(1);
     const [request] = collector.received;
     expect(request?.path).toBe("/opentelemetry.proto.collector.trace.v1.TraceService/Export");

@@ -12,7 +12,10 @@ function referenceFnv64(text: string): string {
 describe("call span ids", () => {
   it("are FNV-1a 64 of the trace, root span and seq", () => {
     for (let seq = 1; seq <= 2_000; seq++) {
-      const trace = { traceId: `${seq.toString(16).padStart(8, "0")}${"ab".repeat(12)}`, rootSpanId: `é€${seq * 7919}` };
+      const trace = {
+        traceId: `${seq.toString(16).padStart(8, "0")}${"ab".repeat(12)}`,
+        rootSpanId: `é€${seq * 7919}`,
+      };
       expect(callSpanId(trace, seq)).toBe(referenceFnv64(`${trace.traceId}/${trace.rootSpanId}/call/${seq}`));
     }
   });

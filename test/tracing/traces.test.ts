@@ -31,10 +31,25 @@ const siteRequests: { traceparent: string; url: string }[] = [];
 const taskQueue = `trace-host-${randomUUID()}`;
 
 beforeAll(async () => {
-  site = await startLoopbackServer((req, res) => { siteRequests.push({ traceparent: String(req.headers["traceparent"] ?? ""), url: req.url ?? "" }); res.writeHead(200).end("{}"); });
-  stack = await startRewindStack({ spanExporter: exporter, httpTool: { allowLoopbackForTests: true, resolve: tableResolver({ "api.test": ["127.0.0.1"] }).resolve } });
+  site = await startLoopbackServer((req, res) => {
+    siteRequests.push({ traceparent: String(req.headers["traceparent"] ?? ""), url: req.url ?? "" });
+    res.writeHead(200).end("{}");
+  });
+  stack = await startRewindStack({
+    spanExporter: exporter,
+    httpTool: { allowLoopbackForTests: true, resolve: tableResolver({ "api.test": ["127.0.0.1"] }).resolve },
+  });
   server = await startMcpServer({ tools: [echoTool(), failingTool("no such ticket"), echoTool("create_ticket")] });
-  host = await createHostToolWorker({ address: stack.address, taskQueue, tools: { "harness.ping": async (_args, ctx) => { hostTraceparents.push(ctx.traceparent ?? ""); return { pong: true }; } } });
+  host = await createHostToolWorker({
+    address: stack.address,
+    taskQueue,
+    tools: {
+      "harness.ping": async (_args, ctx) => {
+        hostTraceparents.push(ctx.traceparent ?? "");
+        return { pong: true };
+      },
+    },
+  });
   hostRunning = host.run();
   toolset = await registerToolset(stack, {
     mcpServers: { svc: { url: server.url } },
@@ -60,7 +75,11 @@ async function spansOf(id: string, ready: (spans: ReadableSpan[]) => boolean): P
     if (ready(spans)) return spans;
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`run ${id}'s spans never were complete: ${ofRun(id).map((s) => s.name).join(", ")}`);
+  throw new Error(
+    `run ${id}'s spans never were complete: ${ofRun(id)
+      .map((s) => s.name)
+      .join(", ")}`,
+  );
 }
 
 const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name);
@@ -74,10 +93,15 @@ describe("traces", () => {
   it("make the run one trace, with call and attempt spans, and carry traceparent to every tool", async () => {
     const callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736";
     const callerSpan = "00f067aa0ba902b7";
-    const started = await stack.request("POST", "/v1/runs", {
-      toolset,
-      script: `import { svc, harness } from "rewind:tools";\nexport default async () => { await Promise.all([svc.echo({ message: "x" }), harness.ping({})]); await fetch("http://api.test:${site.port}/items?api_key=s3cret&page=2"); return 1; };`,
-    }, { traceparent: `00-${callerTrace}-${callerSpan}-01` });
+    const started = await stack.request(
+      "POST",
+      "/v1/runs",
+      {
+        toolset,
+        script: `import { svc, harness } from "rewind:tools";\nexport default async () => { await Promise.all([svc.echo({ message: "x" }), harness.ping({})]); await fetch("http://api.test:${site.port}/items?api_key=s3cret&page=2"); return 1; };`,
+      },
+      { traceparent: `00-${callerTrace}-${callerSpan}-01` },
+    );
     const id = String(started.body.id);
     expect((await waitForRun(stack, id)).status).toBe("completed");
     const spans = await spansOf(id, (s) => named(s, "rewind.run.end").length > 0 && named(s, "GET").length > 0);
@@ -86,14 +110,25 @@ describe("traces", () => {
     const run = one(spans, "rewind.run");
     expect(run.parentSpanContext?.spanId).toBe(callerSpan);
     expect(one(spans, "rewind.run.end").parentSpanContext?.spanId).toBe(run.spanContext().spanId);
-    const calls = spans.filter((s) => s.attributes["gen_ai.operation.name"] === "execute_tool" && s.kind === SpanKind.INTERNAL);
-    expect(calls.map((s) => s.name).sort()).toEqual(["execute_tool harness.ping", "execute_tool http.fetch", "execute_tool svc.echo"]);
+    const calls = spans.filter(
+      (s) => s.attributes["gen_ai.operation.name"] === "execute_tool" && s.kind === SpanKind.INTERNAL,
+    );
+    expect(calls.map((s) => s.name).sort()).toEqual([
+      "execute_tool harness.ping",
+      "execute_tool http.fetch",
+      "execute_tool svc.echo",
+    ]);
     for (const call of calls) expect(call.parentSpanContext?.spanId).toBe(run.spanContext().spanId);
-    expect(one(spans, "execute_tool harness.ping").attributes).toMatchObject({ "gen_ai.tool.name": "harness.ping", "rewind.tool.kind": "host", "rewind.call.outcome": "ok" });
+    expect(one(spans, "execute_tool harness.ping").attributes).toMatchObject({
+      "gen_ai.tool.name": "harness.ping",
+      "rewind.tool.kind": "host",
+      "rewind.call.outcome": "ok",
+    });
     const attempts = spans.filter((s) => s.kind === SpanKind.CLIENT);
     expect(attempts.map((s) => s.name).sort()).toEqual(["GET", "tools/call echo"]);
-    for (const attempt of attempts) expect(calls.map((c) => c.spanContext().spanId)).toContain(attempt.parentSpanContext?.spanId);
-    expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain("\"x\"");
+    for (const attempt of attempts)
+      expect(calls.map((c) => c.spanContext().spanId)).toContain(attempt.parentSpanContext?.spanId);
+    expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain('"x"');
 
     const mcpCall = server.calls.find((c) => c.name === "echo");
     const fromServer = parseTraceparent(String(mcpCall?.meta["traceparent"]));
@@ -104,16 +139,27 @@ describe("traces", () => {
   }, 60_000);
 
   it("name an MCP attempt `tools/call {tool}` with the MCP and GenAI attributes", async () => {
-    const id = await startRun(stack, { toolset, script: `import { svc } from "rewind:tools";\nexport default async () => svc.echo({ message: "hi" });` });
+    const id = await startRun(stack, {
+      toolset,
+      script: `import { svc } from "rewind:tools";\nexport default async () => svc.echo({ message: "hi" });`,
+    });
     expect((await waitForRun(stack, id)).status).toBe("completed");
     const spans = await spansOf(id, (s) => named(s, "tools/call echo").length > 0);
     const attempt = one(spans, "tools/call echo");
     expect(attempt.kind).toBe(SpanKind.CLIENT);
     expect(attempt.status.code).not.toBe(SpanStatusCode.ERROR);
     expect(attempt.attributes).toMatchObject({
-      "mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "echo",
-      "network.transport": "tcp", "network.protocol.name": "http", "server.address": "127.0.0.1", "server.port": Number(new URL(server.url).port),
-      "rewind.run.id": id, "rewind.call.seq": 1, "rewind.call.attempt": 1, "rewind.tool": "svc.echo",
+      "mcp.method.name": "tools/call",
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "echo",
+      "network.transport": "tcp",
+      "network.protocol.name": "http",
+      "server.address": "127.0.0.1",
+      "server.port": Number(new URL(server.url).port),
+      "rewind.run.id": id,
+      "rewind.call.seq": 1,
+      "rewind.call.attempt": 1,
+      "rewind.tool": "svc.echo",
     });
     expect(attempt.attributes["mcp.session.id"]).toEqual(expect.any(String));
     expect(attempt.attributes["mcp.protocol.version"]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
@@ -126,12 +172,20 @@ describe("traces", () => {
     const id = await startRun(stack, { toolset, script });
     const ended = await waitForRun(stack, id);
     expect(ended.status).toBe("completed");
-    const spans = await spansOf(id, (s) => named(s, "execute_tool svc.fail").length > 0 && named(s, "tools/call fail").length > 0);
+    const spans = await spansOf(
+      id,
+      (s) => named(s, "execute_tool svc.fail").length > 0 && named(s, "tools/call fail").length > 0,
+    );
     const attempt = one(spans, "tools/call fail");
     expect(attempt.attributes["error.type"]).toBe("tool_error");
     expect(attempt.status.code).toBe(SpanStatusCode.ERROR);
     const call = one(spans, "execute_tool svc.fail");
-    expect(call.attributes).toMatchObject({ "error.type": "toolFailed", "rewind.call.outcome": "toolFailed", "gen_ai.tool.name": "svc.fail", "rewind.tool.kind": "mcp" });
+    expect(call.attributes).toMatchObject({
+      "error.type": "toolFailed",
+      "rewind.call.outcome": "toolFailed",
+      "gen_ai.tool.name": "svc.fail",
+      "rewind.tool.kind": "mcp",
+    });
     expect(call.status.code).toBe(SpanStatusCode.ERROR);
   }, 60_000);
 
@@ -143,8 +197,12 @@ describe("traces", () => {
     const attempt = one(spans, "POST");
     expect(attempt.kind).toBe(SpanKind.CLIENT);
     expect(attempt.attributes).toMatchObject({
-      "http.request.method": "POST", "http.response.status_code": 200, "server.address": "api.test", "server.port": site.port,
-      "url.full": `http://api.test:${site.port}/v1/items?api_key=REDACTED&page=REDACTED`, "rewind.call.seq": 1,
+      "http.request.method": "POST",
+      "http.response.status_code": 200,
+      "server.address": "api.test",
+      "server.port": site.port,
+      "url.full": `http://api.test:${site.port}/v1/items?api_key=REDACTED&page=REDACTED`,
+      "rewind.call.seq": 1,
     });
     expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain("s3cret");
   }, 60_000);
@@ -159,13 +217,20 @@ describe("traces", () => {
     const trace = { traceId: root.spanContext().traceId, rootSpanId: root.spanContext().spanId };
     expect(park.spanContext().traceId).toBe(trace.traceId);
     expect(park.parentSpanContext?.spanId).toBe(callSpanId(trace, 1));
-    expect(park.attributes).toMatchObject({ "rewind.park.reason": "approval", "gen_ai.tool.name": "svc.create_ticket", "rewind.call.seq": 1 });
+    expect(park.attributes).toMatchObject({
+      "rewind.park.reason": "approval",
+      "gen_ai.tool.name": "svc.create_ticket",
+      "rewind.call.seq": 1,
+    });
     expect(named(waiting, "execute_tool svc.create_ticket")).toHaveLength(0);
 
     const approved = await stack.request("POST", `/v1/runs/${id}/calls/1/approve`);
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect((await waitForRun(stack, id)).status).toBe("completed");
-    const spans = await spansOf(id, (s) => named(s, "rewind.run.end").length > 0 && named(s, "execute_tool svc.create_ticket").length > 0);
+    const spans = await spansOf(
+      id,
+      (s) => named(s, "rewind.run.end").length > 0 && named(s, "execute_tool svc.create_ticket").length > 0,
+    );
     const call = one(spans, "execute_tool svc.create_ticket");
     expect(call.spanContext().spanId).toBe(callSpanId(trace, 1));
     expect(call.attributes["rewind.call.approval"]).toBe(true);

@@ -24,8 +24,22 @@ import path from "node:path";
 import { isDeepStrictEqual, parseArgs } from "node:util";
 import type { DevServer } from "../../src/dev/index.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
-import { SCENARIOS, forkRun, startForkParent, until, type Expected, type Scenario, type ScenarioWorld, type Toolsets } from "../histories/scenarios.ts";
-import { restartTestTemporal, startStackProcess, startTestTemporal, type StackHandle } from "../histories/stack-runner.ts";
+import {
+  SCENARIOS,
+  forkRun,
+  startForkParent,
+  until,
+  type Expected,
+  type Scenario,
+  type ScenarioWorld,
+  type Toolsets,
+} from "../histories/scenarios.ts";
+import {
+  restartTestTemporal,
+  startStackProcess,
+  startTestTemporal,
+  type StackHandle,
+} from "../histories/stack-runner.ts";
 import { callApi, startWorld, type World } from "../histories/world.ts";
 
 const { values } = parseArgs({
@@ -38,36 +52,57 @@ const { values } = parseArgs({
   },
 });
 const WAIT_MS = Number(values["wait-ms"]);
-if (!Number.isInteger(WAIT_MS) || WAIT_MS <= 0) throw new Error(`--wait-ms must be a positive number of milliseconds, not ${values["wait-ms"]}`);
+if (!Number.isInteger(WAIT_MS) || WAIT_MS <= 0)
+  throw new Error(`--wait-ms must be a positive number of milliseconds, not ${values["wait-ms"]}`);
 /** Scenarios the SIGKILL lane repeats: a hard stop under an approval, a signal, a timer and continue-as-new. */
 const KILL_LANE = ["approval-approved", "signal-via-webhook", "sleep", "continue-as-new"];
 
 const started = Date.now();
 const since = (t: number): string => `${((Date.now() - t) / 1000).toFixed(1)} s`;
-const say = (line: string): void => { process.stderr.write(`[upgrade ${since(started)}] ${line}\n`); };
+const say = (line: string): void => {
+  process.stderr.write(`[upgrade ${since(started)}] ${line}\n`);
+};
 const message = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 // ---- the release's worktree -------------------------------------------------------------------
 
-const git = (...args: string[]): string => execFileSync("git", args, { cwd: REPO_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+const git = (...args: string[]): string =>
+  execFileSync("git", args, { cwd: REPO_ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 
-interface Release { commit: string; root: string; remove(): Promise<void> }
+interface Release {
+  commit: string;
+  root: string;
+  remove(): Promise<void>;
+}
 
 /** What a worktree's node_modules were installed from: its lock file, Node and the platform. */
-const stampOf = (lock: string): string => createHash("sha256").update(lock).update(`\n${process.version} ${process.platform} ${process.arch}`).digest("hex");
+const stampOf = (lock: string): string =>
+  createHash("sha256").update(lock).update(`\n${process.version} ${process.platform} ${process.arch}`).digest("hex");
 const stampFile = (root: string): string => path.join(root, "node_modules", ".rewind-upgrade-stamp");
 
 async function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
   let output = "";
   const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-  child.stderr.on("data", (chunk: Buffer) => { output += chunk.toString(); });
-  const code = await new Promise<number | null>((resolve, reject) => { child.once("error", reject); child.once("exit", resolve); });
-  if (code !== 0) throw new Error(`${command} ${args.join(" ")} in ${cwd} exited with ${code}:\n${output.slice(-4000)}`);
+  child.stdout.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", resolve);
+  });
+  if (code !== 0)
+    throw new Error(`${command} ${args.join(" ")} in ${cwd} exited with ${code}:\n${output.slice(-4000)}`);
 }
 
 async function removeWorktree(dir: string): Promise<void> {
-  try { git("worktree", "remove", "--force", dir); } catch { /* not (or no longer) a worktree */ }
+  try {
+    git("worktree", "remove", "--force", dir);
+  } catch {
+    /* not (or no longer) a worktree */
+  }
   await rm(dir, { recursive: true, force: true });
   git("worktree", "prune");
 }
@@ -77,7 +112,9 @@ async function checkoutRelease(from: string, cache: boolean): Promise<Release> {
   try {
     commit = git("rev-parse", "--verify", `${from}^{commit}`);
   } catch {
-    throw new Error(`${from} is not a commit of this clone's history (a shallow clone needs \`git fetch --unshallow\`)`);
+    throw new Error(
+      `${from} is not a commit of this clone's history (a shallow clone needs \`git fetch --unshallow\`)`,
+    );
   }
   const short = commit.slice(0, 7);
   const stamp = stampOf(git("show", `${commit}:package-lock.json`));
@@ -86,9 +123,16 @@ async function checkoutRelease(from: string, cache: boolean): Promise<Release> {
     // A worktree of its own at the commit (not a stray folder inside this checkout).
     const head = (() => {
       try {
-        const [top, at] = execFileSync("git", ["rev-parse", "--show-toplevel", "HEAD"], { cwd: cached, encoding: "utf8" }).trim().split("\n");
+        const [top, at] = execFileSync("git", ["rev-parse", "--show-toplevel", "HEAD"], {
+          cwd: cached,
+          encoding: "utf8",
+        })
+          .trim()
+          .split("\n");
         return top === realpathSync(cached) ? at : "";
-      } catch { return ""; }
+      } catch {
+        return "";
+      }
     })();
     const installed = await readFile(stampFile(cached), "utf8").catch(() => "");
     if (head === commit && installed === stamp) {
@@ -109,8 +153,11 @@ async function checkoutRelease(from: string, cache: boolean): Promise<Release> {
     git("worktree", "add", "--detach", root, commit);
     const at = Date.now();
     // The release installs its own dependencies: none of this checkout's npm run context leaks in.
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) =>
-      !/^(npm_package_|npm_lifecycle_|npm_config_local_prefix$|npm_command$|INIT_CWD$)/.test(key)));
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([key]) => !/^(npm_package_|npm_lifecycle_|npm_config_local_prefix$|npm_command$|INIT_CWD$)/.test(key),
+      ),
+    );
     await run("npm", ["ci", "--no-audit", "--no-fund"], root, env);
     say(`npm ci in the worktree of ${short} took ${since(at)}`);
     await writeFile(stampFile(root), stamp);
@@ -159,36 +206,57 @@ function laneWorld(world: World, lane: () => Lane): ScenarioWorld {
     return stack;
   };
   return {
-    mcp: world.mcp, guarded: world.guarded, changing: world.changing, httpHost: world.httpHost, hostTaskQueue: world.hostTaskQueue,
+    mcp: world.mcp,
+    guarded: world.guarded,
+    changing: world.changing,
+    httpHost: world.httpHost,
+    hostTaskQueue: world.hostTaskQueue,
     apiUrl: () => apis().api,
-    api: (method, route, body, options = {}) => callApi(options.continueAsNew ? apis().continueAsNewApi : apis().api, method, route, body),
+    api: (method, route, body, options = {}) =>
+      callApi(options.continueAsNew ? apis().continueAsNewApi : apis().api, method, route, body),
   };
 }
 
-interface RunView { status?: string; result?: unknown; error?: { message?: string } }
+interface RunView {
+  status?: string;
+  result?: unknown;
+  error?: { message?: string };
+}
 
 async function waitForEnd(world: ScenarioWorld, id: string): Promise<RunView> {
-  return until(`run ${id} to end`, async () => {
-    const { status, body } = await world.api("GET", `/v1/runs/${id}`);
-    if (status >= 300) throw new Error(`GET /v1/runs/${id} answered ${status}: ${JSON.stringify(body)}`);
-    return body["status"] === "running" || body["status"] === "parked" ? undefined : (body as RunView);
-  }, 120_000);
+  return until(
+    `run ${id} to end`,
+    async () => {
+      const { status, body } = await world.api("GET", `/v1/runs/${id}`);
+      if (status >= 300) throw new Error(`GET /v1/runs/${id} answered ${status}: ${JSON.stringify(body)}`);
+      return body["status"] === "running" || body["status"] === "parked" ? undefined : (body as RunView);
+    },
+    120_000,
+  );
 }
 
 /** Why the run did not end as expected, or undefined. */
 function mismatch(view: RunView, expected: Expected): string | undefined {
-  const wrong = view.status !== expected.status
-    || ("result" in expected && !isDeepStrictEqual(view.result, expected.result))
-    || (expected.error !== undefined && !(view.error?.message ?? "").includes(expected.error));
+  const wrong =
+    view.status !== expected.status ||
+    ("result" in expected && !isDeepStrictEqual(view.result, expected.result)) ||
+    (expected.error !== undefined && !(view.error?.message ?? "").includes(expected.error));
   if (!wrong) return undefined;
-  const got = { status: view.status, ...("result" in view ? { result: view.result } : {}), ...(view.error ? { error: view.error.message } : {}) };
+  const got = {
+    status: view.status,
+    ...("result" in view ? { result: view.result } : {}),
+    ...(view.error ? { error: view.error.message } : {}),
+  };
   return `ended ${JSON.stringify(got)}, expected ${JSON.stringify(expected)}`;
 }
 
 function scenarioCase(lane: Lane, scenario: Scenario, toolsets: Toolsets): Case {
   let id = "";
   return {
-    lane, name: scenario.name, kind: scenario.waiting ? "open" : "ended", expected: scenario.expected,
+    lane,
+    name: scenario.name,
+    kind: scenario.waiting ? "open" : "ended",
+    expected: scenario.expected,
     async before() {
       id = await scenario.start(lane.world, toolsets, { waitMs: WAIT_MS });
       if (scenario.waiting) await scenario.waiting(lane.world, id);
@@ -205,8 +273,13 @@ function scenarioCase(lane: Lane, scenario: Scenario, toolsets: Toolsets): Case 
 function forkCase(lane: Lane, toolsets: Toolsets): Case {
   let parent = "";
   return {
-    lane, name: "fork-of-a-release-run", kind: "forked", expected: { status: "completed", result: 2 },
-    async before() { parent = await startForkParent(lane.world, toolsets); },
+    lane,
+    name: "fork-of-a-release-run",
+    kind: "forked",
+    expected: { status: "completed", result: 2 },
+    async before() {
+      parent = await startForkParent(lane.world, toolsets);
+    },
     after: () => forkRun(lane.world, parent),
   };
 }
@@ -214,7 +287,9 @@ function forkCase(lane: Lane, toolsets: Toolsets): Case {
 /** Stops a stack with `signal`; false when it had to be killed after `ms`. */
 async function stopWithin(stack: StackHandle, signal: NodeJS.Signals, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
   const stopped = await Promise.race([stack.stop(signal).then(() => true as const), late]);
   clearTimeout(timer);
   if (!stopped) await stack.stop("SIGKILL");
@@ -241,18 +316,32 @@ try {
   say(`Temporal dev server at ${address}, state in ${dbFile}`);
   const shared = await startWorld();
   world = shared;
-  for (const [name, signal] of [["term", "SIGTERM"], ...(values["no-kill-lane"] ? [] : [["kill", "SIGKILL"]])] as [string, NodeJS.Signals][]) {
+  for (const [name, signal] of [["term", "SIGTERM"], ...(values["no-kill-lane"] ? [] : [["kill", "SIGKILL"]])] as [
+    string,
+    NodeJS.Signals,
+  ][]) {
     const lane: Lane = {
-      name, signal, taskQueue: `upgrade-${name}-${randomUUID()}`, stateDir: path.join(work, `state-${name}`), stacks: [],
+      name,
+      signal,
+      taskQueue: `upgrade-${name}-${randomUUID()}`,
+      stateDir: path.join(work, `state-${name}`),
+      stacks: [],
       world: laneWorld(shared, () => lane),
     };
     lanes.push(lane);
   }
   const releaseRoot = release.root;
-  await Promise.all(lanes.map(async (lane) => {
-    lane.stack = await startStackProcess({ root: releaseRoot, temporalAddress: address, taskQueue: lane.taskQueue, stateDir: lane.stateDir });
-    lane.stacks.push({ label: `${release?.commit} (${lane.name})`, stack: lane.stack });
-  }));
+  await Promise.all(
+    lanes.map(async (lane) => {
+      lane.stack = await startStackProcess({
+        root: releaseRoot,
+        temporalAddress: address,
+        taskQueue: lane.taskQueue,
+        stateDir: lane.stateDir,
+      });
+      lane.stacks.push({ label: `${release?.commit} (${lane.name})`, stack: lane.stack });
+    }),
+  );
   const [first] = lanes;
   if (!first?.stack) throw new Error("no lane started");
   shared.useApis({ main: first.stack.api, continueAsNew: first.stack.continueAsNewApi });
@@ -270,7 +359,8 @@ try {
     }
   };
   const runnable = chosen.filter((s) => s.since === undefined || releaseHas(s.since));
-  for (const s of chosen.filter((c) => !runnable.includes(c))) notes.push(`${s.name} skipped: it needs ${s.since ?? ""}, which ${releaseCommit} predates`);
+  for (const s of chosen.filter((c) => !runnable.includes(c)))
+    notes.push(`${s.name} skipped: it needs ${s.since ?? ""}, which ${releaseCommit} predates`);
   for (const lane of lanes) {
     const mine = lane.name === "term" ? runnable : runnable.filter((s) => KILL_LANE.includes(s.name));
     cases.push(...mine.map((s) => scenarioCase(lane, s, toolsets)));
@@ -279,50 +369,82 @@ try {
 
   // 1. On the release: every run starts and is left waiting (or ends).
   const phase = Date.now();
-  await Promise.all(cases.map(async (c) => {
-    const at = Date.now();
-    try { await c.before(); c.waitingAt = Date.now(); } catch (error) { c.failure = `on the release: ${message(error)}`; }
-    say(`${c.lane.name}/${c.name} ${c.kind === "open" ? "waits" : "ended"} after ${since(at)}${c.failure ? ` (${c.failure})` : ""}`);
-  }));
+  await Promise.all(
+    cases.map(async (c) => {
+      const at = Date.now();
+      try {
+        await c.before();
+        c.waitingAt = Date.now();
+      } catch (error) {
+        c.failure = `on the release: ${message(error)}`;
+      }
+      say(
+        `${c.lane.name}/${c.name} ${c.kind === "open" ? "waits" : "ended"} after ${since(at)}${c.failure ? ` (${c.failure})` : ""}`,
+      );
+    }),
+  );
   const open = cases.filter((c) => c.kind === "open" && !c.failure).length;
   say(`on the release: ${open} runs waiting, ${cases.filter((c) => c.failure).length} failed, after ${since(phase)}`);
 
   // 2. The switch: the release's stacks stop, Temporal restarts on its file, today's stacks start.
   const switchAt = Date.now();
-  await Promise.all(lanes.map(async (lane) => {
-    if (lane.stack && !(await stopWithin(lane.stack, lane.signal, 30_000))) notes.push(`the release's stack (${lane.name}) ignored ${lane.signal} for 30 s and was killed`);
-  }));
-  lanes.forEach((lane) => { delete lane.stack; });
+  await Promise.all(
+    lanes.map(async (lane) => {
+      if (lane.stack && !(await stopWithin(lane.stack, lane.signal, 30_000)))
+        notes.push(`the release's stack (${lane.name}) ignored ${lane.signal} for 30 s and was killed`);
+    }),
+  );
+  lanes.forEach((lane) => {
+    delete lane.stack;
+  });
   await temporal.stop();
   temporal = await restartTestTemporal(address, dbFile);
   say(`Temporal restarted at ${temporal.address} on the same SQLite file`);
-  await Promise.all(lanes.map(async (lane) => {
-    lane.stack = await startStackProcess({ root: REPO_ROOT, temporalAddress: address, taskQueue: lane.taskQueue, stateDir: lane.stateDir });
-    lane.stacks.push({ label: `today (${lane.name})`, stack: lane.stack });
-  }));
+  await Promise.all(
+    lanes.map(async (lane) => {
+      lane.stack = await startStackProcess({
+        root: REPO_ROOT,
+        temporalAddress: address,
+        taskQueue: lane.taskQueue,
+        stateDir: lane.stateDir,
+      });
+      lane.stacks.push({ label: `today (${lane.name})`, stack: lane.stack });
+    }),
+  );
   shared.useApis({ main: first.stack.api, continueAsNew: first.stack.continueAsNewApi });
   // A scenario's timer starts right after the step its `waiting` sees (within a second or two).
-  const oldest = Math.min(Date.now(), ...cases.filter((c) => c.kind === "open" && c.waitingAt !== undefined).map((c) => c.waitingAt ?? 0));
-  notes.push(`the release ran ${((switchAt - phase) / 1000).toFixed(1)} s; the switch (stop, Temporal restart, today's stack up) took ${since(switchAt)}; `
-    + `the first run was left waiting ${since(oldest)} before today's stack was up, so `
-    + (Date.now() - oldest + 2000 < WAIT_MS ? `every ${WAIT_MS} ms timer was still pending`
-      : `some ${WAIT_MS} ms timers may have fired before (a larger --wait-ms keeps them pending)`));
+  const oldest = Math.min(
+    Date.now(),
+    ...cases.filter((c) => c.kind === "open" && c.waitingAt !== undefined).map((c) => c.waitingAt ?? 0),
+  );
+  notes.push(
+    `the release ran ${((switchAt - phase) / 1000).toFixed(1)} s; the switch (stop, Temporal restart, today's stack up) took ${since(switchAt)}; ` +
+      `the first run was left waiting ${since(oldest)} before today's stack was up, so ` +
+      (Date.now() - oldest + 2000 < WAIT_MS
+        ? `every ${WAIT_MS} ms timer was still pending`
+        : `some ${WAIT_MS} ms timers may have fired before (a larger --wait-ms keeps them pending)`),
+  );
   say(notes.at(-1) ?? "");
 
   // 3. On today's code: each wait is resolved and each run ends as expected.
-  await Promise.all(cases.filter((c) => !c.failure).map(async (c) => {
-    const at = Date.now();
-    try {
-      const id = await c.after();
-      const view = await waitForEnd(c.lane.world, id);
-      const wrong = mismatch(view, c.expected);
-      if (wrong) c.failure = `on today's code: run ${id} ${wrong}`;
-      else c.outcome = `${view.status} ${{ open: `${since(at)} after the switch`, ended: "(read on today's code)", forked: "(the fork, made on today's code)" }[c.kind]}`;
-    } catch (error) {
-      c.failure = `on today's code: ${message(error)}`;
-    }
-    say(`${c.failure ? "FAIL" : "ok  "} ${c.lane.name}/${c.name}`);
-  }));
+  await Promise.all(
+    cases
+      .filter((c) => !c.failure)
+      .map(async (c) => {
+        const at = Date.now();
+        try {
+          const id = await c.after();
+          const view = await waitForEnd(c.lane.world, id);
+          const wrong = mismatch(view, c.expected);
+          if (wrong) c.failure = `on today's code: run ${id} ${wrong}`;
+          else
+            c.outcome = `${view.status} ${{ open: `${since(at)} after the switch`, ended: "(read on today's code)", forked: "(the fork, made on today's code)" }[c.kind]}`;
+        } catch (error) {
+          c.failure = `on today's code: ${message(error)}`;
+        }
+        say(`${c.failure ? "FAIL" : "ok  "} ${c.lane.name}/${c.name}`);
+      }),
+  );
 } catch (error) {
   setupFailure = error instanceof Error ? (error.stack ?? error.message) : String(error);
 } finally {
@@ -335,10 +457,16 @@ try {
 
 const failed = cases.filter((c) => c.failure !== undefined || c.outcome === undefined);
 const passed = cases.length - failed.length;
-const out: string[] = [`upgrade from ${release?.commit ?? values.from} to today's code (${process.version}), in ${since(started)}:`];
+const out: string[] = [
+  `upgrade from ${release?.commit ?? values.from} to today's code (${process.version}), in ${since(started)}:`,
+];
 for (const c of cases) {
   const label = `${c.lane.name}/${c.name}`.padEnd(36);
-  out.push(c.outcome !== undefined && c.failure === undefined ? `  ok    ${label} ${c.outcome}` : `  FAIL  ${label} ${c.failure ?? "not run"}`);
+  out.push(
+    c.outcome !== undefined && c.failure === undefined
+      ? `  ok    ${label} ${c.outcome}`
+      : `  FAIL  ${label} ${c.failure ?? "not run"}`,
+  );
 }
 if (setupFailure) out.push(`  FAIL  the test itself: ${setupFailure}`);
 out.push(...notes.map((note) => `  note: ${note}`));

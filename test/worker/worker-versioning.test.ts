@@ -19,7 +19,8 @@ import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
 const run = promisify(execFile);
 
 describe("worker deployment configuration", () => {
-  const load = (env: Record<string, string>) => loadConfig({ REWIND_STATE_DIR: "/tmp/rewind-config-test", ...env }, "/tmp");
+  const load = (env: Record<string, string>) =>
+    loadConfig({ REWIND_STATE_DIR: "/tmp/rewind-config-test", ...env }, "/tmp");
 
   it("is off unless both the deployment name and the build id are set", () => {
     expect(load({}).temporal.deployment).toBeUndefined();
@@ -30,19 +31,39 @@ describe("worker deployment configuration", () => {
   it("defaults to pinned runs and maps the behaviour to the SDK's", () => {
     const pinned = load({ REWIND_DEPLOYMENT_NAME: "rewind", REWIND_BUILD_ID: "2024-06-01.3" }).temporal.deployment;
     expect(pinned).toEqual({ name: "rewind", buildId: "2024-06-01.3", defaultBehavior: "pinned" });
-    expect(load({ REWIND_DEPLOYMENT_NAME: "rewind", REWIND_BUILD_ID: "release/1.2+abc", REWIND_VERSIONING_BEHAVIOR: "pinned" }).temporal.deployment?.buildId).toBe("release/1.2+abc");
+    expect(
+      load({
+        REWIND_DEPLOYMENT_NAME: "rewind",
+        REWIND_BUILD_ID: "release/1.2+abc",
+        REWIND_VERSIONING_BEHAVIOR: "pinned",
+      }).temporal.deployment?.buildId,
+    ).toBe("release/1.2+abc");
     expect(workerDeploymentOptions(pinned)).toEqual({
-      workerDeploymentOptions: { useWorkerVersioning: true, version: { deploymentName: "rewind", buildId: "2024-06-01.3" }, defaultVersioningBehavior: "PINNED" },
+      workerDeploymentOptions: {
+        useWorkerVersioning: true,
+        version: { deploymentName: "rewind", buildId: "2024-06-01.3" },
+        defaultVersioningBehavior: "PINNED",
+      },
     });
-    const upgrading = load({ REWIND_DEPLOYMENT_NAME: "rewind", REWIND_BUILD_ID: "abc123", REWIND_VERSIONING_BEHAVIOR: "auto-upgrade" }).temporal.deployment;
+    const upgrading = load({
+      REWIND_DEPLOYMENT_NAME: "rewind",
+      REWIND_BUILD_ID: "abc123",
+      REWIND_VERSIONING_BEHAVIOR: "auto-upgrade",
+    }).temporal.deployment;
     expect(workerDeploymentOptions(upgrading).workerDeploymentOptions?.defaultVersioningBehavior).toBe("AUTO_UPGRADE");
   });
 
   it.each([
     [{ REWIND_DEPLOYMENT_NAME: "rewind" }, "REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID go together"],
     [{ REWIND_BUILD_ID: "v1" }, "REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID go together"],
-    [{ REWIND_VERSIONING_BEHAVIOR: "pinned" }, "REWIND_VERSIONING_BEHAVIOR needs REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID"],
-    [{ REWIND_DEPLOYMENT_NAME: "rewind", REWIND_BUILD_ID: "v1", REWIND_VERSIONING_BEHAVIOR: "PINNED" }, 'REWIND_VERSIONING_BEHAVIOR must be pinned or auto-upgrade, got "PINNED"'],
+    [
+      { REWIND_VERSIONING_BEHAVIOR: "pinned" },
+      "REWIND_VERSIONING_BEHAVIOR needs REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID",
+    ],
+    [
+      { REWIND_DEPLOYMENT_NAME: "rewind", REWIND_BUILD_ID: "v1", REWIND_VERSIONING_BEHAVIOR: "PINNED" },
+      'REWIND_VERSIONING_BEHAVIOR must be pinned or auto-upgrade, got "PINNED"',
+    ],
     [{ REWIND_DEPLOYMENT_NAME: "re.wind", REWIND_BUILD_ID: "v1" }, "REWIND_DEPLOYMENT_NAME must be"],
     [{ REWIND_DEPLOYMENT_NAME: "re:wind", REWIND_BUILD_ID: "v1" }, "REWIND_DEPLOYMENT_NAME must be"],
     [{ REWIND_DEPLOYMENT_NAME: "__rewind", REWIND_BUILD_ID: "v1" }, "REWIND_DEPLOYMENT_NAME must be"],
@@ -54,7 +75,8 @@ describe("worker deployment configuration", () => {
   });
 });
 
-const WAITING_SCRIPT = 'import { waitForSignal } from "rewind:tools";\nexport default async () => ({ heard: await waitForSignal<string>("go", { timeout: "1 hour" }) });';
+const WAITING_SCRIPT =
+  'import { waitForSignal } from "rewind:tools";\nexport default async () => ({ heard: await waitForSignal<string>("go", { timeout: "1 hour" }) });';
 
 /** A stack without a worker, a deployment name of its own, and what a test does with them. */
 function versionedStack(behavior: "pinned" | "auto-upgrade") {
@@ -72,7 +94,9 @@ function versionedStack(behavior: "pinned" | "auto-upgrade") {
 
   const fixture = {
     deploymentName,
-    get stack() { return stack; },
+    get stack() {
+      return stack;
+    },
 
     /** `rewind worker` of version `buildId`, as an operator would start it. */
     async startWorker(buildId: string): Promise<WorkerProcess> {
@@ -91,8 +115,20 @@ function versionedStack(behavior: "pinned" | "auto-upgrade") {
 
     /** What an operator runs: `temporal worker deployment set-current-version`. */
     async setCurrent(buildId: string): Promise<void> {
-      const args = ["worker", "deployment", "set-current-version", "--address", stack.address, "--namespace", stack.config.temporal.namespace,
-        "--deployment-name", deploymentName, "--build-id", buildId, "--yes"];
+      const args = [
+        "worker",
+        "deployment",
+        "set-current-version",
+        "--address",
+        stack.address,
+        "--namespace",
+        stack.config.temporal.namespace,
+        "--deployment-name",
+        deploymentName,
+        "--build-id",
+        buildId,
+        "--yes",
+      ];
       // The server learns of a version from its workers' first polls; until then it refuses.
       for (let attempt = 0; ; attempt++) {
         try {
@@ -109,7 +145,11 @@ function versionedStack(behavior: "pinned" | "auto-upgrade") {
     async versioning(id: string) {
       const description = await stack.client.workflow.getHandle(id).describe();
       const info = description.raw.workflowExecutionInfo?.versioningInfo;
-      return { behavior: info?.behavior, buildId: info?.deploymentVersion?.buildId, deploymentName: info?.deploymentVersion?.deploymentName };
+      return {
+        behavior: info?.behavior,
+        buildId: info?.deploymentVersion?.buildId,
+        deploymentName: info?.deploymentVersion?.deploymentName,
+      };
     },
 
     /** The run's latest workflow task: the kind of queue it was scheduled on, and whether a worker took it. */
@@ -117,7 +157,10 @@ function versionedStack(behavior: "pinned" | "auto-upgrade") {
       const events = (await stack.client.workflow.getHandle(id).fetchHistory()).events ?? [];
       const at = events.findLastIndex((event) => event.eventType === 5 /* WORKFLOW_TASK_SCHEDULED */);
       const kind = events[at]?.workflowTaskScheduledEventAttributes?.taskQueue?.kind;
-      return { queue: kind === 1 ? "normal" : kind === 2 ? "sticky" : String(kind), started: events.slice(at + 1).some((event) => event.eventType === 6 /* WORKFLOW_TASK_STARTED */) };
+      return {
+        queue: kind === 1 ? "normal" : kind === 2 ? "sticky" : String(kind),
+        started: events.slice(at + 1).some((event) => event.eventType === 6 /* WORKFLOW_TASK_STARTED */),
+      };
     },
 
     async startRun(script: string): Promise<string> {
@@ -131,7 +174,10 @@ function versionedStack(behavior: "pinned" | "auto-upgrade") {
      * queue every worker polls (else it would first wait 10 s for the worker that took the last one).
      */
     async signal(id: string, payload: string): Promise<void> {
-      await stack.client.workflowService.resetStickyTaskQueue({ namespace: stack.config.temporal.namespace, execution: { workflowId: id } });
+      await stack.client.workflowService.resetStickyTaskQueue({
+        namespace: stack.config.temporal.namespace,
+        execution: { workflowId: id },
+      });
       await stack.client.workflow.getHandle(id).signal(deliverSignal, { name: "go", payload });
     },
   };
@@ -150,14 +196,18 @@ describe("worker versioning: pinned runs", () => {
     await t.setCurrent("v1");
 
     const waiting = await t.startRun(WAITING_SCRIPT);
-    await expect.poll(() => t.versioning(waiting), { timeout: 15_000, interval: 200 })
+    await expect
+      .poll(() => t.versioning(waiting), { timeout: 15_000, interval: 200 })
       .toEqual({ behavior: PINNED, buildId: "v1", deploymentName: t.deploymentName });
 
     // A toolset's record never ends: it auto-upgrades even on pinned workers, so v1 can drain.
-    const registered = await t.stack.request("POST", "/v1/toolsets", { http: { allowedHosts: [`versioned-${randomUUID()}.test`] } });
+    const registered = await t.stack.request("POST", "/v1/toolsets", {
+      http: { allowedHosts: [`versioned-${randomUUID()}.test`] },
+    });
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
     const record = toolsetWorkflowId(t.stack.config.temporal.namespace, String(registered.body.id));
-    await expect.poll(() => t.versioning(record), { timeout: 15_000, interval: 200 })
+    await expect
+      .poll(() => t.versioning(record), { timeout: 15_000, interval: 200 })
       .toEqual({ behavior: AUTO_UPGRADE, buildId: "v1", deploymentName: t.deploymentName });
 
     await t.startWorker("v2");
@@ -169,7 +219,9 @@ describe("worker versioning: pinned runs", () => {
     // v1's workers go away; the pinned run's next task waits for v1 although v2 polls its queue.
     await v1.kill("SIGTERM");
     await t.signal(waiting, "now");
-    await expect.poll(() => t.lastWorkflowTask(waiting), { timeout: 5000, interval: 100 }).toEqual({ queue: "normal", started: false });
+    await expect
+      .poll(() => t.lastWorkflowTask(waiting), { timeout: 5000, interval: 100 })
+      .toEqual({ queue: "normal", started: false });
     await new Promise((resolve) => setTimeout(resolve, 4000));
     expect(await t.lastWorkflowTask(waiting)).toEqual({ queue: "normal", started: false });
     expect((await t.stack.request("GET", `/v1/runs/${waiting}`)).body.status).toBe("running");
@@ -191,7 +243,8 @@ describe("worker versioning: auto-upgrade runs", () => {
     await t.startWorker("v1");
     await t.setCurrent("v1");
     const waiting = await t.startRun(WAITING_SCRIPT);
-    await expect.poll(() => t.versioning(waiting), { timeout: 15_000, interval: 200 })
+    await expect
+      .poll(() => t.versioning(waiting), { timeout: 15_000, interval: 200 })
       .toEqual({ behavior: AUTO_UPGRADE, buildId: "v1", deploymentName: t.deploymentName });
 
     await t.startWorker("v2");

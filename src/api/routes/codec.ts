@@ -17,7 +17,10 @@
  */
 import { Router, type Request, type RequestHandler } from "express";
 import type { ExternalStorage, Payload } from "@temporalio/common";
-import { decodeReferencePayload, isReferencePayload } from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
+import {
+  decodeReferencePayload,
+  isReferencePayload,
+} from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
 import type { z } from "zod";
 import { HttpError } from "../http-error.ts";
 import { codecBody, type codecPayload } from "../schemas.ts";
@@ -57,7 +60,8 @@ export function createCodecCors(deps: CodecRouteDeps): RequestHandler {
       res.set("Access-Control-Allow-Origin", origin);
       res.set("Access-Control-Allow-Credentials", "true");
     }
-    const preflight = req.method === "OPTIONS" && origin !== undefined && req.headers["access-control-request-method"] !== undefined;
+    const preflight =
+      req.method === "OPTIONS" && origin !== undefined && req.headers["access-control-request-method"] !== undefined;
     if (!preflight) {
       next();
       return;
@@ -67,7 +71,8 @@ export function createCodecCors(deps: CodecRouteDeps): RequestHandler {
       res.set("Access-Control-Allow-Headers", ALLOWED_HEADERS);
       res.set("Access-Control-Max-Age", "600");
       // Chrome asks before a public page calls a private address (Private Network Access).
-      if (req.headers["access-control-request-private-network"] === "true") res.set("Access-Control-Allow-Private-Network", "true");
+      if (req.headers["access-control-request-private-network"] === "true")
+        res.set("Access-Control-Allow-Private-Network", "true");
     }
     res.status(204).end();
   };
@@ -76,7 +81,11 @@ export function createCodecCors(deps: CodecRouteDeps): RequestHandler {
 function checkNamespace(req: Request, deps: CodecRouteDeps): void {
   const asked = req.get("x-namespace");
   if (asked === undefined || asked === deps.temporalNamespace) return;
-  throw new HttpError(400, "badRequest", `this API decodes payloads of the Temporal namespace ${JSON.stringify(deps.temporalNamespace)}, not ${JSON.stringify(asked.slice(0, 200))}`);
+  throw new HttpError(
+    400,
+    "badRequest",
+    `this API decodes payloads of the Temporal namespace ${JSON.stringify(deps.temporalNamespace)}, not ${JSON.stringify(asked.slice(0, 200))}`,
+  );
 }
 
 const bytes = (base64: string | null | undefined): Uint8Array => Buffer.from(base64 ?? "", "base64");
@@ -91,7 +100,9 @@ function asSent(payload: PayloadJson): PayloadJson {
 }
 
 function isReference(payload: PayloadJson): boolean {
-  const metadata = Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, bytes(value)]));
+  const metadata = Object.fromEntries(
+    Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, bytes(value)]),
+  );
   try {
     return isReferencePayload({ metadata });
   } catch {
@@ -104,12 +115,24 @@ async function resolveReference(storage: ExternalStorage, payload: PayloadJson, 
   const where = `payloads[${index}]`;
   let reference: ReturnType<typeof decodeReferencePayload>;
   try {
-    reference = decodeReferencePayload({ metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, bytes(value)])), data: bytes(payload.data) });
+    reference = decodeReferencePayload({
+      metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, bytes(value)])),
+      data: bytes(payload.data),
+    });
   } catch (error) {
-    throw new HttpError(400, "badRequest", `${where} is marked as an External Storage reference but is not a valid one: ${error instanceof Error ? error.message : String(error)}`);
+    throw new HttpError(
+      400,
+      "badRequest",
+      `${where} is marked as an External Storage reference but is not a valid one: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const driver = storage.getDriver(reference.driverName);
-  if (!driver) throw new HttpError(400, "badRequest", `${where} names the payload store ${JSON.stringify(reference.driverName.slice(0, 200))}, which this API is not configured with`);
+  if (!driver)
+    throw new HttpError(
+      400,
+      "badRequest",
+      `${where} names the payload store ${JSON.stringify(reference.driverName.slice(0, 200))}, which this API is not configured with`,
+    );
   const claim = JSON.stringify(reference.claimData).slice(0, 500);
   let resolved: Payload | undefined;
   try {
@@ -118,8 +141,18 @@ async function resolveReference(storage: ExternalStorage, payload: PayloadJson, 
     // Rewind's drivers (file and S3) say which of these it was; anything else (the store is
     // unreachable, a stored payload is corrupt) is the server's problem: a logged 500.
     const message = error instanceof Error ? error.message : "";
-    if (/ is not a rewind .*reference$/.test(message)) throw new HttpError(400, "badRequest", `${where}: ${claim} is not a reference of the payload store ${JSON.stringify(driver.name)}`);
-    if (/ is missing\b/.test(message)) throw new HttpError(404, "notFound", `${where}: the payload store ${JSON.stringify(driver.name)} holds no payload for ${claim}`);
+    if (/ is not a rewind .*reference$/.test(message))
+      throw new HttpError(
+        400,
+        "badRequest",
+        `${where}: ${claim} is not a reference of the payload store ${JSON.stringify(driver.name)}`,
+      );
+    if (/ is missing\b/.test(message))
+      throw new HttpError(
+        404,
+        "notFound",
+        `${where}: the payload store ${JSON.stringify(driver.name)} holds no payload for ${claim}`,
+      );
     throw error;
   }
   if (!resolved) throw new Error(`the payload store "${driver.name}" returned nothing for ${claim}`);
@@ -138,13 +171,20 @@ async function decodeAll(storage: ExternalStorage, payloads: PayloadJson[]): Pro
       try {
         resolved = await resolveReference(storage, payloads[index] ?? {}, index);
         decodedBytes += resolved.data?.byteLength ?? 0;
-        if (decodedBytes > MAX_DECODED_BYTES) throw new HttpError(413, "payloadTooLarge", `the decoded payloads pass ${MAX_DECODED_BYTES} bytes: send fewer at a time`);
+        if (decodedBytes > MAX_DECODED_BYTES)
+          throw new HttpError(
+            413,
+            "payloadTooLarge",
+            `the decoded payloads pass ${MAX_DECODED_BYTES} bytes: send fewer at a time`,
+          );
       } catch (error) {
         next = references.length; // the answer is an error now: the other readers stop
         throw error;
       }
       answers[index] = {
-        metadata: Object.fromEntries(Object.entries(resolved.metadata ?? {}).map(([key, value]) => [key, base64Of(value)])),
+        metadata: Object.fromEntries(
+          Object.entries(resolved.metadata ?? {}).map(([key, value]) => [key, base64Of(value)]),
+        ),
         data: base64Of(resolved.data),
       };
     }

@@ -29,17 +29,27 @@ export interface CredentialsRouteDeps {
 /** Credentials may name only the toolset's MCP servers. */
 export function checkServers(body: CredentialsBody, toolset: ResolvedToolset): void {
   const unknown = Object.keys(body.mcpServers).find((name) => !toolset.document.mcpServers[name]);
-  if (unknown) throw new HttpError(400, "badRequest", `credentials: "${unknown}" is not an MCP server of toolset ${toolset.id}`);
+  if (unknown)
+    throw new HttpError(400, "badRequest", `credentials: "${unknown}" is not an MCP server of toolset ${toolset.id}`);
 }
-
 
 export interface CredentialWriter {
   /** Validates, seals and stores one scope's credentials, then wakes the runs parked on it. */
-  write(namespace: string, toolsetId: string | undefined, endUser: string | undefined, raw: unknown): Promise<{ resumedRuns: number }>;
+  write(
+    namespace: string,
+    toolsetId: string | undefined,
+    endUser: string | undefined,
+    raw: unknown,
+  ): Promise<{ resumedRuns: number }>;
 }
 
 export function createCredentialWriter(deps: CredentialsRouteDeps): CredentialWriter {
-  async function write(namespace: string, toolsetId: string | undefined, endUser: string | undefined, raw: unknown): Promise<{ resumedRuns: number }> {
+  async function write(
+    namespace: string,
+    toolsetId: string | undefined,
+    endUser: string | undefined,
+    raw: unknown,
+  ): Promise<{ resumedRuns: number }> {
     if (!toolsetId || !TOOLSET_ID_PATTERN.test(toolsetId)) throw notFound(`toolset ${toolsetId ?? ""}`);
     const toolset = await deps.toolsets.get(toolsetId, namespace);
     if (!toolset) throw notFound(`toolset ${toolsetId}`);
@@ -63,11 +73,18 @@ export function createCredentialWriter(deps: CredentialsRouteDeps): CredentialWr
    * namespace's parked runs, of this toolset or of one derived from it (whose runs fall back on
    * its base's credentials), told which toolset was written.
    */
-  async function wakeParkedRuns(namespace: string, toolsetId: string, endUser: string | undefined, revision: number): Promise<number> {
+  async function wakeParkedRuns(
+    namespace: string,
+    toolsetId: string,
+    endUser: string | undefined,
+    revision: number,
+  ): Promise<number> {
     const scope: CredentialScope = endUser === undefined ? "toolset" : "endUser";
     const clauses = [
-      `WorkflowType = ${quoteVisibility(RUN_WORKFLOW_TYPE)}`, `ExecutionStatus = 'Running'`,
-      `${SEARCH_ATTRIBUTES.namespace.name} = ${quoteVisibility(namespace)}`, `${SEARCH_ATTRIBUTES.status.name} = 'parked'`,
+      `WorkflowType = ${quoteVisibility(RUN_WORKFLOW_TYPE)}`,
+      `ExecutionStatus = 'Running'`,
+      `${SEARCH_ATTRIBUTES.namespace.name} = ${quoteVisibility(namespace)}`,
+      `${SEARCH_ATTRIBUTES.status.name} = 'parked'`,
       ...(endUser === undefined ? [] : [`${SEARCH_ATTRIBUTES.endUser.name} = ${quoteVisibility(endUser)}`]),
     ];
     const derivesFrom = new Map<string, boolean>();
@@ -86,7 +103,10 @@ export function createCredentialWriter(deps: CredentialsRouteDeps): CredentialWr
       const own = runToolset === toolsetId;
       if (!own && !(await isDerived(runToolset))) continue;
       const renewed = { scope, revision, ...(endUser !== undefined ? { endUser } : {}), ...(own ? {} : { toolsetId }) };
-      await deps.client.workflow.getHandle(run.workflowId).signal(credentialsRenewedSignal, renewed).catch(() => undefined);
+      await deps.client.workflow
+        .getHandle(run.workflowId)
+        .signal(credentialsRenewedSignal, renewed)
+        .catch(() => undefined);
       woken += 1;
     }
     return woken;
@@ -105,7 +125,8 @@ export function createCredentialsRouter(writer: CredentialWriter): Router {
 
   router.put("/v1/end-users/:user/toolsets/:id/credentials", async function setEndUserCredentials(req, res) {
     const user = req.params.user ?? "";
-    if (user.length === 0 || user.length > 200) throw new HttpError(400, "badRequest", "the end user must be 1 to 200 characters");
+    if (user.length === 0 || user.length > 200)
+      throw new HttpError(400, "badRequest", "the end user must be 1 to 200 characters");
     res.json(await write(namespaceOf(req), req.params.id, user, req.body));
   });
 

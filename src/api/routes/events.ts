@@ -30,7 +30,11 @@ async function checkTarget(targets: TargetPolicy, url: string): Promise<void> {
   try {
     await targets.check(url);
   } catch (error) {
-    if (error instanceof TargetRefusal) throw new HttpError(422, "targetNotAllowed", `url: ${error.message}`, { field: "url", reason: "targetNotAllowed" });
+    if (error instanceof TargetRefusal)
+      throw new HttpError(422, "targetNotAllowed", `url: ${error.message}`, {
+        field: "url",
+        reason: "targetNotAllowed",
+      });
     // Else a name the operator trusts did not resolve (yet): theirs to fix; delivery retries.
   }
 }

@@ -21,11 +21,13 @@ export function createHooksRouter(deps: HooksRouteDeps): Router {
     const { runId = "", name = "" } = req.params;
     const token = typeof req.query["token"] === "string" ? req.query["token"] : "";
     if (!token || !deps.webhookTokens.verify(runId, name, token)) throw notFound("webhook");
-    if (req.body === undefined) throw new HttpError(400, "badRequest", "expected a JSON body (Content-Type: application/json)");
+    if (req.body === undefined)
+      throw new HttpError(400, "badRequest", "expected a JSON body (Content-Type: application/json)");
     try {
       await deps.client.workflow.getHandle(runId).signal(deliverSignal, { name, payload: req.body });
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError) throw new HttpError(409, "conflict", `run ${runId} is no longer running`);
+      if (error instanceof WorkflowNotFoundError)
+        throw new HttpError(409, "conflict", `run ${runId} is no longer running`);
       throw error;
     }
     res.status(202).json({ accepted: true });

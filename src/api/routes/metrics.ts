@@ -19,14 +19,23 @@ function isLoopback(address: string | undefined): boolean {
 export function createMetricsRoute(metrics: MetricsRouteDeps, logger: Logger): RequestHandler {
   return function serveMetrics(req, res, next) {
     if (!isLoopback(req.socket.remoteAddress)) {
-      next(new HttpError(401, "unauthorized", "/metrics answers loopback callers only; scrape the listener REWIND_METRICS_PORT opens"));
+      next(
+        new HttpError(
+          401,
+          "unauthorized",
+          "/metrics answers loopback callers only; scrape the listener REWIND_METRICS_PORT opens",
+        ),
+      );
       return;
     }
-    metrics.scrape().then((text) => {
-      res.type(metrics.contentType).send(text);
-    }, (error: unknown) => {
-      logger.warn("a metrics scrape failed", { error: String(error) });
-      next(error);
-    });
+    metrics.scrape().then(
+      (text) => {
+        res.type(metrics.contentType).send(text);
+      },
+      (error: unknown) => {
+        logger.warn("a metrics scrape failed", { error: String(error) });
+        next(error);
+      },
+    );
   };
 }

@@ -12,7 +12,16 @@ import { newRunTrace } from "../run-trace.ts";
 import { checkServers } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
-import { credentialsBody, decideCallBody, elicitationAnswerBody, forkRunBody, journalQuery, listRunsQuery, rejectCallBody, startRunBody } from "../schemas.ts";
+import {
+  credentialsBody,
+  decideCallBody,
+  elicitationAnswerBody,
+  forkRunBody,
+  journalQuery,
+  listRunsQuery,
+  rejectCallBody,
+  startRunBody,
+} from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
 
 export interface RunsRouteDeps {
@@ -36,7 +45,8 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     const { toolset, ...compiled } = await compileForToolset(deps, namespace, body.toolset, body.script);
     if (body.credentials) checkServers(body.credentials, toolset);
     const idempotencyKey = req.get("Idempotency-Key") || undefined;
-    if (idempotencyKey && idempotencyKey.length > 200) throw new HttpError(400, "badRequest", "Idempotency-Key must be at most 200 characters");
+    if (idempotencyKey && idempotencyKey.length > 200)
+      throw new HttpError(400, "badRequest", "Idempotency-Key must be at most 200 characters");
     const started = await deps.runs.start({
       trace: newRunTrace(req.get("traceparent")),
       script: compiled.javascript,
@@ -50,8 +60,11 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
       ...(body.credentials ? { credentials: deps.box.seal(JSON.stringify(body.credentials)) } : {}),
       ...(idempotencyKey ? { idempotencyKey } : {}),
     });
-    const view = started.view ?? await deps.runs.get(started.id, namespace);
-    res.status(started.created ? 201 : 200).location(`/v1/runs/${started.id}`).json(view);
+    const view = started.view ?? (await deps.runs.get(started.id, namespace));
+    res
+      .status(started.created ? 201 : 200)
+      .location(`/v1/runs/${started.id}`)
+      .json(view);
   });
 
   router.get("/v1/runs", async function listRuns(req, res) {
@@ -65,7 +78,9 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
 
   router.get("/v1/runs/:id/journal", async function getJournal(req, res) {
     const query = parseOrThrow(journalQuery, req.query, "query");
-    res.json(await deps.runs.journal(runIdParam(req.params.id), namespaceOf(req), query.afterSeq, query.limit, query.maxBytes));
+    res.json(
+      await deps.runs.journal(runIdParam(req.params.id), namespaceOf(req), query.afterSeq, query.limit, query.maxBytes),
+    );
   });
 
   const seqParam = (value: string | undefined): number => {
@@ -79,17 +94,33 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
 
   router.post("/v1/runs/:id/calls/:seq/approve", async function approveCall(req, res) {
     const body = req.body === undefined ? {} : parseOrThrow(decideCallBody, req.body, "body");
-    res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { approve: true, ...decider(req, body.by) }));
+    res.json(
+      await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), {
+        approve: true,
+        ...decider(req, body.by),
+      }),
+    );
   });
 
   router.post("/v1/runs/:id/calls/:seq/reject", async function rejectCall(req, res) {
     const body = req.body === undefined ? {} : parseOrThrow(rejectCallBody, req.body, "body");
-    res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { approve: false, ...(body.reason ? { reason: body.reason } : {}), ...decider(req, body.by) }));
+    res.json(
+      await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), {
+        approve: false,
+        ...(body.reason ? { reason: body.reason } : {}),
+        ...decider(req, body.by),
+      }),
+    );
   });
 
   router.post("/v1/runs/:id/calls/:seq/resume", async function resumeCall(req, res) {
     const body = req.body === undefined ? {} : parseOrThrow(decideCallBody, req.body, "body");
-    res.json(await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), { resume: true, ...decider(req, body.by) }));
+    res.json(
+      await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), {
+        resume: true,
+        ...decider(req, body.by),
+      }),
+    );
   });
 
   router.post("/v1/runs/:id/calls/:seq/elicitation", async function answerElicitation(req, res) {
@@ -109,16 +140,24 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     // Without new ones, the fork inherits the parent's as last renewed.
     const credentials = body.credentials
       ? deps.box.seal(JSON.stringify(body.credentials))
-      : (await deps.runs.currentCredentials(parentId)) ?? source.input.credentials;
+      : ((await deps.runs.currentCredentials(parentId)) ?? source.input.credentials);
     const started = await deps.runs.start({
       trace: newRunTrace(req.get("traceparent")),
-      script: compiled.javascript, scriptHash: compiled.scriptHash, toolsetId: toolset.id, toolset: toolset.document,
-      input: body.input === undefined ? source.input.input : body.input, namespace, fork: source.seed,
+      script: compiled.javascript,
+      scriptHash: compiled.scriptHash,
+      toolsetId: toolset.id,
+      toolset: toolset.document,
+      input: body.input === undefined ? source.input.input : body.input,
+      namespace,
+      fork: source.seed,
       ...(source.endUser ? { endUser: source.endUser } : {}),
       ...(credentials ? { credentials } : {}),
     });
     if (body.parent === "cancel") await deps.runs.cancel(parentId, namespace);
-    res.status(201).location(`/v1/runs/${started.id}`).json({ ...(started.view ?? await deps.runs.get(started.id, namespace)), forkedFrom: parentId });
+    res
+      .status(201)
+      .location(`/v1/runs/${started.id}`)
+      .json({ ...(started.view ?? (await deps.runs.get(started.id, namespace))), forkedFrom: parentId });
   });
 
   router.put("/v1/runs/:id/credentials", async function renewRunCredentials(req, res) {

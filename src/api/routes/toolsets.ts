@@ -39,8 +39,12 @@ export function createToolsetsRouter(deps: ToolsetsRouteDeps): Router {
     const body = parseOrThrow(registerToolsetBody, req.body, "body");
     try {
       const { toolset, created, omittedTools } = await deps.toolsets.register(namespaceOf(req), body);
-      if (body.credentials) await deps.credentialWriter.write(namespaceOf(req), toolset.id, undefined, body.credentials);
-      res.status(created ? 201 : 200).location(`/v1/toolsets/${toolset.id}`).json({ ...view(toolset), omittedTools } satisfies RegisteredToolsetView);
+      if (body.credentials)
+        await deps.credentialWriter.write(namespaceOf(req), toolset.id, undefined, body.credentials);
+      res
+        .status(created ? 201 : 200)
+        .location(`/v1/toolsets/${toolset.id}`)
+        .json({ ...view(toolset), omittedTools } satisfies RegisteredToolsetView);
     } catch (error) {
       if (!(error instanceof RegistrationError)) throw error;
       const code = error.status === 422 ? "toolsetRejected" : error.status === 404 ? "notFound" : "badRequest";

@@ -22,7 +22,10 @@ export interface WorkflowsRouteDeps {
 }
 
 export const storeWorkflowBody = z.strictObject({
-  name: z.string().regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, "name must be a JavaScript identifier (scripts call workflows.<name>)").max(64),
+  name: z
+    .string()
+    .regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, "name must be a JavaScript identifier (scripts call workflows.<name>)")
+    .max(64),
   script: z.string().min(1).max(MAX_SCRIPT_BYTES),
   toolset: z.string().regex(TOOLSET_ID_PATTERN, "toolset must be a toolset id").optional(),
 });
@@ -36,7 +39,12 @@ export function createWorkflowsRouter(deps: WorkflowsRouteDeps): Router {
     const { toolset, ...compiled } = await compileForToolset(deps, namespace, body.toolset, body.script);
     const id = workflowScriptId(body.name, compiled.scriptHash, toolset.id);
     const created = await deps.workflows.save(namespace, id, {
-      id, name: body.name, script: compiled.javascript, scriptHash: compiled.scriptHash, toolsetId: toolset.id, toolset: toolset.document,
+      id,
+      name: body.name,
+      script: compiled.javascript,
+      scriptHash: compiled.scriptHash,
+      toolsetId: toolset.id,
+      toolset: toolset.document,
     });
     res.status(created ? 201 : 200).json({ id, name: body.name, toolset: toolset.id });
   });

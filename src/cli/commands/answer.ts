@@ -17,20 +17,31 @@ async function contentOf(option: string): Promise<Record<string, unknown>> {
   try {
     content = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`--accept must be a JSON object: ${error instanceof Error ? error.message : String(error)}\nusage: ${USAGE}`);
+    throw new UsageError(
+      `--accept must be a JSON object: ${error instanceof Error ? error.message : String(error)}\nusage: ${USAGE}`,
+    );
   }
-  if (typeof content !== "object" || content === null || Array.isArray(content)) throw new UsageError(`--accept must be a JSON object\nusage: ${USAGE}`);
+  if (typeof content !== "object" || content === null || Array.isArray(content))
+    throw new UsageError(`--accept must be a JSON object\nusage: ${USAGE}`);
   return content as Record<string, unknown>;
 }
 
 export const answer: Command = async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage: USAGE, positionals: ["id", "seq"], strings: ["accept"], booleans: ["decline", "cancel"] });
+  const cmd = parseCommand(argv, {
+    usage: USAGE,
+    positionals: ["id", "seq"],
+    strings: ["accept"],
+    booleans: ["decline", "cancel"],
+  });
   const id = arg(cmd, 0);
   const seq = seqArg(arg(cmd, 1));
   const accept = cmd.string("accept");
   const chosen = [accept !== undefined, cmd.flag("decline"), cmd.flag("cancel")].filter(Boolean).length;
   if (chosen !== 1) throw new UsageError(`give exactly one of --accept, --decline, --cancel\nusage: ${USAGE}`);
-  const body: ElicitationAnswer = accept !== undefined ? { action: "accept", content: await contentOf(accept) } : { action: cmd.flag("decline") ? "decline" : "cancel" };
+  const body: ElicitationAnswer =
+    accept !== undefined
+      ? { action: "accept", content: await contentOf(accept) }
+      : { action: cmd.flag("decline") ? "decline" : "cancel" };
   const answered = await api.answerElicitation(id, seq, body);
   if (cmd.json) printJson(answered);
   else printLine(`answered call ${seq} of ${id} (${body.action}); the call goes on`);

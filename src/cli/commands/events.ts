@@ -8,7 +8,11 @@ import { printJson, printLine } from "../output.ts";
 import type { Command } from "./command.ts";
 
 const set: Command = async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage: "rewind events endpoint set <url> [--secret whsec_…] [--json]", positionals: ["url"], strings: ["secret"] });
+  const cmd = parseCommand(argv, {
+    usage: "rewind events endpoint set <url> [--secret whsec_…] [--json]",
+    positionals: ["url"],
+    strings: ["secret"],
+  });
   const secret = cmd.string("secret");
   const endpoint = await api.setEventsEndpoint({ url: arg(cmd, 0), ...(secret ? { secret } : {}) });
   if (cmd.json) {

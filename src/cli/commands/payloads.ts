@@ -46,13 +46,26 @@ async function prune(argv: string[], config: Config): Promise<number> {
   const storage = storeListing(config.payloads.store);
   const connection = await connectClient(connectionSettings(config.temporal, address));
   try {
-    const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: rewindDataConverter(createExternalStorage(config.payloads)) });
-    const result = await prunePayloads({ client, storage, dryRun: cmd.flag("dry-run"), ...(olderThanMs !== undefined ? { olderThanMs } : {}) });
+    const client = new Client({
+      connection,
+      namespace: config.temporal.namespace,
+      dataConverter: rewindDataConverter(createExternalStorage(config.payloads)),
+    });
+    const result = await prunePayloads({
+      client,
+      storage,
+      dryRun: cmd.flag("dry-run"),
+      ...(olderThanMs !== undefined ? { olderThanMs } : {}),
+    });
     if (cmd.json) {
       printJson({ store: storage.description, ...result });
     } else {
-      printLine(`${result.dryRun ? "would delete" : "deleted"} ${plural(result.deleted, "payload")} (${formatBytes(result.bytesDeleted)}) from ${storage.description}; kept ${result.kept}`);
-      printLine(`kept: payloads written after ${result.cutoff}, and ${plural(result.referenced, "payload")} referenced by ${plural(result.executions, "open or recently closed run")}`);
+      printLine(
+        `${result.dryRun ? "would delete" : "deleted"} ${plural(result.deleted, "payload")} (${formatBytes(result.bytesDeleted)}) from ${storage.description}; kept ${result.kept}`,
+      );
+      printLine(
+        `kept: payloads written after ${result.cutoff}, and ${plural(result.referenced, "payload")} referenced by ${plural(result.executions, "open or recently closed run")}`,
+      );
     }
     return 0;
   } finally {
@@ -63,7 +76,10 @@ async function prune(argv: string[], config: Config): Promise<number> {
 /** `rewind payloads <command> …`: answers the exit code. */
 export async function runPayloadsCommand(argv: string[], config: Config): Promise<number> {
   try {
-    if (argv[0] !== "prune") throw new UsageError(`${argv[0] && !argv[0].startsWith("-") ? `unknown command "payloads ${argv[0]}"` : "rewind payloads needs a command"}: prune\nusage: ${USAGE}`);
+    if (argv[0] !== "prune")
+      throw new UsageError(
+        `${argv[0] && !argv[0].startsWith("-") ? `unknown command "payloads ${argv[0]}"` : "rewind payloads needs a command"}: prune\nusage: ${USAGE}`,
+      );
     return await prune(argv.slice(1), config);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;

@@ -12,7 +12,11 @@ import type { Command } from "./command.ts";
 import { readText } from "./script-file.ts";
 
 export const replay: Command = async (argv) => {
-  const cmd = parseCommand(argv, { usage: "rewind replay <cassette.json> [script.ts] [--json]", positionals: ["cassette"], optionalPositionals: 1 });
+  const cmd = parseCommand(argv, {
+    usage: "rewind replay <cassette.json> [script.ts] [--json]",
+    positionals: ["cassette"],
+    optionalPositionals: 1,
+  });
   const file = arg(cmd, 0);
   let cassette: Cassette;
   try {
@@ -21,19 +25,28 @@ export const replay: Command = async (argv) => {
     if (error instanceof SyntaxError) throw new UsageError(`${file} is not JSON: ${error.message}`);
     throw error;
   }
-  if (cassette.format !== "rewind.cassette/1") throw new UsageError(`${file} is not a Rewind cassette (format "${String(cassette.format)}")`);
+  if (cassette.format !== "rewind.cassette/1")
+    throw new UsageError(`${file} is not a Rewind cassette (format "${String(cassette.format)}")`);
   const scriptFile = cmd.args[1];
   const source = scriptFile ? await readText(scriptFile, "script") : undefined;
   const outcome = await replayCassette({ cassette, ...(source !== undefined ? { script: source } : {}) });
   if (cmd.json) printJson(outcome);
-  else if (outcome.ok) printLine(`replayed ${outcome.calls} call${outcome.calls === 1 ? "" : "s"} of ${cassette.runId}: ${full(outcome.result)}`);
-  else if (outcome.error.kind === "typeCheck" && source !== undefined && scriptFile) process.stderr.write(formatDiagnostics(outcome.error.diagnostics, source, scriptFile));
+  else if (outcome.ok)
+    printLine(
+      `replayed ${outcome.calls} call${outcome.calls === 1 ? "" : "s"} of ${cassette.runId}: ${full(outcome.result)}`,
+    );
+  else if (outcome.error.kind === "typeCheck" && source !== undefined && scriptFile)
+    process.stderr.write(formatDiagnostics(outcome.error.diagnostics, source, scriptFile));
   else process.stderr.write(`rewind: ${outcome.error.message}\n`);
   return outcome.ok ? 0 : 1;
 };
 
 export const saveCassette: Command = async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage: "rewind runs cassette <id> [--out file]", positionals: ["id"], strings: ["out"] });
+  const cmd = parseCommand(argv, {
+    usage: "rewind runs cassette <id> [--out file]",
+    positionals: ["id"],
+    strings: ["out"],
+  });
   const cassette = await api.getCassette(arg(cmd, 0));
   const out = cmd.string("out");
   if (!out) printJson(cassette);

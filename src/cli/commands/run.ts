@@ -9,7 +9,8 @@ import { watchRun } from "../watch.ts";
 import type { Command } from "./command.ts";
 import { readText, reportTypeErrors } from "./script-file.ts";
 
-const USAGE = "rewind run <script.ts> [--toolset id] [--input json|@file] [--watch] [--idempotency-key key] [--end-user id] [--json]";
+const USAGE =
+  "rewind run <script.ts> [--toolset id] [--input json|@file] [--watch] [--idempotency-key key] [--end-user id] [--json]";
 
 async function parseInput(value: string | undefined): Promise<unknown> {
   if (value === undefined) return undefined;
@@ -24,7 +25,12 @@ async function parseInput(value: string | undefined): Promise<unknown> {
 }
 
 export const runScript: Command = async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage: USAGE, positionals: ["script.ts"], strings: ["toolset", "input", "idempotency-key", "end-user"], booleans: ["watch"] });
+  const cmd = parseCommand(argv, {
+    usage: USAGE,
+    positionals: ["script.ts"],
+    strings: ["toolset", "input", "idempotency-key", "end-user"],
+    booleans: ["watch"],
+  });
   const file = arg(cmd, 0);
   const source = await readText(file, "script");
   const input = await parseInput(cmd.string("input"));

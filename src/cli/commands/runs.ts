@@ -17,13 +17,17 @@ function describeRun(run: RunViewBody): string {
   if (run.toolset) lines.push(`  toolset   ${run.toolset}`);
   if (run.endUser) lines.push(`  end user  ${run.endUser}`);
   if (run.startedAt) lines.push(`  started   ${run.startedAt}`);
-  if (run.closedAt && run.startedAt) lines.push(`  closed    ${run.closedAt} (${formatDuration(Date.parse(run.closedAt) - Date.parse(run.startedAt))})`);
+  if (run.closedAt && run.startedAt)
+    lines.push(`  closed    ${run.closedAt} (${formatDuration(Date.parse(run.closedAt) - Date.parse(run.startedAt))})`);
   if (run.status === "completed") lines.push(`  result    ${full(run.result).replace(/\n/g, "\n  ")}`);
   if (run.error) lines.push(`  error     ${run.error.type}: ${run.error.message}`);
   for (const p of run.parked ?? []) {
     lines.push(`  parked    call ${p.seq} ${p.tool}(${compact(p.args, 80)}) waits for ${p.reason}`);
     if (p.reason === "elicitationRequested") {
-      lines.push(`            asks: ${String(p.details?.["message"] ?? "")}`, `            schema: ${compact(p.details?.["requestedSchema"], 120)}`);
+      lines.push(
+        `            asks: ${String(p.details?.["message"] ?? "")}`,
+        `            schema: ${compact(p.details?.["requestedSchema"], 120)}`,
+      );
       lines.push(`            answer: rewind runs answer ${run.id} ${p.seq} --accept '{…}' | --decline | --cancel`);
     } else {
       lines.push(`            approve: rewind runs approve ${run.id} ${p.seq}`);
@@ -35,30 +39,60 @@ function describeRun(run: RunViewBody): string {
 
 function journalRow(e: JournalEntryBody): string[] {
   const took = e.completedAt !== undefined ? formatDuration(e.completedAt - (e.startedAt ?? e.issuedAt)) : "";
-  const outcome = e.status === "completed" ? `→ ${compact(e.result, 60)}` : e.error ? `${e.error.code}: ${e.error.message}` : e.progress ? `at ${progressText(e.progress)}` : "";
-  return [String(e.seq), e.tool, e.status + (e.approved ? " (approved)" : ""), String(e.attempts), took, `${compact(e.args, 40)} ${outcome}`];
+  const outcome =
+    e.status === "completed"
+      ? `→ ${compact(e.result, 60)}`
+      : e.error
+        ? `${e.error.code}: ${e.error.message}`
+        : e.progress
+          ? `at ${progressText(e.progress)}`
+          : "";
+  return [
+    String(e.seq),
+    e.tool,
+    e.status + (e.approved ? " (approved)" : ""),
+    String(e.attempts),
+    took,
+    `${compact(e.args, 40)} ${outcome}`,
+  ];
 }
 
-const oneRun = (name: string, usage: string): Command => async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage, positionals: ["id"] });
-  const run = name === "cancel" ? await api.cancelRun(arg(cmd, 0)) : await api.getRun(arg(cmd, 0));
-  if (cmd.json) printJson(run);
-  else printLine(`${name === "cancel" && run.status === "running" ? "cancel requested: the run stops at its next step\n" : ""}${describeRun(run)}`);
-  return 0;
-};
+const oneRun =
+  (name: string, usage: string): Command =>
+  async (argv, { api }) => {
+    const cmd = parseCommand(argv, { usage, positionals: ["id"] });
+    const run = name === "cancel" ? await api.cancelRun(arg(cmd, 0)) : await api.getRun(arg(cmd, 0));
+    if (cmd.json) printJson(run);
+    else
+      printLine(
+        `${name === "cancel" && run.status === "running" ? "cancel requested: the run stops at its next step\n" : ""}${describeRun(run)}`,
+      );
+    return 0;
+  };
 
-const LIST_USAGE = "rewind runs list [--status running|parked|completed|failed|cancelled] [--toolset id] [--end-user name] "
-  + "[--started-after iso] [--started-before iso] [--page-size n] [--page-token token] [--json]";
-const LIST_FILTERS = { status: "status", toolset: "toolset", "end-user": "endUser", "started-after": "startedAfter", "started-before": "startedBefore" } as const;
+const LIST_USAGE =
+  "rewind runs list [--status running|parked|completed|failed|cancelled] [--toolset id] [--end-user name] " +
+  "[--started-after iso] [--started-before iso] [--page-size n] [--page-token token] [--json]";
+const LIST_FILTERS = {
+  status: "status",
+  toolset: "toolset",
+  "end-user": "endUser",
+  "started-after": "startedAfter",
+  "started-before": "startedBefore",
+} as const;
 const STATES = new Set(["running", "parked", "completed", "failed", "cancelled"]);
 
 const list: Command = async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage: LIST_USAGE, strings: ["page-size", "page-token", ...Object.keys(LIST_FILTERS)] });
+  const cmd = parseCommand(argv, {
+    usage: LIST_USAGE,
+    strings: ["page-size", "page-token", ...Object.keys(LIST_FILTERS)],
+  });
   const size = cmd.string("page-size");
   const pageToken = cmd.string("page-token");
   if (size !== undefined && !/^\d+$/.test(size)) throw new UsageError(`--page-size must be a number, got "${size}"`);
   const status = cmd.string("status");
-  if (status !== undefined && !STATES.has(status)) throw new UsageError(`--status must be one of ${[...STATES].join(", ")}, got "${status}"`);
+  if (status !== undefined && !STATES.has(status))
+    throw new UsageError(`--status must be one of ${[...STATES].join(", ")}, got "${status}"`);
   // Everything else is the API's to validate (a 400 names the field).
   const filters: Record<string, string> = {};
   const again: string[] = [];
@@ -68,14 +102,25 @@ const list: Command = async (argv, { api }) => {
     filters[field] = value;
     again.push(`--${flag} ${JSON.stringify(value)}`);
   }
-  const page = await api.listRuns({ ...filters, ...(size ? { pageSize: Number(size) } : {}), ...(pageToken ? { pageToken } : {}) });
+  const page = await api.listRuns({
+    ...filters,
+    ...(size ? { pageSize: Number(size) } : {}),
+    ...(pageToken ? { pageToken } : {}),
+  });
   if (cmd.json) {
     printJson(page);
     return 0;
   }
   if (page.runs.length === 0) printLine("no runs");
-  else printLine(table([["RUN", "STATUS", "STARTED", "END USER"], ...page.runs.map((r) => [r.id, r.status, r.startedAt ?? "", r.endUser ?? ""])]));
-  if (page.nextPageToken) printLine(`more: rewind runs list ${[...again, `--page-token ${page.nextPageToken}`].join(" ")}`);
+  else
+    printLine(
+      table([
+        ["RUN", "STATUS", "STARTED", "END USER"],
+        ...page.runs.map((r) => [r.id, r.status, r.startedAt ?? "", r.endUser ?? ""]),
+      ]),
+    );
+  if (page.nextPageToken)
+    printLine(`more: rewind runs list ${[...again, `--page-token ${page.nextPageToken}`].join(" ")}`);
   return 0;
 };
 
@@ -91,7 +136,8 @@ const journal: Command = async (argv, { api }) => {
   }
   if (cmd.json) printJson(all);
   else if (all.entries.length === 0) printLine(`${id} has made no calls`);
-  else printLine(table([["SEQ", "TOOL", "STATUS", "ATTEMPTS", "TOOK", "ARGS → RESULT"], ...all.entries.map(journalRow)]));
+  else
+    printLine(table([["SEQ", "TOOL", "STATUS", "ATTEMPTS", "TOOK", "ARGS → RESULT"], ...all.entries.map(journalRow)]));
   return 0;
 };
 
@@ -104,22 +150,34 @@ const watch: Command = async (argv, { api }) => {
 
 /** `as acme/key-1a2b3c4d for alice`: who the journal says decided. */
 const decidedByText = (answer: CallDecisionBody): string =>
-  answer.decidedBy ? ` as ${answer.decidedBy.principal}${answer.decidedBy.by ? ` for ${answer.decidedBy.by}` : ""}` : "";
+  answer.decidedBy
+    ? ` as ${answer.decidedBy.principal}${answer.decidedBy.by ? ` for ${answer.decidedBy.by}` : ""}`
+    : "";
 
-const decide = (approve: boolean): Command => async (argv, { api }) => {
-  const usage = approve ? "rewind runs approve <id> <seq> [--by name] [--json]" : "rewind runs reject <id> <seq> [--reason text] [--by name] [--json]";
-  const cmd = parseCommand(argv, { usage, positionals: ["id", "seq"], strings: approve ? ["by"] : ["reason", "by"] });
-  const id = arg(cmd, 0);
-  const seq = seqArg(arg(cmd, 1));
-  const by = cmd.string("by");
-  const answer = approve ? await api.approveCall(id, seq, by) : await api.rejectCall(id, seq, cmd.string("reason"), by);
-  if (cmd.json) printJson(answer);
-  else printLine(`${approve ? "approved" : "rejected"} call ${seq} of ${id}${decidedByText(answer)}`);
-  return 0;
-};
+const decide =
+  (approve: boolean): Command =>
+  async (argv, { api }) => {
+    const usage = approve
+      ? "rewind runs approve <id> <seq> [--by name] [--json]"
+      : "rewind runs reject <id> <seq> [--reason text] [--by name] [--json]";
+    const cmd = parseCommand(argv, { usage, positionals: ["id", "seq"], strings: approve ? ["by"] : ["reason", "by"] });
+    const id = arg(cmd, 0);
+    const seq = seqArg(arg(cmd, 1));
+    const by = cmd.string("by");
+    const answer = approve
+      ? await api.approveCall(id, seq, by)
+      : await api.rejectCall(id, seq, cmd.string("reason"), by);
+    if (cmd.json) printJson(answer);
+    else printLine(`${approve ? "approved" : "rejected"} call ${seq} of ${id}${decidedByText(answer)}`);
+    return 0;
+  };
 
 const resume: Command = async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage: "rewind runs resume <id> <seq> [--by name] [--json]", positionals: ["id", "seq"], strings: ["by"] });
+  const cmd = parseCommand(argv, {
+    usage: "rewind runs resume <id> <seq> [--by name] [--json]",
+    positionals: ["id", "seq"],
+    strings: ["by"],
+  });
   const id = arg(cmd, 0);
   const seq = seqArg(arg(cmd, 1));
   const answer = await api.resumeCall(id, seq, cmd.string("by"));
@@ -129,21 +187,38 @@ const resume: Command = async (argv, { api }) => {
 };
 
 const fork: Command = async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage: "rewind runs fork <id> <script.ts> [--input json|@file] [--cancel-parent] [--watch] [--json]", positionals: ["id", "script"], strings: ["input"], booleans: ["cancel-parent", "watch"] });
+  const cmd = parseCommand(argv, {
+    usage: "rewind runs fork <id> <script.ts> [--input json|@file] [--cancel-parent] [--watch] [--json]",
+    positionals: ["id", "script"],
+    strings: ["input"],
+    booleans: ["cancel-parent", "watch"],
+  });
   const file = arg(cmd, 1);
   const script = await readText(file, "script");
   const inputOption = cmd.string("input");
-  const input = inputOption === undefined ? undefined : JSON.parse(inputOption.startsWith("@") ? await readText(inputOption.slice(1), "input") : inputOption) as unknown;
+  const input =
+    inputOption === undefined
+      ? undefined
+      : (JSON.parse(
+          inputOption.startsWith("@") ? await readText(inputOption.slice(1), "input") : inputOption,
+        ) as unknown);
   let run;
   try {
-    run = await api.forkRun(arg(cmd, 0), { script, ...(input !== undefined ? { input } : {}), parent: cmd.flag("cancel-parent") ? "cancel" : "keep" });
+    run = await api.forkRun(arg(cmd, 0), {
+      script,
+      ...(input !== undefined ? { input } : {}),
+      parent: cmd.flag("cancel-parent") ? "cancel" : "keep",
+    });
   } catch (error) {
     if (reportTypeErrors(error, script, file, cmd.json)) return 1;
     throw error;
   }
   if (cmd.flag("watch")) return watchRun(api, run.id, { json: cmd.json, initial: run });
   if (cmd.json) printJson(run);
-  else printLine(`${run.id} forked from ${run.forkedFrom}: reuses its calls until the script first differs\n  watch: rewind runs watch ${run.id}`);
+  else
+    printLine(
+      `${run.id} forked from ${run.forkedFrom}: reuses its calls until the script first differs\n  watch: rewind runs watch ${run.id}`,
+    );
   return 0;
 };
 

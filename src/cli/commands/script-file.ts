@@ -11,7 +11,14 @@ export async function readText(file: string, what: string): Promise<string> {
     return await readFile(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const reason = code === "ENOENT" ? "no such file" : code === "EISDIR" ? "it is a directory" : error instanceof Error ? error.message : String(error);
+    const reason =
+      code === "ENOENT"
+        ? "no such file"
+        : code === "EISDIR"
+          ? "it is a directory"
+          : error instanceof Error
+            ? error.message
+            : String(error);
     throw new Error(`could not read the ${what} ${file}: ${reason}`);
   }
 }
@@ -21,7 +28,8 @@ export async function readText(file: string, what: string): Promise<string> {
  * left to the caller. With --json the API's body goes to stdout as well.
  */
 export function reportTypeErrors(error: unknown, source: string, file: string, json: boolean): boolean {
-  if (!(error instanceof RewindApiError) || error.code !== "typeCheckFailed" || !isDiagnosticList(error.details)) return false;
+  if (!(error instanceof RewindApiError) || error.code !== "typeCheckFailed" || !isDiagnosticList(error.details))
+    return false;
   if (json) process.stdout.write(`${JSON.stringify(error.body, null, 2)}\n`);
   process.stderr.write(formatDiagnostics(error.details, source, file));
   return true;

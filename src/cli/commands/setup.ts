@@ -19,7 +19,10 @@ function retentionDays(raw: string | undefined): number {
   if (raw === undefined) return 30;
   const parsed = parseDuration(raw);
   if ("error" in parsed) throw new UsageError(`--retention: ${parsed.error}\nusage: ${USAGE}`);
-  if (parsed.ms < DAY_MS || parsed.ms % DAY_MS !== 0) throw new UsageError(`--retention must be a whole number of days, at least 1 (e.g. 30d), got "${raw}"\nusage: ${USAGE}`);
+  if (parsed.ms < DAY_MS || parsed.ms % DAY_MS !== 0)
+    throw new UsageError(
+      `--retention must be a whole number of days, at least 1 (e.g. 30d), got "${raw}"\nusage: ${USAGE}`,
+    );
   return parsed.ms / DAY_MS;
 }
 
@@ -27,11 +30,18 @@ async function setup(argv: string[], config: Config): Promise<number> {
   const cmd = parseCommand(argv, { usage: USAGE, strings: ["retention"] });
   const days = retentionDays(cmd.string("retention"));
   const address = config.temporal.address;
-  if (!address) throw new ConfigError("rewind setup needs TEMPORAL_ADDRESS (the embedded dev server of `rewind dev` sets itself up)");
+  if (!address)
+    throw new ConfigError(
+      "rewind setup needs TEMPORAL_ADDRESS (the embedded dev server of `rewind dev` sets itself up)",
+    );
   const settings = connectionSettings(config.temporal, address);
   const connection = await connectClient(settings);
   try {
-    const report = await setupNamespace(connection, { namespace: config.temporal.namespace, address, retentionDays: days });
+    const report = await setupNamespace(connection, {
+      namespace: config.temporal.namespace,
+      address,
+      retentionDays: days,
+    });
     if (cmd.json) {
       printJson({ address, namespace: config.temporal.namespace, ...report });
       return report.ready ? 0 : 1;

@@ -27,13 +27,24 @@ function summary(view: ToolsetView): string {
   const rows: string[][] = [];
   const policies = (group: string, tool: string) => {
     const policy = document.policies[`${group}.${tool}`];
-    return policy ? Object.entries(policy).map(([key, value]) => (value === true ? key : `${key}=${String(value)}`)).join(" ") : "";
+    return policy
+      ? Object.entries(policy)
+          .map(([key, value]) => (value === true ? key : `${key}=${String(value)}`))
+          .join(" ")
+      : "";
   };
   for (const [group, server] of Object.entries(document.mcpServers)) {
-    for (const tool of server.tools) rows.push([`  ${group}.${tool.name}`, "mcp", policies(group, tool.name), tool.description?.split("\n")[0] ?? ""]);
+    for (const tool of server.tools)
+      rows.push([`  ${group}.${tool.name}`, "mcp", policies(group, tool.name), tool.description?.split("\n")[0] ?? ""]);
   }
   for (const [group, host] of Object.entries(document.hostTools)) {
-    for (const tool of host.tools) rows.push([`  ${group}.${tool.name}`, `host (${host.taskQueue})`, policies(group, tool.name), tool.description?.split("\n")[0] ?? ""]);
+    for (const tool of host.tools)
+      rows.push([
+        `  ${group}.${tool.name}`,
+        `host (${host.taskQueue})`,
+        policies(group, tool.name),
+        tool.description?.split("\n")[0] ?? "",
+      ]);
   }
   const lines = [`toolset ${view.id}`];
   if (document.base) lines.push(`  base ${document.base}`);
@@ -44,7 +55,10 @@ function summary(view: ToolsetView): string {
 }
 
 export const registerToolset: Command = async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage: "rewind toolsets register <file.json|yaml> [--json]", positionals: ["file"] });
+  const cmd = parseCommand(argv, {
+    usage: "rewind toolsets register <file.json|yaml> [--json]",
+    positionals: ["file"],
+  });
   const file = arg(cmd, 0);
   const document = parseDocument(file, await readText(file, "toolset document"));
   const view = await api.registerToolset(document as RegisterToolsetBody);
@@ -62,7 +76,11 @@ export const registerToolset: Command = async (argv, { api }) => {
 };
 
 export const showToolset: Command = async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage: "rewind toolsets show <id> [--dts|--prompt] [--json]", positionals: ["id"], booleans: ["dts", "prompt"] });
+  const cmd = parseCommand(argv, {
+    usage: "rewind toolsets show <id> [--dts|--prompt] [--json]",
+    positionals: ["id"],
+    booleans: ["dts", "prompt"],
+  });
   const id = arg(cmd, 0);
   if (cmd.flag("dts") && cmd.flag("prompt")) throw new UsageError("--dts and --prompt go one at a time");
   const format = cmd.flag("dts") ? "dts" : cmd.flag("prompt") ? "prompt" : undefined;

@@ -9,7 +9,11 @@ import type { Command } from "./command.ts";
 import { readText, reportTypeErrors } from "./script-file.ts";
 
 const store: Command = async (argv, { api }) => {
-  const cmd = parseCommand(argv, { usage: "rewind workflows store <name> <script.ts> [--toolset id] [--json]", positionals: ["name", "script.ts"], strings: ["toolset"] });
+  const cmd = parseCommand(argv, {
+    usage: "rewind workflows store <name> <script.ts> [--toolset id] [--json]",
+    positionals: ["name", "script.ts"],
+    strings: ["toolset"],
+  });
   const file = arg(cmd, 1);
   const source = await readText(file, "script");
   const toolset = cmd.string("toolset");
@@ -21,7 +25,10 @@ const store: Command = async (argv, { api }) => {
     throw error;
   }
   if (cmd.json) printJson(stored);
-  else printLine(`stored ${stored.id} as workflows.${stored.name} (toolset ${stored.toolset})\npin it in a toolset: workflows: { ${stored.name}: ${stored.id} }`);
+  else
+    printLine(
+      `stored ${stored.id} as workflows.${stored.name} (toolset ${stored.toolset})\npin it in a toolset: workflows: { ${stored.name}: ${stored.id} }`,
+    );
   return 0;
 };
 
@@ -29,7 +36,10 @@ const show: Command = async (argv, { api }) => {
   const cmd = parseCommand(argv, { usage: "rewind workflows show <id> [--json]", positionals: ["id"] });
   const workflow = await api.getWorkflow(arg(cmd, 0));
   if (cmd.json) printJson(workflow);
-  else printLine(`${workflow.id}  workflows.${workflow.name}\n  toolset  ${workflow.toolset}\n  script   sha256 ${workflow.scriptHash}`);
+  else
+    printLine(
+      `${workflow.id}  workflows.${workflow.name}\n  toolset  ${workflow.toolset}\n  script   sha256 ${workflow.scriptHash}`,
+    );
   return 0;
 };
 
