@@ -5,29 +5,13 @@
  */
 import { z } from "zod";
 import type { JournalEntry } from "../shared/journal.ts";
+import { API_ERROR_CODES, type ApiErrorCode } from "../shared/api-error-codes.ts";
 import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import { OMIT_REASONS, type OmittedTool } from "../toolsets/omitted-tool.ts";
-import type { ApiErrorCode } from "./http-error.ts";
 import type { CallDecided } from "../workflows/messages.ts";
 import type { RunListItem } from "./run-list.ts";
 import type { RunView } from "./run-service.ts";
-
-const API_ERROR_CODES = [
-  "badRequest",
-  "invalidJson",
-  "unsupportedMediaType",
-  "payloadTooLarge",
-  "typeCheckFailed",
-  "toolsetRejected",
-  "targetNotAllowed",
-  "invalidAnswer",
-  "unauthorized",
-  "notFound",
-  "conflict",
-  "unavailable",
-  "internal",
-] as const satisfies readonly ApiErrorCode[];
 
 export const errorBody = z.object({
   error: z.object({

@@ -9,6 +9,7 @@
  * console.log((await api.getRun(run.id)).status);
  */
 import type { CredentialsBody } from "../credentials/credentials-schema.ts";
+import { isApiErrorCode, type ApiErrorCode, type ClientErrorCode } from "../shared/api-error-codes.ts";
 import type { ElicitationAnswer } from "../shared/call-input.ts";
 import type { Cassette } from "../shared/run.ts";
 import type { RegisterToolsetBody } from "../toolsets/registration-request.ts";
@@ -25,6 +26,7 @@ import type {
   WorkflowViewBody,
 } from "../api/response-schemas.ts";
 
+export type { ApiErrorCode, ClientErrorCode } from "../shared/api-error-codes.ts";
 export type {
   ApiErrorBody,
   CallDecisionBody,
@@ -50,13 +52,22 @@ export class RewindApiError extends Error {
   override name = "RewindApiError";
   /** The HTTP status; 0 when the API could not be reached at all. */
   readonly status: number;
-  /** The API's error code (`notFound`, `typeCheckFailed`…), or `unreachable`. */
-  readonly code: string;
+  /**
+   * The API's error code (`notFound`, `typeCheckFailed`…; docs/errors.md lists them), or
+   * `unreachable` when no answer came, or `unexpected` for an answer without a known code.
+   */
+  readonly code: ApiErrorCode | ClientErrorCode;
   readonly details: unknown;
   /** The response body as sent, when there was one. */
   readonly body: unknown;
 
-  constructor(status: number, code: string, message: string, details?: unknown, body?: unknown) {
+  constructor(
+    status: number,
+    code: ApiErrorCode | ClientErrorCode,
+    message: string,
+    details?: unknown,
+    body?: unknown,
+  ) {
     super(message);
     this.status = status;
     this.code = code;
@@ -98,7 +109,13 @@ function parseJson(text: string): unknown {
 function errorFrom(status: number, body: unknown): RewindApiError {
   const error = (body as Partial<ApiErrorBody> | undefined)?.error;
   if (error && typeof error.message === "string")
-    return new RewindApiError(status, String(error.code), error.message, error.details, body);
+    return new RewindApiError(
+      status,
+      isApiErrorCode(error.code) ? error.code : "unexpected",
+      error.message,
+      error.details,
+      body,
+    );
   return new RewindApiError(status, "unexpected", `the API answered ${status} without an error body`, undefined, body);
 }
 
