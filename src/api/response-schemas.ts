@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { JournalEntry } from "../shared/journal.ts";
 import { API_ERROR_CODES, type ApiErrorCode } from "../shared/api-error-codes.ts";
-import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
+import { RETIRED_TOOL_ERROR_CODES, TOOL_ERROR_CODES } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import { OMIT_REASONS, type OmittedTool } from "../toolsets/omitted-tool.ts";
 import type { CallDecided } from "../workflows/messages.ts";
@@ -139,7 +139,11 @@ export const runList = z.object({
 });
 
 const toolErrorData = z.object({
-  code: z.enum(TOOL_ERROR_CODES),
+  code: z
+    .enum([...TOOL_ERROR_CODES, ...RETIRED_TOOL_ERROR_CODES])
+    .describe(
+      `One of ${TOOL_ERROR_CODES.join(", ")}; or, passed on from a host tool of an older harness, ${RETIRED_TOOL_ERROR_CODES.join(", ")}`,
+    ),
   message: z.string(),
   tool: z.string(),
   seq: z.number().int(),

@@ -8,7 +8,7 @@ import { ApplicationFailure, TimeoutFailure, type RetryPolicy } from "@temporali
 import type { JournalEntry } from "../shared/journal.ts";
 import type { Prestep } from "../shared/step.ts";
 import { CALL_FAILURE, HOST_TOOL_ERROR_TYPE, RETRY_ATTEMPTS } from "../shared/tool-call.ts";
-import { isToolErrorCode, type ToolErrorData } from "../shared/tool-error.ts";
+import { isHostToolErrorCode, type ToolErrorData } from "../shared/tool-error.ts";
 import type { ToolPolicy } from "../shared/toolset.ts";
 
 /** A call's outcome; a result may come with the script's next step, taken by the worker (`Prestep`). */
@@ -65,7 +65,7 @@ export function outcomeOfFailure(entry: JournalEntry, error: ActivityFailure, po
       const details = cause.details?.[0] as { code?: unknown; details?: unknown } | undefined;
       return failure(
         entry,
-        isToolErrorCode(details?.code) ? details.code : "toolFailed",
+        isHostToolErrorCode(details?.code) ? details.code : "toolFailed",
         cause.message,
         details?.details ?? undefined,
       );
