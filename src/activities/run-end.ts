@@ -6,7 +6,7 @@
 import type { EndpointResolver } from "../events/endpoint-resolver.ts";
 import type { AdvanceResult } from "../shared/step.ts";
 
-export async function withRunEnd<R extends AdvanceResult>(
+export async function withEventsEndpoint<R extends AdvanceResult>(
   result: R,
   namespace: string | undefined,
   endpoints: EndpointResolver | undefined,

@@ -5,7 +5,7 @@
  */
 
 import type { CredentialRef, CredentialScope } from "./credentials.ts";
-import type { Prestep } from "./step.ts";
+import type { SpeculativeStep } from "./step.ts";
 
 /** Input of `callMcpTool`. The idempotency key is derived from runId and seq, never passed. */
 export interface McpCallInput {
@@ -36,9 +36,13 @@ export interface McpCallInput {
   waits?: number;
 }
 
-/** `credentials`: the scope whose credentials an MCP call was sent with, if any was. */
+/**
+ * `step`: the speculative step the worker took with the result, if it took one (wire name kept:
+ * stored in histories). `credentials`: the scope whose credentials an MCP call was sent with, if
+ * any was.
+ */
 export type ToolCallResult =
-  | { ok: true; value: unknown; attempt: number; step?: Prestep; credentials?: CredentialScope }
+  | { ok: true; value: unknown; attempt: number; step?: SpeculativeStep; credentials?: CredentialScope }
   | {
       ok: false;
       error: { code: "toolFailed"; message: string; details?: unknown };

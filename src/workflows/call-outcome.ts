@@ -6,13 +6,13 @@
 import type { ActivityFailure } from "@temporalio/workflow";
 import { ApplicationFailure, TimeoutFailure, type RetryPolicy } from "@temporalio/workflow";
 import type { JournalEntry } from "../shared/journal.ts";
-import type { Prestep } from "../shared/step.ts";
+import type { SpeculativeStep } from "../shared/step.ts";
 import { CALL_FAILURE, HOST_TOOL_ERROR_TYPE, RETRY_ATTEMPTS } from "../shared/tool-call.ts";
 import { isHostToolErrorCode, type ToolErrorData } from "../shared/tool-error.ts";
 import type { ToolPolicy } from "../shared/toolset.ts";
 
-/** A call's outcome; a result may come with the script's next step, taken by the worker (`Prestep`). */
-export type CallOutcome = { ok: true; value: unknown; step?: Prestep } | { ok: false; error: ToolErrorData };
+/** A call's outcome; a result may come with the script's next step, taken speculatively by the worker. */
+export type CallOutcome = { ok: true; value: unknown; step?: SpeculativeStep } | { ok: false; error: ToolErrorData };
 
 export function failure(
   entry: JournalEntry,
