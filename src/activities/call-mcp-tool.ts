@@ -31,8 +31,8 @@ import type { SchemaValidator } from "../sandbox/call-gate.ts";
 import type { EndpointResolver } from "../events/endpoint-resolver.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import type { SpeculativeStep } from "../shared/step.ts";
+import { CALL_FAILURE } from "../shared/call-failures.ts";
 import {
-  CALL_FAILURE,
   IDEMPOTENCY_META_KEY,
   MAX_RESULT_BYTES,
   idempotencyKey,
@@ -69,7 +69,7 @@ const HEARTBEAT_EVERY_MS = 3_000;
 const FAILURE_OF_REASON: Record<string, { type: string; retryable: boolean }> = {
   unreachable: { type: CALL_FAILURE.unreachable, retryable: true },
   interrupted: { type: CALL_FAILURE.interrupted, retryable: true },
-  timedOut: { type: CALL_FAILURE.timedOut, retryable: true },
+  timedOut: { type: CALL_FAILURE.attemptTimedOut, retryable: true },
   unauthorized: { type: CALL_FAILURE.unauthorized, retryable: false },
   forbidden: { type: CALL_FAILURE.forbidden, retryable: false },
   targetNotAllowed: { type: CALL_FAILURE.targetNotAllowed, retryable: false },

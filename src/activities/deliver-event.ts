@@ -12,7 +12,7 @@ import type { EndpointResolver } from "../events/endpoint-resolver.ts";
 import { signedHeaders } from "../events/sign-event.ts";
 import { TargetRefusal, type TargetPolicy } from "../http-tool/index.ts";
 import type { DeliverEventInput } from "../shared/events.ts";
-import { CALL_FAILURE } from "../shared/tool-call.ts";
+import { CALL_FAILURE } from "../shared/call-failures.ts";
 
 export interface DeliverEventDeps {
   endpoints: EndpointResolver;

@@ -20,4 +20,4 @@ export class ToolError extends Error {
   }
 }
 
-export { HOST_TOOL_ERROR_TYPE } from "../shared/tool-call.ts";
+export { HOST_TOOL_ERROR_TYPE } from "../shared/call-failures.ts";

@@ -1,7 +1,8 @@
 /**
- * The contract between the workflow and the activities that carry tool calls: inputs, results,
- * and the failure types an attempt can end with. A tool's own error (MCP `isError`) is a
- * result, not a failure, so Temporal never retries it; failures are interruptions.
+ * The contract between the workflow and the activities that carry tool calls: inputs, results
+ * and limits (the failure types an attempt can end with are in call-failures.ts). A tool's own
+ * error (MCP `isError`) is a result, not a failure, so Temporal never retries it; failures are
+ * interruptions.
  */
 
 import type { CredentialRef, CredentialScope } from "./credentials.ts";
@@ -50,24 +51,6 @@ export type ToolCallResult =
       credentials?: CredentialScope;
     };
 
-/** ApplicationFailure types an attempt fails with. */
-export const CALL_FAILURE = {
-  /** Could not connect: nothing was sent. Retryable under every policy. */
-  unreachable: "Unreachable",
-  /** The connection broke after the request was sent: outcome unknown. */
-  interrupted: "Interrupted",
-  /** No answer within the attempt's budget: outcome unknown. */
-  timedOut: "AttemptTimedOut",
-  /** The server refused the credentials (401). */
-  unauthorized: "Unauthorized",
-  /** The server refused the call for lack of scope (403). */
-  forbidden: "Forbidden",
-  /** The call no longer fits the server's current schema, or the tool is gone. */
-  schemaChanged: "SchemaChanged",
-  /** The outbound target policy refused the server's address: nothing was sent. Not retried. */
-  targetNotAllowed: "TargetNotAllowed",
-} as const;
-
 /** The key every attempt of a call carries, in MCP `_meta` and in host tools' context. */
 export function idempotencyKey(runId: string, seq: number): string {
   return `${runId}/${seq}`;
@@ -89,6 +72,3 @@ export const DEFAULT_MCP_TIMEOUT_MS = 5 * 60_000;
  * REWIND_SANDBOX_MEMORY_MB with it). Past it the call fails once with resultTooLarge.
  */
 export const MAX_RESULT_BYTES = 16 * 1024 * 1024;
-
-/** The ApplicationFailure type a ToolError thrown by a host tool travels as. */
-export const HOST_TOOL_ERROR_TYPE = "HostToolError";

@@ -7,7 +7,8 @@ import type { ActivityFailure } from "@temporalio/workflow";
 import { ApplicationFailure, TimeoutFailure, type RetryPolicy } from "@temporalio/workflow";
 import type { JournalEntry } from "../shared/journal.ts";
 import type { SpeculativeStep } from "../shared/step.ts";
-import { CALL_FAILURE, HOST_TOOL_ERROR_TYPE, RETRY_ATTEMPTS } from "../shared/tool-call.ts";
+import { CALL_FAILURE, HOST_TOOL_ERROR_TYPE } from "../shared/call-failures.ts";
+import { RETRY_ATTEMPTS } from "../shared/tool-call.ts";
 import { isHostToolErrorCode, type ToolErrorData } from "../shared/tool-error.ts";
 import type { ToolPolicy } from "../shared/toolset.ts";
 
@@ -79,7 +80,7 @@ export function outcomeOfFailure(entry: JournalEntry, error: ActivityFailure, po
       );
     case CALL_FAILURE.interrupted:
       return unknown(`the connection broke after the call was sent (${cause.message})`);
-    case CALL_FAILURE.timedOut:
+    case CALL_FAILURE.attemptTimedOut:
       return atMostOnce ? unknown(cause.message) : failure(entry, "timedOut", `${entry.tool}: ${cause.message}`);
     // A type no history before it holds: older runs replay the same as they ran.
     case CALL_FAILURE.targetNotAllowed:
