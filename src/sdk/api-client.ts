@@ -60,6 +60,12 @@ export class RewindApiError extends Error {
   readonly details: unknown;
   /** The response body as sent, when there was one. */
   readonly body: unknown;
+  /**
+   * Whether the same request may succeed later as it is: `unavailable` (503: Temporal is
+   * unreachable, or no worker answered for the run) and `unreachable` (the API itself did not
+   * answer). Repeat a run's start with the same `idempotencyKey`, so it starts one run at most.
+   */
+  readonly retryable: boolean;
 
   constructor(
     status: number,
@@ -73,6 +79,7 @@ export class RewindApiError extends Error {
     this.code = code;
     this.details = details;
     this.body = body;
+    this.retryable = code === "unavailable" || code === "unreachable";
   }
 }
 
