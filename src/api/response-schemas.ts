@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { JournalEntry } from "../shared/journal.ts";
 import { API_ERROR_CODES, type ApiErrorCode } from "../shared/api-error-codes.ts";
 import { RETIRED_TOOL_ERROR_CODES, TOOL_ERROR_CODES } from "../shared/tool-error.ts";
+import { RUN_FAILURE_TYPES } from "../shared/run.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import { OMIT_REASONS, type OmittedTool } from "../toolsets/omitted-tool.ts";
 import type { CallDecided } from "../workflows/messages.ts";
@@ -112,7 +113,13 @@ export const runView = z.object({
     .describe("When the run started (its first execution, whatever continue-as-new did since)"),
   closedAt: timestamp.optional(),
   result: z.unknown().optional().describe("The script's return value, once completed"),
-  error: z.object({ type: z.string(), message: z.string(), details: z.unknown().optional() }).optional(),
+  error: z
+    .object({
+      type: z.enum(Object.values(RUN_FAILURE_TYPES)).describe("Why the run failed; docs/errors.md says what to do"),
+      message: z.string(),
+      details: z.unknown().optional(),
+    })
+    .optional(),
   parked: z.array(parkedCall).optional().describe("Calls waiting for the harness, while parked"),
   temporalUrl: z.string().optional().describe("The run in the Temporal Web UI, when there is one"),
 });

@@ -73,4 +73,11 @@ export const PATCHES = {
    * run replays its announcement in this order.
    */
   patchesAnnouncedFirst: "rewind-patches-announced-first",
+  /**
+   * 2026-11-30 (after 3963608): a run that fails on an error of its own (`broken`) fails with
+   * the ApplicationFailure type RunBroken, the error it met as its cause, and says so in
+   * run.failed; before, it failed with that error itself (an ActivityFailure, or an
+   * ApplicationFailure typed Error) and run.failed carried its type.
+   */
+  typedRunFailures: "rewind-typed-run-failures",
 } as const;
