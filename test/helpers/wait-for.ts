@@ -24,26 +24,35 @@ export class WaitTimeoutError extends Error {
   override name = "WaitTimeoutError";
 }
 
+interface ValueOptions<T> {
+  /** What of the last value the timeout's message shows (all of it, as JSON, unless told). */
+  shown?: (value: T) => unknown;
+}
+
 export function waitFor<T>(
   what: string,
   probe: () => T | Promise<T>,
-  options: WaitOptions & { until: (value: T) => boolean },
+  options: WaitOptions & ValueOptions<T> & { until: (value: T) => boolean },
 ): Promise<T>;
-export function waitFor<T>(what: string, probe: () => T | Promise<T>, options?: WaitOptions): Promise<Ready<T>>;
+export function waitFor<T>(
+  what: string,
+  probe: () => T | Promise<T>,
+  options?: WaitOptions & ValueOptions<T>,
+): Promise<Ready<T>>;
 export async function waitFor<T>(
   what: string,
   probe: () => T | Promise<T>,
-  options: WaitOptions & { until?: (value: T) => boolean } = {},
+  options: WaitOptions & ValueOptions<T> & { until?: (value: T) => boolean } = {},
 ): Promise<T> {
-  const { timeoutMs = 30_000, intervalMs = 100, retryErrors = false, until } = options;
+  const { timeoutMs = 30_000, intervalMs = 100, retryErrors = false, until, shown = (value: T) => value } = options;
   const ready = until ?? ((value: T) => value !== undefined && value !== null && value !== false);
   const began = Date.now();
-  let last: { value: T } | { error: unknown } | undefined;
+  let last: { value: unknown } | { error: unknown } | undefined;
   for (;;) {
     try {
       const value = await probe();
       if (ready(value)) return value;
-      last = { value };
+      last = { value: shown(value) };
     } catch (error) {
       if (!retryErrors) throw error;
       last = { error };
