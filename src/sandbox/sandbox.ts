@@ -18,12 +18,13 @@ import type {
 import type { SchemaValidator } from "./call-gate.ts";
 import { ScriptLoadError } from "./isolate.ts";
 import { ScriptSession } from "./script-session.ts";
+import { RUNTIME_VERSION_ERROR_TYPE } from "../shared/call-failures.ts";
 import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/runtime-version.ts";
 import type { StepMetrics } from "../metrics/metrics.ts";
 
 /** Thrown (and retried by Temporal, on another worker) for a run whose runtime this worker lacks. */
 export class RuntimeVersionError extends Error {
-  override name = "RuntimeVersionError";
+  override name = RUNTIME_VERSION_ERROR_TYPE;
   constructor(version: number) {
     super(
       `the run started on sandbox runtime ${version}; this worker has runtime ${SANDBOX_RUNTIME_VERSION} and can't step it`,

@@ -17,6 +17,7 @@ import {
   workflowInfo,
 } from "@temporalio/workflow";
 import type { Activities } from "../activities/index.ts";
+import { RUNTIME_VERSION_ERROR_TYPE } from "../shared/call-failures.ts";
 import type { CredentialRef } from "../shared/credentials.ts";
 import type { RunInput } from "../shared/run.ts";
 import { describeRunStart } from "../shared/run-summary.ts";
@@ -40,7 +41,7 @@ import { SpeculativeSteps } from "./taken-steps.ts";
 
 const { advanceScript: advanceOnThisWorker } = proxyLocalActivities<Activities>({
   startToCloseTimeout: "5 minutes",
-  retry: { maximumAttempts: 3, initialInterval: "200ms", nonRetryableErrorTypes: ["RuntimeVersionError"] },
+  retry: { maximumAttempts: 3, initialInterval: "200ms", nonRetryableErrorTypes: [RUNTIME_VERSION_ERROR_TYPE] },
 });
 
 /**
@@ -55,7 +56,7 @@ async function advanceScript(input: AdvanceInput): Promise<AdvanceResult> {
     if (
       error instanceof ActivityFailure &&
       error.cause instanceof ApplicationFailure &&
-      error.cause.type === "RuntimeVersionError"
+      error.cause.type === RUNTIME_VERSION_ERROR_TYPE
     )
       throw new Error(error.cause.message);
     throw error;
