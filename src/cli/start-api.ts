@@ -5,7 +5,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@temporalio/client";
-import { createApp, createRunService } from "../api/index.ts";
+import { answerRefusedRequests, createApp, createRunService } from "../api/index.ts";
 import { createExternalStorage, createStorageDriver, rewindDataConverter } from "../payloads/external-storage.ts";
 import { measuredDriver } from "../payloads/measured-driver.ts";
 import { createOpenRunCounter } from "../api/open-runs.ts";
@@ -132,6 +132,7 @@ export async function startApi(
     );
     listening.once("error", reject);
   });
+  answerRefusedRequests(server);
   const { port } = server.address() as AddressInfo;
   const host = config.api.host.includes(":") ? `[${config.api.host}]` : config.api.host;
   return {
