@@ -9,7 +9,7 @@ import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import { OMIT_REASONS, type OmittedTool } from "../toolsets/omitted-tool.ts";
 import type { ApiErrorCode } from "./http-error.ts";
-import type { CallDecided } from "../workflows/messages.ts";
+import type { CallDecided } from "../workflows/run/messages.ts";
 import type { RunListItem } from "./run-list.ts";
 import type { RunView } from "./run-service.ts";
 

@@ -23,7 +23,7 @@ import { createToolsetRegistry } from "../toolsets/toolset-registry.ts";
 import { createTemporalToolsetStore } from "../toolsets/toolset-store.ts";
 import { createTemporalWorkflowStore } from "../toolsets/workflow-store.ts";
 import { toolsetWorkflowId } from "../shared/toolset-record.ts";
-import { getObservedQuery } from "../workflows/toolset-record.ts";
+import { getObservedQuery } from "../workflows/records/toolset-record.ts";
 import { connectClient, connectionSettings } from "../temporal/connection.ts";
 import { requireNamespaceReady } from "../temporal/namespace-readiness.ts";
 

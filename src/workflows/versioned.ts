@@ -7,10 +7,10 @@
  * refuses a versioning behaviour from a worker that is not versioned.
  */
 import { setWorkflowOptions } from "@temporalio/workflow";
-import { namespaceSettings } from "./namespace-settings.ts";
-import { toolsetCredentials } from "./toolset-credentials.ts";
-import { toolsetRecord } from "./toolset-record.ts";
-import { workflowScriptRecord } from "./workflow-script-record.ts";
+import { namespaceSettings } from "./records/namespace-settings.ts";
+import { toolsetCredentials } from "./records/toolset-credentials.ts";
+import { toolsetRecord } from "./records/toolset-record.ts";
+import { workflowScriptRecord } from "./records/stored-script-record.ts";
 
 export * from "./index.ts";
 

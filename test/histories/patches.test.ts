@@ -6,7 +6,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PATCHES } from "../../src/workflows/patches.ts";
+import { PATCHES } from "../../src/workflows/run/patches.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 
 const WORKFLOWS = path.join(REPO_ROOT, "src", "workflows");

@@ -2,8 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { batchChain } from "../../src/shared/step.ts";
 import type { Prestep } from "../../src/shared/step.ts";
-import { JournalBook } from "../../src/workflows/journal-book.ts";
-import { TakenSteps, type StepQueue } from "../../src/workflows/taken-steps.ts";
+import { JournalBook } from "../../src/workflows/run/journal-book.ts";
+import { TakenSteps, type StepQueue } from "../../src/workflows/run/speculative-steps.ts";
 
 /** A journal with calls 1..n issued, and a queue that records what the run loop would get. */
 function setup(n: number, holdsEarlySteps = false) {

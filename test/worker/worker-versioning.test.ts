@@ -12,7 +12,7 @@ import { inject } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { workerDeploymentOptions } from "../../src/worker/create-worker.ts";
 import { toolsetWorkflowId } from "../../src/shared/toolset-record.ts";
-import { deliverSignal } from "../../src/workflows/messages.ts";
+import { deliverSignal } from "../../src/workflows/run/messages.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
 

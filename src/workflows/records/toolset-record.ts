@@ -5,8 +5,8 @@
  * schema, and continues as new (carrying them) when Temporal suggests.
  */
 import { condition, continueAsNew, defineQuery, defineSignal, setHandler, workflowInfo } from "@temporalio/workflow";
-import { mergeShapes } from "../shared/observed-shape.ts";
-import type { ObservedResults, ToolsetRecordInput } from "../shared/toolset-record.ts";
+import { mergeShapes } from "../../shared/observed-shape.ts";
+import type { ObservedResults, ToolsetRecordInput } from "../../shared/toolset-record.ts";
 
 export const observeResultsSignal =
   defineSignal<[{ tool: string; shape: Record<string, unknown>; count: number }]>("observeResults");

@@ -6,11 +6,11 @@
  * sender closed before it went out, and the shape would never be observed.
  */
 import { getExternalWorkflowHandle, patched } from "@temporalio/workflow";
-import { mergeShapes, shapeKey, shapeOf } from "../shared/observed-shape.ts";
-import { toolsetWorkflowId } from "../shared/toolset-record.ts";
-import type { PinnedToolset } from "../shared/toolset.ts";
+import { mergeShapes, shapeKey, shapeOf } from "../../shared/observed-shape.ts";
+import { toolsetWorkflowId } from "../../shared/toolset-record.ts";
+import type { PinnedToolset } from "../../shared/toolset.ts";
 import { PATCHES } from "./patches.ts";
-import { observeResultsSignal } from "./toolset-record.ts";
+import { observeResultsSignal } from "../records/toolset-record.ts";
 
 interface Seen {
   keys: Set<string>;

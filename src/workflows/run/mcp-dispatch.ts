@@ -6,15 +6,15 @@
  * credentials or approves, it is sent again with the same key.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from "@temporalio/workflow";
-import type { Activities } from "../activities/index.ts";
-import type { CredentialRef } from "../shared/credentials.ts";
-import type { JournalEntry } from "../shared/journal.ts";
-import type { RunInput } from "../shared/run.ts";
-import { runtimeVersionOf } from "../shared/runtime-version.ts";
-import { CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../shared/tool-call.ts";
-import type { PinnedToolset } from "../shared/toolset.ts";
+import type { Activities } from "../../activities/index.ts";
+import type { CredentialRef } from "../../shared/credentials.ts";
+import type { JournalEntry } from "../../shared/journal.ts";
+import type { RunInput } from "../../shared/run.ts";
+import { runtimeVersionOf } from "../../shared/runtime-version.ts";
+import { CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../../shared/tool-call.ts";
+import type { PinnedToolset } from "../../shared/toolset.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
-import type { RunTrace } from "../shared/trace-context.ts";
+import type { RunTrace } from "../../shared/trace-context.ts";
 import { callTraceparent } from "./call-spans.ts";
 import type { Decision, ParkDetails, ParkReason } from "./parking.ts";
 

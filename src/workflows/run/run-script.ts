@@ -16,11 +16,11 @@ import {
   proxyLocalActivities,
   workflowInfo,
 } from "@temporalio/workflow";
-import type { Activities } from "../activities/index.ts";
-import type { CredentialRef } from "../shared/credentials.ts";
-import type { RunInput } from "../shared/run.ts";
-import { describeRunStart } from "../shared/run-summary.ts";
-import type { AdvanceInput, AdvanceResult } from "../shared/step.ts";
+import type { Activities } from "../../activities/index.ts";
+import type { CredentialRef } from "../../shared/credentials.ts";
+import type { RunInput } from "../../shared/run.ts";
+import { describeRunStart } from "../../shared/run-summary.ts";
+import type { AdvanceInput, AdvanceResult } from "../../shared/step.ts";
 import { CallReportDesk, registerCallReportHandlers } from "./call-report-desk.ts";
 import { CallRunner } from "./call-runner.ts";
 import { reportRunStarted } from "./call-spans.ts";
@@ -36,7 +36,7 @@ import { RunEnding } from "./run-ending.ts";
 import { registerRunHandlers } from "./run-handlers.ts";
 import { RunStatus } from "./run-status.ts";
 import { SignalInbox } from "./signal-inbox.ts";
-import { TakenSteps } from "./taken-steps.ts";
+import { TakenSteps } from "./speculative-steps.ts";
 
 const { advanceScript: advanceOnThisWorker } = proxyLocalActivities<Activities>({
   startToCloseTimeout: "5 minutes",

@@ -7,10 +7,10 @@
  * for every tool.
  */
 import { ActivityFailure, isCancellation, proxyActivities } from "@temporalio/workflow";
-import type { Activities } from "../activities/index.ts";
-import { HTTP_TOOL, type JournalEntry } from "../shared/journal.ts";
-import type { PinnedToolset, ToolPolicy } from "../shared/toolset.ts";
-import type { RunTrace } from "../shared/trace-context.ts";
+import type { Activities } from "../../activities/index.ts";
+import { HTTP_TOOL, type JournalEntry } from "../../shared/journal.ts";
+import type { PinnedToolset, ToolPolicy } from "../../shared/toolset.ts";
+import type { RunTrace } from "../../shared/trace-context.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
 import { traceOf } from "./mcp-dispatch.ts";
 

@@ -4,8 +4,8 @@
  * (up to three days), surviving worker and server restarts.
  */
 import { proxyActivities } from "@temporalio/workflow";
-import type { Activities } from "../activities/index.ts";
-import type { DeliverEventInput } from "../shared/events.ts";
+import type { Activities } from "../../activities/index.ts";
+import type { DeliverEventInput } from "../../shared/events.ts";
 
 const { deliverEvent } = proxyActivities<Activities>({
   startToCloseTimeout: "30 seconds",

@@ -19,12 +19,12 @@ import {
   uuid4,
   workflowInfo,
 } from "@temporalio/workflow";
-import type { Activities } from "../activities/index.ts";
-import type { JournalEntry } from "../shared/journal.ts";
-import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunInput } from "../shared/run.ts";
-import { describeRunStart } from "../shared/run-summary.ts";
-import { SANDBOX_RUNTIME_VERSION } from "../shared/runtime-version.ts";
-import { callSpanId } from "../shared/trace-context.ts";
+import type { Activities } from "../../activities/index.ts";
+import type { JournalEntry } from "../../shared/journal.ts";
+import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunInput } from "../../shared/run.ts";
+import { describeRunStart } from "../../shared/run-summary.ts";
+import { SANDBOX_RUNTIME_VERSION } from "../../shared/runtime-version.ts";
+import { callSpanId } from "../../shared/trace-context.ts";
 import { failure, type CallOutcome } from "./call-outcome.ts";
 import { deliverSignal } from "./messages.ts";
 import { PATCHES } from "./patches.ts";

@@ -6,9 +6,9 @@
  * so it can change without a patch.
  */
 import { ParentClosePolicy, startChild, workflowInfo } from "@temporalio/workflow";
-import { eventId, type EventData, type EventType, type HarnessEvent } from "../shared/events.ts";
-import type { RunInput } from "../shared/run.ts";
-import type { deliverEventWorkflow } from "./deliver-event.ts";
+import { eventId, type EventData, type EventType, type HarnessEvent } from "../../shared/events.ts";
+import type { RunInput } from "../../shared/run.ts";
+import type { deliverEventWorkflow } from "../delivery/deliver-event.ts";
 
 /** The run an event comes from. */
 export type EventSource = Pick<RunInput, "namespace" | "runId" | "toolsetId" | "endUser">;

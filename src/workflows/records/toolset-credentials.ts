@@ -4,7 +4,7 @@
  * the sealed values for the dispatching activity, which alone can open them.
  */
 import { condition, continueAsNew, defineQuery, defineUpdate, setHandler, workflowInfo } from "@temporalio/workflow";
-import type { StoredCredentials } from "../shared/credentials.ts";
+import type { StoredCredentials } from "../../shared/credentials.ts";
 
 export const getCredentialsQuery = defineQuery<StoredCredentials>("getCredentials");
 export const setCredentialsUpdate = defineUpdate<{ revision: number }, [{ endUser?: string; sealed: string }]>(

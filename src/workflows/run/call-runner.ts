@@ -6,10 +6,10 @@
  * the calls not finished, and tells RunStatus when one starts or ends (the run's current details).
  */
 import { isCancellation } from "@temporalio/workflow";
-import type { CredentialRef } from "../shared/credentials.ts";
-import type { JournalEntry } from "../shared/journal.ts";
-import type { RunInput } from "../shared/run.ts";
-import { RUN_CONCURRENCY } from "../shared/tool-call.ts";
+import type { CredentialRef } from "../../shared/credentials.ts";
+import type { JournalEntry } from "../../shared/journal.ts";
+import type { RunInput } from "../../shared/run.ts";
+import { RUN_CONCURRENCY } from "../../shared/tool-call.ts";
 import { CallScheduler } from "./call-scheduler.ts";
 import { reportCallSpan, reportParked } from "./call-spans.ts";
 import type { ChildRuns } from "./child-runs.ts";
@@ -19,7 +19,7 @@ import type { JournalBook } from "./journal-book.ts";
 import type { Observations } from "./observations.ts";
 import type { ParkingDesk } from "./parking-desk.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
-import type { TakenSteps } from "./taken-steps.ts";
+import type { TakenSteps } from "./speculative-steps.ts";
 
 export interface CallRunnerDeps {
   run: RunInput;

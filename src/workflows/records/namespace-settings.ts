@@ -4,7 +4,7 @@
  * the settings, so it can live for years.
  */
 import { condition, continueAsNew, defineQuery, defineUpdate, setHandler, workflowInfo } from "@temporalio/workflow";
-import type { EventsEndpoint } from "../shared/events.ts";
+import type { EventsEndpoint } from "../../shared/events.ts";
 
 export interface NamespaceSettings {
   eventsEndpoint?: EventsEndpoint;
