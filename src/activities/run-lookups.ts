@@ -5,8 +5,8 @@
  */
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import { SEARCH_ATTRIBUTES } from "../shared/run.ts";
-import type { StoredWorkflow } from "../shared/stored-workflow.ts";
-import type { WorkflowStore } from "../toolsets/workflow-store.ts";
+import type { StoredWorkflow } from "../shared/stored-script.ts";
+import type { WorkflowStore } from "../storage/stored-script-store.ts";
 
 export interface RunLookupDeps {
   client: Client;

@@ -9,10 +9,10 @@ import type { ObservedResults } from "../shared/toolset-record.ts";
 import { pinToolset, type PinDeps } from "./pin-toolset.ts";
 import type { OmittedTool } from "./omitted-tool.ts";
 import { RegistrationError } from "./registration-error.ts";
-import { WORKFLOW_ID_PATTERN } from "./workflow-store.ts";
+import { WORKFLOW_ID_PATTERN } from "../storage/stored-script-store.ts";
 import type { RegisterToolsetBody } from "./registration-request.ts";
 import { toolsetId } from "./toolset-id.ts";
-import type { ToolsetStore } from "./toolset-store.ts";
+import type { ToolsetStore } from "../storage/toolset-store.ts";
 
 export interface ResolvedToolset {
   id: string;

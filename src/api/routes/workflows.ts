@@ -9,7 +9,7 @@ import { MAX_SCRIPT_BYTES } from "../../declarations/compile-script.ts";
 import type { TypeChecker } from "../../declarations/type-check.ts";
 import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
 import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
-import { WORKFLOW_ID_PATTERN, workflowScriptId, type WorkflowStore } from "../../toolsets/workflow-store.ts";
+import { WORKFLOW_ID_PATTERN, workflowScriptId, type WorkflowStore } from "../../storage/stored-script-store.ts";
 import { namespaceOf } from "../auth.ts";
 import { compileForToolset } from "../script-compiler.ts";
 import { notFound } from "../http-error.ts";

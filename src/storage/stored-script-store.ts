@@ -8,9 +8,9 @@ import {
   WORKFLOW_SCRIPT_RECORD_TYPE,
   workflowScriptWorkflowId,
   type StoredWorkflow,
-} from "../shared/stored-workflow.ts";
+} from "../shared/stored-script.ts";
 import { createRecordStore, type RecordStore } from "./record-store.ts";
-import { canonicalJson } from "./toolset-id.ts";
+import { canonicalJson } from "../toolsets/toolset-id.ts";
 
 export type WorkflowStore = RecordStore<StoredWorkflow>;
 
