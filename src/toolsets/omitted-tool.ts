@@ -3,7 +3,7 @@
  * in the registration response, never pinned: the toolset id stays the digest of what is
  * pinned. Its own module so the API's response schemas need nothing of the pinning code.
  */
-import type { SchemaProblemReason } from "../sandbox/ajv-compiler.ts";
+import type { SchemaProblemReason } from "../schemas/ajv-compiler.ts";
 
 export const OMIT_REASONS = [
   "notASchema",

@@ -5,7 +5,7 @@
  * keeps its objects, so the hot path never serializes the schema), then by its JSON text, in a
  * bounded least-recently-used cache.
  */
-import type { SchemaValidator } from "./call-gate.ts";
+import type { SchemaValidator } from "../sandbox/call-gate.ts";
 import { compileSchema, type CompiledSchema, type SchemaProblem } from "./ajv-compiler.ts";
 import type { JsonSchema } from "../shared/toolset.ts";
 
