@@ -6,8 +6,8 @@ import { z } from "zod";
 import { MAX_SCRIPT_BYTES } from "../declarations/compile-script.ts";
 import { TOOLSET_ID_PATTERN } from "../toolsets/toolset-id.ts";
 
-import { credentialsBody } from "../credentials/credentials-schema.ts";
-export { credentialsBody, type CredentialsBody } from "../credentials/credentials-schema.ts";
+import { credentialsBody } from "../contract/credentials-body.ts";
+export { credentialsBody, type CredentialsBody } from "../contract/credentials-body.ts";
 
 export const startRunBody = z.strictObject({
   script: z

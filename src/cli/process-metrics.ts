@@ -7,7 +7,7 @@
 import type { Config } from "../config.ts";
 import { createPrometheusMetrics, startMetricsServer, type PrometheusMetrics } from "../metrics/index.ts";
 import type { Logger } from "../shared/logger.ts";
-import { temporalSdkMetricsUrl } from "../worker/temporal-runtime.ts";
+import { temporalSdkMetricsUrl } from "../temporal/temporal-runtime.ts";
 
 let shared: Promise<PrometheusMetrics> | undefined;
 

@@ -11,7 +11,7 @@ import { createTracing } from "../tracing/tracing.ts";
 import { connectionSettings, connectNative, type TemporalConnectionSettings } from "../temporal/connection.ts";
 import { requireNamespaceReady } from "../temporal/namespace-readiness.ts";
 import { createRewindWorker, type RewindWorker } from "../worker/create-worker.ts";
-import { installTemporalRuntimeWithMetrics } from "../worker/temporal-runtime.ts";
+import { installTemporalRuntimeWithMetrics } from "../temporal/temporal-runtime.ts";
 import { processMetrics } from "./process-metrics.ts";
 
 const SDK_LEVEL = { debug: "DEBUG", info: "INFO", warn: "WARN", error: "ERROR" } as const;

@@ -14,7 +14,7 @@ import { Worker, type NativeConnection } from "@temporalio/worker";
 import type { HostCallInput } from "../shared/host-call.ts";
 import type { Logger } from "../shared/logger.ts";
 import { connectNative, type TemporalTls } from "../temporal/connection.ts";
-import { installTemporalRuntime } from "../worker/temporal-runtime.ts";
+import { installTemporalRuntime } from "../temporal/temporal-runtime.ts";
 import { HOST_TOOL_ERROR_TYPE, ToolError } from "./tool-error.ts";
 
 export interface HostToolContext {

@@ -8,7 +8,7 @@
 import { parseDuration } from "../shared/durations.ts";
 import { HTTP_TOOL } from "../shared/journal.ts";
 import type { PinnedToolset, ToolPolicy } from "../shared/toolset.ts";
-import type { ToolPolicyInput } from "./registration-request.ts";
+import type { ToolPolicyInput } from "../contract/registration-request.ts";
 
 export class PolicyError extends Error {
   override name = "PolicyError";

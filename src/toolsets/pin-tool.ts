@@ -6,7 +6,7 @@
  */
 import { schemaProblem } from "../sandbox/index.ts";
 import type { JsonSchema, PinnedTool } from "../shared/toolset.ts";
-import type { OmitReason, OmittedTool } from "./omitted-tool.ts";
+import type { OmitReason, OmittedTool } from "../contract/omitted-tool.ts";
 import { RegistrationError } from "./registration-error.ts";
 
 /** A tool as an MCP server lists it (or a host tool as the request declares it). */

@@ -7,10 +7,10 @@ import { renderDts, renderPrompt } from "../declarations/index.ts";
 import { EMPTY_TOOLSET, type PinnedToolset } from "../shared/toolset.ts";
 import type { ObservedResults } from "../shared/toolset-record.ts";
 import { pinToolset, type PinDeps } from "./pin-toolset.ts";
-import type { OmittedTool } from "./omitted-tool.ts";
+import type { OmittedTool } from "../contract/omitted-tool.ts";
 import { RegistrationError } from "./registration-error.ts";
 import { WORKFLOW_ID_PATTERN } from "../storage/stored-script-store.ts";
-import type { RegisterToolsetBody } from "./registration-request.ts";
+import type { RegisterToolsetBody } from "../contract/registration-request.ts";
 import { toolsetId } from "./toolset-id.ts";
 import type { ToolsetStore } from "../storage/toolset-store.ts";
 

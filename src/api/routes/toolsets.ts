@@ -5,11 +5,11 @@
 import { Router } from "express";
 import { z } from "zod";
 import { RegistrationError } from "../../toolsets/registration-error.ts";
-import { registerToolsetBody } from "../../toolsets/registration-request.ts";
+import { registerToolsetBody } from "../../contract/registration-request.ts";
 import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
 import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
 import { namespaceOf } from "../auth.ts";
-import type { RegisteredToolsetView } from "../response-schemas.ts";
+import type { RegisteredToolsetView } from "../../contract/response-schemas.ts";
 import type { CredentialWriter } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { parseOrThrow } from "../validate.ts";

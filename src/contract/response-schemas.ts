@@ -7,11 +7,11 @@ import { z } from "zod";
 import type { JournalEntry } from "../shared/journal.ts";
 import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
-import { OMIT_REASONS, type OmittedTool } from "../toolsets/omitted-tool.ts";
-import type { ApiErrorCode } from "./http-error.ts";
+import { OMIT_REASONS, type OmittedTool } from "./omitted-tool.ts";
+import type { ApiErrorCode } from "../api/http-error.ts";
 import type { CallDecided } from "../workflows/run/messages.ts";
-import type { RunListItem } from "./run-list.ts";
-import type { RunView } from "./run-service.ts";
+import type { RunListItem } from "../api/run-list.ts";
+import type { RunView } from "../api/run-service.ts";
 
 const API_ERROR_CODES = [
   "badRequest",

@@ -4,8 +4,8 @@
  * (tool names, schemas, policies' targets) is checked while pinning.
  */
 import { z } from "zod";
-import { credentialsBody } from "../credentials/credentials-schema.ts";
-import { TOOLSET_ID_PATTERN } from "./toolset-id.ts";
+import { credentialsBody } from "./credentials-body.ts";
+import { TOOLSET_ID_PATTERN } from "../toolsets/toolset-id.ts";
 
 const GROUP_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const groupName = z
