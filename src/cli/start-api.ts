@@ -21,7 +21,7 @@ import { createTargetPolicy, type TargetPolicy } from "../http-tool/index.ts";
 import { listAllTools } from "../mcp/index.ts";
 import { createToolsetRegistry } from "../toolsets/toolset-registry.ts";
 import { createTemporalToolsetStore } from "../storage/toolset-store.ts";
-import { createTemporalWorkflowStore } from "../storage/stored-script-store.ts";
+import { createStoredScriptStore } from "../storage/stored-script-store.ts";
 import { toolsetWorkflowId } from "../shared/toolset-record.ts";
 import { getObservedQuery } from "../workflows/records/toolset-record.ts";
 import { connectClient, connectionSettings } from "../temporal/connection.ts";
@@ -82,13 +82,13 @@ export async function startApi(
     namespace: config.temporal.namespace,
     dataConverter: rewindDataConverter(storage),
   });
-  const workflows = createTemporalWorkflowStore(client, config.temporal.taskQueue);
+  const storedScripts = createStoredScriptStore(client, config.temporal.taskQueue);
   const box = createSecretBox(secretKey);
   const targets = options.targets ?? createTargetPolicy(config.outbound);
   const toolsets = createToolsetRegistry({
     store: createTemporalToolsetStore(client, config.temporal.taskQueue),
     listTools: (url, headers) => listAllTools({ url, headers, timeoutMs: REGISTRATION_TIMEOUT_MS, targets }),
-    workflowExists: async (namespace, id) => (await workflows.load(namespace, id)) !== undefined,
+    storedScriptExists: async (namespace, id) => (await storedScripts.load(namespace, id)) !== undefined,
     loadObserved: (namespace, id) =>
       queryWithin(
         client.workflow.getHandle(toolsetWorkflowId(namespace, id)).query(getObservedQuery),
@@ -104,7 +104,7 @@ export async function startApi(
       continueAsNewAfterEvents: config.continueAsNewAfterEvents,
     }),
     toolsets,
-    workflows,
+    storedScripts,
     typeChecker: createTypeChecker(),
     events: { client, taskQueue: config.temporal.taskQueue, box, targets },
     hooks: { client, webhookTokens: createWebhookTokens(secretKey) },

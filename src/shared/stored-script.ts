@@ -1,12 +1,14 @@
 /**
- * A workflow script stored for `workflows.<name>.start(...)`: what a toolset pins by id
- * (`wf_…`, the digest of name, script and toolset) and what a child run is started from.
+ * A stored script: a script saved for `workflows.<name>.start(...)` (the product calls it a
+ * workflow), what a toolset pins by id (`wf_…`, the digest of name, script and toolset) and what
+ * a child run is started from. The record workflow's type and id keep their first names
+ * ("workflowScriptRecord", `wfscript/…`): Temporal finds open records by them.
  */
 import type { PinnedToolset } from "./toolset.ts";
 
-export const WORKFLOW_SCRIPT_RECORD_TYPE = "workflowScriptRecord";
+export const STORED_SCRIPT_RECORD_TYPE = "workflowScriptRecord";
 
-export interface StoredWorkflow {
+export interface StoredScript {
   id: string;
   name: string;
   /** The script as JavaScript (types stripped), as runs take it. */
@@ -16,11 +18,11 @@ export interface StoredWorkflow {
   toolset: PinnedToolset;
 }
 
-export function workflowScriptWorkflowId(namespace: string, id: string): string {
+export function storedScriptWorkflowId(namespace: string, id: string): string {
   return `wfscript/${namespace}/${id}`;
 }
 
-/** Input of a `rewind.workflows.start` call once the workflow script is loaded. */
+/** Input of a `rewind.workflows.start` call once the stored script is loaded. */
 export interface ChildRunPlan {
-  workflow: StoredWorkflow;
+  workflow: StoredScript;
 }

@@ -1,31 +1,28 @@
 /**
- * Stored workflow scripts, kept in Temporal as record workflows (see record-store.ts). Their id
- * is the digest of name, script and toolset, so storing the same workflow twice gives one id.
+ * Stored scripts (the `workflows` a toolset pins and `/v1/workflows` stores), kept in Temporal as
+ * record workflows (see record-store.ts). Their id is the digest of name, script and toolset, so
+ * storing the same script twice gives one id.
  */
 import { createHash } from "node:crypto";
 import type { Client } from "@temporalio/client";
-import {
-  WORKFLOW_SCRIPT_RECORD_TYPE,
-  workflowScriptWorkflowId,
-  type StoredWorkflow,
-} from "../shared/stored-script.ts";
+import { STORED_SCRIPT_RECORD_TYPE, storedScriptWorkflowId, type StoredScript } from "../shared/stored-script.ts";
 import { createRecordStore, type RecordStore } from "./record-store.ts";
 import { canonicalJson } from "../toolsets/toolset-id.ts";
 
-export type WorkflowStore = RecordStore<StoredWorkflow>;
+export type StoredScriptStore = RecordStore<StoredScript>;
 
-export const WORKFLOW_ID_PATTERN = /^wf_[0-9a-f]{64}$/;
+export const STORED_SCRIPT_ID_PATTERN = /^wf_[0-9a-f]{64}$/;
 
-export function workflowScriptId(name: string, scriptHash: string, toolsetId: string): string {
+export function storedScriptId(name: string, scriptHash: string, toolsetId: string): string {
   return `wf_${createHash("sha256").update(canonicalJson({ name, scriptHash, toolsetId })).digest("hex")}`;
 }
 
-export function createTemporalWorkflowStore(client: Client, taskQueue: string): WorkflowStore {
-  return createRecordStore<StoredWorkflow, { namespace: string; record: StoredWorkflow }>({
+export function createStoredScriptStore(client: Client, taskQueue: string): StoredScriptStore {
+  return createRecordStore<StoredScript, { namespace: string; record: StoredScript }>({
     client,
     taskQueue,
-    workflowType: WORKFLOW_SCRIPT_RECORD_TYPE,
-    workflowId: workflowScriptWorkflowId,
+    workflowType: STORED_SCRIPT_RECORD_TYPE,
+    workflowId: storedScriptWorkflowId,
     toInput: (namespace, _id, record) => ({ namespace, record }),
     fromInput: (input) => input.record,
   });

@@ -17,7 +17,7 @@ import type { SandboxLimits, WorkerDeployment } from "../config.ts";
 import { createGuardedFetcher, type GuardedFetcherOptions, type TargetPolicy } from "../http-tool/index.ts";
 import { createMcpPool } from "../mcp/index.ts";
 import { createSandbox, validateAgainstSchema, type Sandbox } from "../sandbox/index.ts";
-import { createTemporalWorkflowStore } from "../storage/stored-script-store.ts";
+import { createStoredScriptStore } from "../storage/stored-script-store.ts";
 import type { PayloadsConfig } from "../config.ts";
 import type { StorageDriver } from "@temporalio/common";
 import { createExternalStorage, createStorageDriver, rewindDataConverter } from "../payloads/external-storage.ts";
@@ -155,7 +155,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       webhookTokens: createWebhookTokens(options.secretKey),
       publicUrl: options.publicUrl,
       client,
-      workflowStore: createTemporalWorkflowStore(client, options.taskQueue),
+      storedScripts: createStoredScriptStore(client, options.taskQueue),
       credentials: createCredentialResolver({ client, box }),
       tracing,
       validate: validateAgainstSchema,

@@ -1,7 +1,7 @@
 /**
  * The workflow bundle's entry for workers of a Worker Deployment version. Runs are pinned (or
  * auto-upgrade) as configured, but the record workflows (toolsets, namespace settings,
- * credentials, stored workflow scripts) never end: pinned, they would keep their version from
+ * credentials, stored scripts) never end: pinned, they would keep their version from
  * ever draining. Here they auto-upgrade, moving to the current version at their next task, and
  * their code is patched like a run's. Unversioned workers load `index.ts` instead: the server
  * refuses a versioning behaviour from a worker that is not versioned.

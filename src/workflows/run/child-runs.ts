@@ -1,5 +1,5 @@
 /**
- * The `workflows` built-in: start a stored workflow script as a child run (abandoned by its
+ * The `workflows` built-in: start a stored script as a child run (abandoned by its
  * parent, so each lives on its own), await its result, or signal a run of the same namespace.
  * A child tells its parent how it ended with a signal the parent buffers, so `result()` works
  * whenever it is called, and across the parent's continue-as-new. A child that can't tell
