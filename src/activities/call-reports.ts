@@ -17,7 +17,7 @@ import {
   callInputWithdrawnSignal,
   callProgressSignal,
   getCallInputQuery,
-} from "../workflows/run/messages.ts";
+} from "../workflows/messages.ts";
 import { createProgressCoalescer } from "./progress-coalescer.ts";
 
 export type { ElicitationAnswer, ElicitationRequest } from "../shared/call-input.ts";

@@ -41,7 +41,7 @@ import {
   resumeCallUpdate,
   runCredentialsRenewedSignal,
   type CallDecided,
-} from "../workflows/run/messages.ts";
+} from "../workflows/messages.ts";
 import { sendCallUpdate } from "./call-updates.ts";
 import { HttpError, notFound } from "./http-error.ts";
 import { listRuns, type RunListFilters } from "./run-list.ts";

@@ -23,7 +23,7 @@ import { createToolsetRegistry } from "../toolsets/toolset-registry.ts";
 import { createTemporalToolsetStore } from "../storage/toolset-store.ts";
 import { createStoredScriptStore } from "../storage/stored-script-store.ts";
 import { toolsetWorkflowId } from "../shared/toolset-record.ts";
-import { getObservedQuery } from "../workflows/records/toolset-record.ts";
+import { getObservedQuery } from "../workflows/messages.ts";
 import { connectClient, connectionSettings } from "../temporal/connection.ts";
 import { requireNamespaceReady } from "../temporal/namespace-readiness.ts";
 

@@ -9,7 +9,7 @@ import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
 import type { PinnedToolset } from "../shared/toolset.ts";
 import { OMIT_REASONS, type OmittedTool } from "./omitted-tool.ts";
 import type { ApiErrorCode } from "../api/http-error.ts";
-import type { CallDecided } from "../workflows/run/messages.ts";
+import type { CallDecided } from "../workflows/messages.ts";
 import type { RunListItem } from "../api/run-list.ts";
 import type { RunView } from "../api/run-service.ts";
 

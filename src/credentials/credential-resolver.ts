@@ -16,7 +16,7 @@ import {
   type CredentialSet,
   type StoredCredentials,
 } from "../shared/credentials.ts";
-import { getCredentialsQuery } from "../workflows/records/toolset-credentials.ts";
+import { getCredentialsQuery } from "../workflows/messages.ts";
 import type { SecretBox } from "./secret-box.ts";
 
 export interface ResolvedCredentials {

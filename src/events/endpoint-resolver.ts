@@ -6,7 +6,7 @@
 import type { Client } from "@temporalio/client";
 import type { SecretBox } from "../credentials/secret-box.ts";
 import { namespaceSettingsWorkflowId } from "../shared/events.ts";
-import { getNamespaceSettingsQuery } from "../workflows/records/namespace-settings.ts";
+import { getNamespaceSettingsQuery } from "../workflows/messages.ts";
 
 export interface ResolvedEndpoint {
   url: string;

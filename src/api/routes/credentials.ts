@@ -11,8 +11,8 @@ import { CREDENTIALS_WORKFLOW_TYPE, credentialsWorkflowId, type CredentialScope 
 import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES } from "../../shared/run.ts";
 import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
 import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
-import { credentialsRenewedSignal } from "../../workflows/run/messages.ts";
-import { setCredentialsUpdate } from "../../workflows/records/toolset-credentials.ts";
+import { credentialsRenewedSignal } from "../../workflows/messages.ts";
+import { setCredentialsUpdate } from "../../workflows/messages.ts";
 import { namespaceOf } from "../auth.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { quoteVisibility } from "../run-list.ts";

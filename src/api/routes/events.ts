@@ -12,7 +12,7 @@ import type { SecretBox } from "../../credentials/secret-box.ts";
 import { generateWebhookSecret } from "../../events/sign-event.ts";
 import { TargetRefusal, type TargetPolicy } from "../../http-tool/index.ts";
 import { NAMESPACE_SETTINGS_WORKFLOW_TYPE, namespaceSettingsWorkflowId } from "../../shared/events.ts";
-import { getNamespaceSettingsQuery, setEventsEndpointUpdate } from "../../workflows/records/namespace-settings.ts";
+import { getNamespaceSettingsQuery, setEventsEndpointUpdate } from "../../workflows/messages.ts";
 import { namespaceOf } from "../auth.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { eventsEndpointBody } from "../schemas.ts";

@@ -6,7 +6,7 @@
 import { Router } from "express";
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { WebhookTokens } from "../../events/webhook-token.ts";
-import { deliverSignal } from "../../workflows/run/messages.ts";
+import { deliverSignal } from "../../workflows/messages.ts";
 import { HttpError, notFound } from "../http-error.ts";
 
 export interface HooksRouteDeps {

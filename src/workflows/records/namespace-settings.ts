@@ -3,15 +3,12 @@
  * Updates change them, a query reads them. It continues as new when Temporal suggests, carrying
  * the settings, so it can live for years.
  */
-import { condition, continueAsNew, defineQuery, defineUpdate, setHandler, workflowInfo } from "@temporalio/workflow";
-import type { EventsEndpoint } from "../../shared/events.ts";
-
-export interface NamespaceSettings {
-  eventsEndpoint?: EventsEndpoint;
-}
-
-export const getNamespaceSettingsQuery = defineQuery<NamespaceSettings>("getNamespaceSettings");
-export const setEventsEndpointUpdate = defineUpdate<NamespaceSettings, [EventsEndpoint | null]>("setEventsEndpoint");
+import { condition, continueAsNew, setHandler, workflowInfo } from "@temporalio/workflow";
+import {
+  getNamespaceSettingsQuery,
+  setEventsEndpointUpdate,
+  type NamespaceSettings,
+} from "./namespace-settings-messages.ts";
 
 export async function namespaceSettings(initial: NamespaceSettings): Promise<void> {
   const settings: NamespaceSettings = { ...initial };

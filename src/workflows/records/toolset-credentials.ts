@@ -3,13 +3,10 @@
  * and each end user's. Updates write them (one scope at a time, never merged); a query reads
  * the sealed values for the dispatching activity, which alone can open them.
  */
-import { condition, continueAsNew, defineQuery, defineUpdate, setHandler, workflowInfo } from "@temporalio/workflow";
-import type { StoredCredentials } from "../../shared/credentials.ts";
+import { condition, continueAsNew, setHandler, workflowInfo } from "@temporalio/workflow";
 
-export const getCredentialsQuery = defineQuery<StoredCredentials>("getCredentials");
-export const setCredentialsUpdate = defineUpdate<{ revision: number }, [{ endUser?: string; sealed: string }]>(
-  "setCredentials",
-);
+import type { StoredCredentials } from "../../shared/credentials.ts";
+import { getCredentialsQuery, setCredentialsUpdate } from "./toolset-credentials-messages.ts";
 
 export async function toolsetCredentials(initial: StoredCredentials): Promise<void> {
   const state: StoredCredentials = {

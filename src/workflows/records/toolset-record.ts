@@ -4,13 +4,11 @@
  * without a worker. It also gathers the result shapes runs observe for tools without an output
  * schema, and continues as new (carrying them) when Temporal suggests.
  */
-import { condition, continueAsNew, defineQuery, defineSignal, setHandler, workflowInfo } from "@temporalio/workflow";
+import { condition, continueAsNew, setHandler, workflowInfo } from "@temporalio/workflow";
+
 import { mergeShapes } from "../../shared/observed-shape.ts";
 import type { ObservedResults, ToolsetRecordInput } from "../../shared/toolset-record.ts";
-
-export const observeResultsSignal =
-  defineSignal<[{ tool: string; shape: Record<string, unknown>; count: number }]>("observeResults");
-export const getObservedQuery = defineQuery<ObservedResults>("getObserved");
+import { getObservedQuery, observeResultsSignal } from "./toolset-record-messages.ts";
 
 export async function toolsetRecord(input: ToolsetRecordInput): Promise<void> {
   const observed: ObservedResults = { ...input.observed };

@@ -10,7 +10,7 @@ import { mergeShapes, shapeKey, shapeOf } from "../../shared/observed-shape.ts";
 import { toolsetWorkflowId } from "../../shared/toolset-record.ts";
 import type { PinnedToolset } from "../../shared/toolset.ts";
 import { PATCHES } from "./patches.ts";
-import { observeResultsSignal } from "../records/toolset-record.ts";
+import { observeResultsSignal } from "../records/toolset-record-messages.ts";
 
 interface Seen {
   keys: Set<string>;
