@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { MAX_SCRIPT_BYTES } from "../declarations/compile-script.ts";
-import { TOOLSET_ID_PATTERN } from "../toolsets/toolset-id.ts";
+import { TOOLSET_ID_PATTERN } from "../contract/ids.ts";
 
 import { credentialsBody } from "../contract/credentials-body.ts";
 export { credentialsBody, type CredentialsBody } from "../contract/credentials-body.ts";

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { credentialsBody } from "./credentials-body.ts";
-import { TOOLSET_ID_PATTERN } from "../toolsets/toolset-id.ts";
+import { TOOLSET_ID_PATTERN } from "./ids.ts";
 
 const GROUP_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const groupName = z

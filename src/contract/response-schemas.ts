@@ -1,17 +1,12 @@
 /**
  * The response shapes of the API, as zod schemas, so the OpenAPI document describes what the
- * routes answer and the SDK's client is typed by the same definitions. The type assertions at
- * the end fail `tsc` when a route's TypeScript type and its documented shape drift apart.
+ * routes answer and the SDK's client is typed by the same definitions. The API's drift checks
+ * (src/api/contract-checks.ts) fail `tsc` when a route's TypeScript type and its documented shape
+ * drift apart.
  */
 import { z } from "zod";
-import type { JournalEntry } from "../shared/journal.ts";
 import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
-import type { PinnedToolset } from "../shared/toolset.ts";
-import { OMIT_REASONS, type OmittedTool } from "./omitted-tool.ts";
-import type { ApiErrorCode } from "../api/http-error.ts";
-import type { CallDecided } from "../workflows/messages.ts";
-import type { RunListItem } from "../api/run-list.ts";
-import type { RunView } from "../api/run-service.ts";
+import { OMIT_REASONS } from "./omitted-tool.ts";
 
 const API_ERROR_CODES = [
   "badRequest",
@@ -27,7 +22,7 @@ const API_ERROR_CODES = [
   "conflict",
   "unavailable",
   "internal",
-] as const satisfies readonly ApiErrorCode[];
+] as const;
 
 export const errorBody = z.object({
   error: z.object({
@@ -293,15 +288,3 @@ export type JournalBody = z.infer<typeof journalView>;
 export type EventsEndpointBody = z.infer<typeof eventsEndpointView>;
 export type StoredWorkflowBody = z.infer<typeof storedWorkflowView>;
 export type WorkflowViewBody = z.infer<typeof workflowView>;
-
-// Drift checks: what the routes build must fit what the document says they answer.
-type Fits<Actual extends Documented, Documented> = [Actual, Documented];
-export type _Checks = [
-  Fits<RunView, RunViewBody>,
-  Fits<RunListItem, RunListBody["runs"][number]>,
-  Fits<CallDecided, CallDecisionBody>,
-  Fits<JournalEntry, JournalEntryBody>,
-  Fits<PinnedToolset, ToolsetView["document"]>,
-  Fits<OmittedTool, RegisteredToolsetView["omittedTools"][number]>,
-  Fits<ApiErrorCode, ApiErrorBody["error"]["code"]>,
-];

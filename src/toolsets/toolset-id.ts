@@ -9,8 +9,6 @@ import type { PinnedToolset } from "../shared/toolset.ts";
 
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
 
-export const TOOLSET_ID_PATTERN = /^ts_[0-9a-f]{64}$/;
-
 export function canonicalJson(value: unknown): string {
   const text = canonicalize(value);
   if (text === undefined) throw new TypeError("value has no JSON representation");

@@ -9,7 +9,7 @@ import { WithStartWorkflowOperation, type Client } from "@temporalio/client";
 import type { SecretBox } from "../../credentials/secret-box.ts";
 import { CREDENTIALS_WORKFLOW_TYPE, credentialsWorkflowId, type CredentialScope } from "../../shared/credentials.ts";
 import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES } from "../../shared/run.ts";
-import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
+import { TOOLSET_ID_PATTERN } from "../../contract/ids.ts";
 import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
 import { credentialsRenewedSignal } from "../../workflows/messages.ts";
 import { setCredentialsUpdate } from "../../workflows/messages.ts";

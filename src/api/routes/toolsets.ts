@@ -6,7 +6,7 @@ import { Router } from "express";
 import { z } from "zod";
 import { RegistrationError } from "../../toolsets/registration-error.ts";
 import { registerToolsetBody } from "../../contract/registration-request.ts";
-import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
+import { TOOLSET_ID_PATTERN } from "../../contract/ids.ts";
 import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
 import { namespaceOf } from "../auth.ts";
 import type { RegisteredToolsetView } from "../../contract/response-schemas.ts";
