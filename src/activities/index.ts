@@ -30,3 +30,4 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+export { createCallReports } from "./call-reports.ts";

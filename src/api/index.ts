@@ -2,3 +2,4 @@
 export { createApp, type ApiDeps } from "./app.ts";
 export { createRunService, type RunService } from "./run-service.ts";
 export { HttpError } from "./http-error.ts";
+export { createOpenRunCounter } from "./open-runs.ts";

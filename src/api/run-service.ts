@@ -30,7 +30,7 @@ import {
 import type { ElicitationAnswer } from "../shared/call-input.ts";
 import { describeRunStart } from "../shared/run-summary.ts";
 import type { JsonSchema } from "../shared/toolset.ts";
-import { validateAgainstSchema } from "../sandbox/index.ts";
+import { validateAgainstSchema } from "../schemas/index.ts";
 import {
   answerCallInputUpdate,
   approveCallUpdate,

@@ -12,7 +12,8 @@
 import { compileScript } from "../declarations/compile-script.ts";
 import { renderDts } from "../declarations/render-dts.ts";
 import { createTypeChecker, type Diagnostic } from "../declarations/type-check.ts";
-import { createSandbox, validateAgainstSchema } from "../sandbox/index.ts";
+import { createSandbox } from "../sandbox/index.ts";
+import { validateAgainstSchema } from "../schemas/index.ts";
 import { stableJson } from "../shared/canonical.ts";
 import type { CallEvent, IssuedCall, JournalEntry } from "../shared/journal.ts";
 import type { Cassette } from "../shared/run.ts";

@@ -4,7 +4,7 @@
  * MCP server's tool out of the toolset, said in the registration response, so that one broken
  * tool does not refuse the whole server; a host tool's is refused, since the harness wrote it.
  */
-import { schemaProblem } from "../sandbox/index.ts";
+import { schemaProblem } from "../schemas/index.ts";
 import type { JsonSchema, PinnedTool } from "../shared/toolset.ts";
 import type { OmitReason, OmittedTool } from "../contract/omitted-tool.ts";
 import { RegistrationError } from "./registration-error.ts";

@@ -1,0 +1,7 @@
+/**
+ * Toolsets: registering one (listing its servers' tools, pinning, policies) and its
+ * content-addressed id.
+ */
+export { RegistrationError } from "./registration-error.ts";
+export { canonicalJson } from "./toolset-id.ts";
+export { createToolsetRegistry, type ResolvedToolset, type ToolsetRegistry } from "./toolset-registry.ts";
