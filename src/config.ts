@@ -5,9 +5,9 @@
  */
 import { isIP } from "node:net";
 import path from "node:path";
-import type { TrustedTargets } from "./http-tool/trusted-targets.ts";
-import type { TemporalTls } from "./temporal/connection.ts";
-import { readTemporalProfile, TemporalProfileError } from "./temporal/envconfig.ts";
+import type { TrustedTargets } from "./http-tool/index.ts";
+import type { TemporalTls } from "./temporal/index.ts";
+import { readTemporalProfile, TemporalProfileError } from "./temporal/index.ts";
 
 export interface SandboxLimits {
   /** Heap limit of one script's isolate, in MB. Default 128. */

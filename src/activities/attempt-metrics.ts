@@ -5,8 +5,8 @@
  * (`unreachable`, `interrupted`, `timedOut`, `schemaChanged`…), `cancelled`, or `error`.
  */
 import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
-import type { CallKind, CallMetrics } from "../metrics/metrics.ts";
-import { CALL_FAILURE } from "../shared/tool-call.ts";
+import type { CallKind, CallMetrics } from "../metrics/index.ts";
+import { CALL_FAILURE } from "../shared/index.ts";
 
 const OUTCOME_OF_FAILURE = new Map<string, string>(Object.entries(CALL_FAILURE).map(([code, type]) => [type, code]));
 

@@ -11,7 +11,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { QueryNotRegisteredError, WorkflowNotFoundError, type Client } from "@temporalio/client";
-import type { CallInputState, ElicitationAnswer, ElicitationRequest } from "../shared/call-input.ts";
+import type { CallInputState, ElicitationAnswer, ElicitationRequest } from "../shared/index.ts";
 import {
   callInputRequestedSignal,
   callInputWithdrawnSignal,
@@ -20,7 +20,7 @@ import {
 } from "../workflows/messages.ts";
 import { createProgressCoalescer } from "./progress-coalescer.ts";
 
-export type { ElicitationAnswer, ElicitationRequest } from "../shared/call-input.ts";
+export type { ElicitationAnswer, ElicitationRequest } from "../shared/index.ts";
 
 /** One attempt of one call: the run's namespace (from the call's CredentialRef), its id, the call's seq. */
 export interface CallRef {

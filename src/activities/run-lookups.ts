@@ -4,9 +4,9 @@
  * belongs to (a script may signal only runs of its own namespace).
  */
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
-import { SEARCH_ATTRIBUTES } from "../shared/run.ts";
-import type { StoredScript } from "../shared/stored-script.ts";
-import type { StoredScriptStore } from "../storage/stored-script-store.ts";
+import { SEARCH_ATTRIBUTES } from "../shared/index.ts";
+import type { StoredScript } from "../shared/index.ts";
+import type { StoredScriptStore } from "../storage/index.ts";
 
 export interface RunLookupDeps {
   client: Client;

@@ -6,7 +6,7 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { HttpError } from "./http-error.ts";
-import type { Logger } from "../shared/logger.ts";
+import type { Logger } from "../shared/index.ts";
 
 interface BodyParserError {
   type?: string;

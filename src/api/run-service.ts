@@ -15,8 +15,8 @@ import {
 } from "@temporalio/client";
 import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
-import { fromHistoryPayload } from "../payloads/external-storage.ts";
-import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/runtime-version.ts";
+import { fromHistoryPayload } from "../payloads/index.ts";
+import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/index.ts";
 import {
   RUN_ID_PREFIX,
   RUN_WORKFLOW_TYPE,
@@ -26,10 +26,10 @@ import {
   type JournalView,
   type RunInput,
   type RunState,
-} from "../shared/run.ts";
-import type { ElicitationAnswer } from "../shared/call-input.ts";
-import { describeRunStart } from "../shared/run-summary.ts";
-import type { JsonSchema } from "../shared/toolset.ts";
+} from "../shared/index.ts";
+import type { ElicitationAnswer } from "../shared/index.ts";
+import { describeRunStart } from "../shared/index.ts";
+import type { JsonSchema } from "../shared/index.ts";
 import { validateAgainstSchema } from "../schemas/index.ts";
 import {
   answerCallInputUpdate,

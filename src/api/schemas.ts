@@ -3,11 +3,11 @@
  * come from the same definitions.
  */
 import { z } from "zod";
-import { MAX_SCRIPT_BYTES } from "../declarations/compile-script.ts";
-import { TOOLSET_ID_PATTERN } from "../contract/ids.ts";
+import { MAX_SCRIPT_BYTES } from "../declarations/index.ts";
+import { TOOLSET_ID_PATTERN } from "../contract/index.ts";
 
-import { credentialsBody } from "../contract/credentials-body.ts";
-export { credentialsBody, type CredentialsBody } from "../contract/credentials-body.ts";
+import { credentialsBody } from "../contract/index.ts";
+export { credentialsBody, type CredentialsBody } from "../contract/index.ts";
 
 export const startRunBody = z.strictObject({
   script: z

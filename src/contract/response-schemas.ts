@@ -5,7 +5,7 @@
  * drift apart.
  */
 import { z } from "zod";
-import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
+import { TOOL_ERROR_CODES } from "../shared/index.ts";
 import { OMIT_REASONS } from "./omitted-tool.ts";
 
 const API_ERROR_CODES = [

@@ -15,7 +15,7 @@ import {
   type CredentialScope,
   type CredentialSet,
   type StoredCredentials,
-} from "../shared/credentials.ts";
+} from "../shared/index.ts";
 import { getCredentialsQuery } from "../workflows/messages.ts";
 import type { SecretBox } from "./secret-box.ts";
 

@@ -6,13 +6,13 @@
  * that hit a limit or settled is dropped. `prestep` lets the activity that finished a call feed
  * it at once, and hand the step back with the call's result (see `Prestep`).
  */
-import type { CallEvent } from "../shared/journal.ts";
-import type { AdvanceInput, AdvanceResult, ColdStart, Prestep, ScriptError, StepResult } from "../shared/step.ts";
+import type { CallEvent } from "../shared/index.ts";
+import type { AdvanceInput, AdvanceResult, ColdStart, Prestep, ScriptError, StepResult } from "../shared/index.ts";
 import type { SchemaValidator } from "./call-gate.ts";
 import { ScriptLoadError } from "./isolate.ts";
 import { ScriptSession } from "./script-session.ts";
-import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/runtime-version.ts";
-import type { StepMetrics } from "../metrics/metrics.ts";
+import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/index.ts";
+import type { StepMetrics } from "../metrics/index.ts";
 
 /** Thrown (and retried by Temporal, on another worker) for a run whose runtime this worker lacks. */
 export class RuntimeVersionError extends Error {

@@ -16,7 +16,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import draft06Meta from "ajv/dist/refs/json-schema-draft-06.json" with { type: "json" };
 import ajvDraft04 from "ajv-draft-04";
 import addFormatsModule from "ajv-formats";
-import type { JsonSchema } from "../shared/toolset.ts";
+import type { JsonSchema } from "../shared/index.ts";
 import { CANONICAL_META, declaresIds, dialectOf, type SchemaDialect } from "./schema-dialect.ts";
 
 export type SchemaProblemReason = "unsupportedDialect" | "unresolvableRef" | "invalidSchema";

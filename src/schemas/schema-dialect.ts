@@ -5,7 +5,7 @@
  * of its own (ids are registered process-wide in an ajv instance, so two schemas with one `$id`
  * would otherwise collide or, worse, resolve into each other).
  */
-import type { JsonSchema } from "../shared/toolset.ts";
+import type { JsonSchema } from "../shared/index.ts";
 
 export const SCHEMA_DIALECTS = ["draft-04", "draft-06", "draft-07", "2019-09", "2020-12"] as const;
 export type SchemaDialect = (typeof SCHEMA_DIALECTS)[number];

@@ -5,9 +5,9 @@
  * keeps its objects, so the hot path never serializes the schema), then by its JSON text, in a
  * bounded least-recently-used cache.
  */
-import type { SchemaValidator } from "../sandbox/call-gate.ts";
+import type { SchemaValidator } from "../sandbox/index.ts";
 import { compileSchema, type CompiledSchema, type SchemaProblem } from "./ajv-compiler.ts";
-import type { JsonSchema } from "../shared/toolset.ts";
+import type { JsonSchema } from "../shared/index.ts";
 
 const MAX_CACHED = 5_000;
 const byText = new Map<string, CompiledSchema>();

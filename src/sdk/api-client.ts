@@ -8,10 +8,10 @@
  * const run = await api.startRun({ script: "export default async () => 42" });
  * console.log((await api.getRun(run.id)).status);
  */
-import type { CredentialsBody } from "../contract/credentials-body.ts";
-import type { ElicitationAnswer } from "../shared/call-input.ts";
-import type { Cassette } from "../shared/run.ts";
-import type { RegisterToolsetBody } from "../contract/registration-request.ts";
+import type { CredentialsBody } from "../contract/index.ts";
+import type { ElicitationAnswer } from "../shared/index.ts";
+import type { Cassette } from "../shared/index.ts";
+import type { RegisterToolsetBody } from "../contract/index.ts";
 import type {
   ApiErrorBody,
   CallDecisionBody,
@@ -23,7 +23,7 @@ import type {
   StoredWorkflowBody,
   ToolsetView,
   WorkflowViewBody,
-} from "../contract/response-schemas.ts";
+} from "../contract/index.ts";
 
 export type {
   ApiErrorBody,
@@ -35,7 +35,7 @@ export type {
   RunListBody,
   RunViewBody,
   ToolsetView,
-} from "../contract/response-schemas.ts";
+} from "../contract/index.ts";
 
 export interface ApiClientOptions {
   /** Base URL of the API, e.g. `http://127.0.0.1:8787`. */

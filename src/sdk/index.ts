@@ -16,4 +16,4 @@ export {
 } from "./api-client.ts";
 export { replayCassette, type ReplayError, type ReplayOptions, type ReplayOutcome } from "./replay.ts";
 export { temporalSettings, ConfigError, type TemporalSettings } from "../config.ts";
-export type { TemporalTls } from "../temporal/connection.ts";
+export type { TemporalTls } from "../temporal/index.ts";

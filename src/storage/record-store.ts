@@ -4,7 +4,7 @@
  * nothing); `load` reads the input back from the first history event, so it needs no worker.
  * Records never change, so loads are cached.
  */
-import { fromHistoryPayload } from "../payloads/external-storage.ts";
+import { fromHistoryPayload } from "../payloads/index.ts";
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 
 export interface RecordStore<T> {

@@ -5,9 +5,9 @@
  */
 import { createHash } from "node:crypto";
 import type { Client } from "@temporalio/client";
-import { STORED_SCRIPT_RECORD_TYPE, storedScriptWorkflowId, type StoredScript } from "../shared/stored-script.ts";
+import { STORED_SCRIPT_RECORD_TYPE, storedScriptWorkflowId, type StoredScript } from "../shared/index.ts";
 import { createRecordStore, type RecordStore } from "./record-store.ts";
-import { canonicalJson } from "../toolsets/toolset-id.ts";
+import { canonicalJson } from "../toolsets/index.ts";
 
 export type StoredScriptStore = RecordStore<StoredScript>;
 

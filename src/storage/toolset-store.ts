@@ -2,8 +2,8 @@
  * Registered toolsets, kept in Temporal as record workflows (see record-store.ts).
  */
 import type { Client } from "@temporalio/client";
-import type { PinnedToolset } from "../shared/toolset.ts";
-import { TOOLSET_WORKFLOW_TYPE, toolsetWorkflowId, type ToolsetRecordInput } from "../shared/toolset-record.ts";
+import type { PinnedToolset } from "../shared/index.ts";
+import { TOOLSET_WORKFLOW_TYPE, toolsetWorkflowId, type ToolsetRecordInput } from "../shared/index.ts";
 import { createRecordStore, type RecordStore } from "./record-store.ts";
 
 export type ToolsetStore = RecordStore<PinnedToolset>;

@@ -10,7 +10,7 @@
 import { DefaultLogger, Runtime, type LogLevel } from "@temporalio/worker";
 // Only the port helper, not the dev server: the SDK's host-tool worker imports this file too.
 import { getFreePort } from "../dev/free-port.ts";
-import type { Logger } from "../shared/logger.ts";
+import type { Logger } from "../shared/index.ts";
 
 let installed = false;
 let sdkMetricsUrl: string | undefined;

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import canonicalizeModule from "canonicalize";
-import type { PinnedToolset } from "../shared/toolset.ts";
+import type { PinnedToolset } from "../shared/index.ts";
 
 const canonicalize = canonicalizeModule as unknown as (value: unknown) => string | undefined;
 

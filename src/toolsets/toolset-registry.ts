@@ -4,15 +4,15 @@
  * a run that names no toolset needs no registration.
  */
 import { renderDts, renderPrompt } from "../declarations/index.ts";
-import { EMPTY_TOOLSET, type PinnedToolset } from "../shared/toolset.ts";
-import type { ObservedResults } from "../shared/toolset-record.ts";
+import { EMPTY_TOOLSET, type PinnedToolset } from "../shared/index.ts";
+import type { ObservedResults } from "../shared/index.ts";
 import { pinToolset, type PinDeps } from "./pin-toolset.ts";
-import type { OmittedTool } from "../contract/omitted-tool.ts";
+import type { OmittedTool } from "../contract/index.ts";
 import { RegistrationError } from "./registration-error.ts";
-import { STORED_SCRIPT_ID_PATTERN } from "../storage/stored-script-store.ts";
-import type { RegisterToolsetBody } from "../contract/registration-request.ts";
+import { STORED_SCRIPT_ID_PATTERN } from "../storage/index.ts";
+import type { RegisterToolsetBody } from "../contract/index.ts";
 import { toolsetId } from "./toolset-id.ts";
-import type { ToolsetStore } from "../storage/toolset-store.ts";
+import type { ToolsetStore } from "../storage/index.ts";
 
 export interface ResolvedToolset {
   id: string;

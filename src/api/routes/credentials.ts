@@ -6,11 +6,11 @@
  */
 import { Router } from "express";
 import { WithStartWorkflowOperation, type Client } from "@temporalio/client";
-import type { SecretBox } from "../../credentials/secret-box.ts";
-import { CREDENTIALS_WORKFLOW_TYPE, credentialsWorkflowId, type CredentialScope } from "../../shared/credentials.ts";
-import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES } from "../../shared/run.ts";
-import { TOOLSET_ID_PATTERN } from "../../contract/ids.ts";
-import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
+import type { SecretBox } from "../../credentials/index.ts";
+import { CREDENTIALS_WORKFLOW_TYPE, credentialsWorkflowId, type CredentialScope } from "../../shared/index.ts";
+import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES } from "../../shared/index.ts";
+import { TOOLSET_ID_PATTERN } from "../../contract/index.ts";
+import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/index.ts";
 import { credentialsRenewedSignal } from "../../workflows/messages.ts";
 import { setCredentialsUpdate } from "../../workflows/messages.ts";
 import { namespaceOf } from "../auth.ts";

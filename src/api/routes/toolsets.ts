@@ -4,12 +4,12 @@
  */
 import { Router } from "express";
 import { z } from "zod";
-import { RegistrationError } from "../../toolsets/registration-error.ts";
-import { registerToolsetBody } from "../../contract/registration-request.ts";
-import { TOOLSET_ID_PATTERN } from "../../contract/ids.ts";
-import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
+import { RegistrationError } from "../../toolsets/index.ts";
+import { registerToolsetBody } from "../../contract/index.ts";
+import { TOOLSET_ID_PATTERN } from "../../contract/index.ts";
+import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/index.ts";
 import { namespaceOf } from "../auth.ts";
-import type { RegisteredToolsetView } from "../../contract/response-schemas.ts";
+import type { RegisteredToolsetView } from "../../contract/index.ts";
 import type { CredentialWriter } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { parseOrThrow } from "../validate.ts";

@@ -5,11 +5,11 @@
  */
 import { Router } from "express";
 import { z } from "zod";
-import { MAX_SCRIPT_BYTES } from "../../declarations/compile-script.ts";
-import type { TypeChecker } from "../../declarations/type-check.ts";
-import { TOOLSET_ID_PATTERN } from "../../contract/ids.ts";
-import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
-import { STORED_SCRIPT_ID_PATTERN, storedScriptId, type StoredScriptStore } from "../../storage/stored-script-store.ts";
+import { MAX_SCRIPT_BYTES } from "../../declarations/index.ts";
+import type { TypeChecker } from "../../declarations/index.ts";
+import { TOOLSET_ID_PATTERN } from "../../contract/index.ts";
+import type { ToolsetRegistry } from "../../toolsets/index.ts";
+import { STORED_SCRIPT_ID_PATTERN, storedScriptId, type StoredScriptStore } from "../../storage/index.ts";
 import { namespaceOf } from "../auth.ts";
 import { compileForToolset } from "../script-compiler.ts";
 import { notFound } from "../http-error.ts";

@@ -5,7 +5,7 @@
  */
 import { proxyActivities } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
-import type { DeliverEventInput } from "../../shared/events.ts";
+import type { DeliverEventInput } from "../../shared/index.ts";
 
 const { deliverEvent } = proxyActivities<Activities>({
   startToCloseTimeout: "30 seconds",

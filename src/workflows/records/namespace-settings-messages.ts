@@ -4,7 +4,7 @@
  * the definitions, not the workflow.
  */
 import { defineQuery, defineUpdate } from "@temporalio/workflow";
-import type { EventsEndpoint } from "../../shared/events.ts";
+import type { EventsEndpoint } from "../../shared/index.ts";
 
 export interface NamespaceSettings {
   eventsEndpoint?: EventsEndpoint;

@@ -3,7 +3,7 @@
  * whose start input is the record, read back from its first history event without a worker.
  */
 import { condition } from "@temporalio/workflow";
-import type { StoredScript } from "../../shared/stored-script.ts";
+import type { StoredScript } from "../../shared/index.ts";
 
 /**
  * The exported name is the workflow type Temporal knows open records by (STORED_SCRIPT_RECORD_TYPE):

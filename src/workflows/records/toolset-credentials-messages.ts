@@ -4,7 +4,7 @@
  * file so they import the definitions, not the workflow.
  */
 import { defineQuery, defineUpdate } from "@temporalio/workflow";
-import type { StoredCredentials } from "../../shared/credentials.ts";
+import type { StoredCredentials } from "../../shared/index.ts";
 
 export const getCredentialsQuery = defineQuery<StoredCredentials>("getCredentials");
 export const setCredentialsUpdate = defineUpdate<{ revision: number }, [{ endUser?: string; sealed: string }]>(

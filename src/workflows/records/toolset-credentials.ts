@@ -5,7 +5,7 @@
  */
 import { condition, continueAsNew, setHandler, workflowInfo } from "@temporalio/workflow";
 
-import type { StoredCredentials } from "../../shared/credentials.ts";
+import type { StoredCredentials } from "../../shared/index.ts";
 import { getCredentialsQuery, setCredentialsUpdate } from "./toolset-credentials-messages.ts";
 
 export async function toolsetCredentials(initial: StoredCredentials): Promise<void> {

@@ -4,7 +4,7 @@
  * workflow.
  */
 import { defineQuery, defineSignal } from "@temporalio/workflow";
-import type { ObservedResults } from "../../shared/toolset-record.ts";
+import type { ObservedResults } from "../../shared/index.ts";
 
 export const observeResultsSignal =
   defineSignal<[{ tool: string; shape: Record<string, unknown>; count: number }]>("observeResults");

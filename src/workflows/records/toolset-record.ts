@@ -6,8 +6,8 @@
  */
 import { condition, continueAsNew, setHandler, workflowInfo } from "@temporalio/workflow";
 
-import { mergeShapes } from "../../shared/observed-shape.ts";
-import type { ObservedResults, ToolsetRecordInput } from "../../shared/toolset-record.ts";
+import { mergeShapes } from "../../shared/index.ts";
+import type { ObservedResults, ToolsetRecordInput } from "../../shared/index.ts";
 import { getObservedQuery, observeResultsSignal } from "./toolset-record-messages.ts";
 
 export async function toolsetRecord(input: ToolsetRecordInput): Promise<void> {

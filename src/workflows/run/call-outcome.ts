@@ -5,11 +5,11 @@
  */
 import type { ActivityFailure } from "@temporalio/workflow";
 import { ApplicationFailure, TimeoutFailure, type RetryPolicy } from "@temporalio/workflow";
-import type { JournalEntry } from "../../shared/journal.ts";
-import type { Prestep } from "../../shared/step.ts";
-import { CALL_FAILURE, HOST_TOOL_ERROR_TYPE, RETRY_ATTEMPTS } from "../../shared/tool-call.ts";
-import { isToolErrorCode, type ToolErrorData } from "../../shared/tool-error.ts";
-import type { ToolPolicy } from "../../shared/toolset.ts";
+import type { JournalEntry } from "../../shared/index.ts";
+import type { Prestep } from "../../shared/index.ts";
+import { CALL_FAILURE, HOST_TOOL_ERROR_TYPE, RETRY_ATTEMPTS } from "../../shared/index.ts";
+import { isToolErrorCode, type ToolErrorData } from "../../shared/index.ts";
+import type { ToolPolicy } from "../../shared/index.ts";
 
 /** A call's outcome; a result may come with the script's next step, taken by the worker (`Prestep`). */
 export type CallOutcome = { ok: true; value: unknown; step?: Prestep } | { ok: false; error: ToolErrorData };

@@ -15,9 +15,9 @@ import {
   type CallInputState,
   type CallInputWithdrawal,
   type CallProgressReport,
-} from "../../shared/call-input.ts";
-import type { JournalEntry } from "../../shared/journal.ts";
-import type { RunInput } from "../../shared/run.ts";
+} from "../../shared/index.ts";
+import type { JournalEntry } from "../../shared/index.ts";
+import type { RunInput } from "../../shared/index.ts";
 import { reportParked } from "./call-spans.ts";
 import type { JournalBook } from "./journal-book.ts";
 import {

@@ -6,10 +6,10 @@
  * the calls not finished, and tells RunStatus when one starts or ends (the run's current details).
  */
 import { isCancellation } from "@temporalio/workflow";
-import type { CredentialRef } from "../../shared/credentials.ts";
-import type { JournalEntry } from "../../shared/journal.ts";
-import type { RunInput } from "../../shared/run.ts";
-import { RUN_CONCURRENCY } from "../../shared/tool-call.ts";
+import type { CredentialRef } from "../../shared/index.ts";
+import type { JournalEntry } from "../../shared/index.ts";
+import type { RunInput } from "../../shared/index.ts";
+import { RUN_CONCURRENCY } from "../../shared/index.ts";
 import { CallScheduler } from "./call-scheduler.ts";
 import { reportCallSpan, reportParked } from "./call-spans.ts";
 import type { ChildRuns } from "./child-runs.ts";

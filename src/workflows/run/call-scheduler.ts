@@ -4,7 +4,7 @@
  * doesn't hold back calls of other tools. Built-ins (timers, signals) are not tool calls and
  * bypass the limits.
  */
-import type { JournalEntry } from "../../shared/journal.ts";
+import type { JournalEntry } from "../../shared/index.ts";
 
 export class CallScheduler {
   private readonly queue: JournalEntry[] = [];

@@ -10,9 +10,9 @@
  * patched, and a replay reports nothing again.
  */
 import { proxySinks, workflowInfo } from "@temporalio/workflow";
-import { HTTP_TOOL, type JournalEntry } from "../../shared/journal.ts";
-import type { RunInput } from "../../shared/run.ts";
-import { idempotencyKey } from "../../shared/tool-call.ts";
+import { HTTP_TOOL, type JournalEntry } from "../../shared/index.ts";
+import type { RunInput } from "../../shared/index.ts";
+import { idempotencyKey } from "../../shared/index.ts";
 import {
   callSpanId,
   formatTraceparent,
@@ -20,8 +20,8 @@ import {
   runEndSpanId,
   type RunTrace,
   type TracingSinks,
-} from "../../shared/trace-context.ts";
-import type { ToolPolicy } from "../../shared/toolset.ts";
+} from "../../shared/index.ts";
+import type { ToolPolicy } from "../../shared/index.ts";
 
 const { tracing } = proxySinks<TracingSinks>();
 

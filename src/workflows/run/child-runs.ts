@@ -20,11 +20,11 @@ import {
   workflowInfo,
 } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
-import type { JournalEntry } from "../../shared/journal.ts";
-import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunInput } from "../../shared/run.ts";
-import { describeRunStart } from "../../shared/run-summary.ts";
-import { SANDBOX_RUNTIME_VERSION } from "../../shared/runtime-version.ts";
-import { callSpanId } from "../../shared/trace-context.ts";
+import type { JournalEntry } from "../../shared/index.ts";
+import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunInput } from "../../shared/index.ts";
+import { describeRunStart } from "../../shared/index.ts";
+import { SANDBOX_RUNTIME_VERSION } from "../../shared/index.ts";
+import { callSpanId } from "../../shared/index.ts";
 import { failure, type CallOutcome } from "./call-outcome.ts";
 import { deliverSignal } from "./messages.ts";
 import { PATCHES } from "./patches.ts";

@@ -6,8 +6,8 @@
  * so it can change without a patch.
  */
 import { ParentClosePolicy, startChild, workflowInfo } from "@temporalio/workflow";
-import { eventId, type EventData, type EventType, type HarnessEvent } from "../../shared/events.ts";
-import type { RunInput } from "../../shared/run.ts";
+import { eventId, type EventData, type EventType, type HarnessEvent } from "../../shared/index.ts";
+import type { RunInput } from "../../shared/index.ts";
 import type { deliverEventWorkflow } from "../delivery/deliver-event.ts";
 
 /** The run an event comes from. */

@@ -3,9 +3,9 @@
  * calls (same seq, tool and canonical arguments); the first call that differs ends the reuse for
  * good, and every call from there on is sent for real under the fork's own keys.
  */
-import { stableJson } from "../../shared/canonical.ts";
-import type { JournalEntry } from "../../shared/journal.ts";
-import type { ForkSeed } from "../../shared/run.ts";
+import { stableJson } from "../../shared/index.ts";
+import type { JournalEntry } from "../../shared/index.ts";
+import type { ForkSeed } from "../../shared/index.ts";
 import type { CallOutcome } from "./call-outcome.ts";
 
 export class ForkReplay {

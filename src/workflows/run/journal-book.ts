@@ -3,10 +3,10 @@
  * grouped into batches. A cold sandbox start is rebuilt from it, so batches keep only seqs and
  * times; the values live once, in the entries.
  */
-import type { CallEvent, EventBatch, IssuedCall, JournalEntry } from "../../shared/journal.ts";
-import type { CarriedJournal, JournalView } from "../../shared/run.ts";
-import { EMPTY_CHAIN, batchChain } from "../../shared/step.ts";
-import type { ToolErrorData } from "../../shared/tool-error.ts";
+import type { CallEvent, EventBatch, IssuedCall, JournalEntry } from "../../shared/index.ts";
+import type { CarriedJournal, JournalView } from "../../shared/index.ts";
+import { EMPTY_CHAIN, batchChain } from "../../shared/index.ts";
+import type { ToolErrorData } from "../../shared/index.ts";
 
 export class JournalBook {
   readonly entries: JournalEntry[];

@@ -7,14 +7,14 @@
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
-import type { CredentialRef } from "../../shared/credentials.ts";
-import type { JournalEntry } from "../../shared/journal.ts";
-import type { RunInput } from "../../shared/run.ts";
-import { runtimeVersionOf } from "../../shared/runtime-version.ts";
-import { CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../../shared/tool-call.ts";
-import type { PinnedToolset } from "../../shared/toolset.ts";
+import type { CredentialRef } from "../../shared/index.ts";
+import type { JournalEntry } from "../../shared/index.ts";
+import type { RunInput } from "../../shared/index.ts";
+import { runtimeVersionOf } from "../../shared/index.ts";
+import { CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../../shared/index.ts";
+import type { PinnedToolset } from "../../shared/index.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
-import type { RunTrace } from "../../shared/trace-context.ts";
+import type { RunTrace } from "../../shared/index.ts";
 import { callTraceparent } from "./call-spans.ts";
 import type { Decision, ParkDetails, ParkReason } from "./parking.ts";
 

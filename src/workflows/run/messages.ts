@@ -9,10 +9,10 @@ import type {
   CallInputState,
   CallInputWithdrawal,
   CallProgressReport,
-} from "../../shared/call-input.ts";
-import type { CredentialsRenewed, RunCredentialsRenewed } from "../../shared/credentials.ts";
-import type { Decider } from "../../shared/journal.ts";
-import type { JournalView, RunStatus } from "../../shared/run.ts";
+} from "../../shared/index.ts";
+import type { CredentialsRenewed, RunCredentialsRenewed } from "../../shared/index.ts";
+import type { Decider } from "../../shared/index.ts";
+import type { JournalView, RunStatus } from "../../shared/index.ts";
 
 export const getStatusQuery = defineQuery<RunStatus>("getStatus");
 export const getJournalQuery = defineQuery<

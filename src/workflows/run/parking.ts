@@ -7,8 +7,8 @@
  * listed as parked but never decided, and is released when answered or when its attempt ends.
  */
 import { condition } from "@temporalio/workflow";
-import type { CredentialScope } from "../../shared/credentials.ts";
-import type { Decider, JournalEntry } from "../../shared/journal.ts";
+import type { CredentialScope } from "../../shared/index.ts";
+import type { Decider, JournalEntry } from "../../shared/index.ts";
 
 export type ParkReason =
   "approval" | "credentialsExpired" | "insufficientScope" | "schemaChanged" | "elicitationRequested";

@@ -7,7 +7,7 @@
  * Cancelling the run rejects the wait, as it would reject a condition.
  */
 import { CancellationScope } from "@temporalio/workflow";
-import type { StepResult } from "../../shared/step.ts";
+import type { StepResult } from "../../shared/index.ts";
 
 export type NextStep = { kind: "taken"; result: StepResult } | { kind: "feed"; seqs: number[] };
 

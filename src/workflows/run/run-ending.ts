@@ -20,9 +20,9 @@ import {
   patched,
   type TemporalFailure,
 } from "@temporalio/workflow";
-import type { EventData, EventType } from "../../shared/events.ts";
-import { RUN_FAILURE_TYPES, type CarriedJournal, type RunInput } from "../../shared/run.ts";
-import type { ScriptError } from "../../shared/step.ts";
+import type { EventData, EventType } from "../../shared/index.ts";
+import { RUN_FAILURE_TYPES, type CarriedJournal, type RunInput } from "../../shared/index.ts";
+import type { ScriptError } from "../../shared/index.ts";
 import { reportRunSpan } from "./call-spans.ts";
 import { tellParent, type ChildEnding, type ChildRuns } from "./child-runs.ts";
 import { emitEvent } from "./events.ts";

@@ -4,8 +4,8 @@
  * credentials and signals for the script.
  */
 import { patched, setHandler } from "@temporalio/workflow";
-import type { CredentialRef } from "../../shared/credentials.ts";
-import type { Decider } from "../../shared/journal.ts";
+import type { CredentialRef } from "../../shared/index.ts";
+import type { Decider } from "../../shared/index.ts";
 import {
   approveCallUpdate,
   credentialsRenewedSignal,

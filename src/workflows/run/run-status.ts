@@ -8,7 +8,7 @@
  * attribute back to parked or running.
  */
 import { patched, setCurrentDetails, upsertSearchAttributes } from "@temporalio/workflow";
-import { SEARCH_ATTRIBUTES, type RunState } from "../../shared/run.ts";
+import { SEARCH_ATTRIBUTES, type RunState } from "../../shared/index.ts";
 import { PATCHES } from "./patches.ts";
 import { describeActivity, type RunActivity } from "./run-details.ts";
 

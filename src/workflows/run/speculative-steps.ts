@@ -14,7 +14,7 @@
  * while their history was recorded with it (a step was held for as long as its chain might
  * still come), and follow this one from their first new workflow task.
  */
-import type { Prestep, StepResult } from "../../shared/step.ts";
+import type { Prestep, StepResult } from "../../shared/index.ts";
 import type { JournalBook } from "./journal-book.ts";
 
 /** Where calls and steps go to be taken by the run loop (the run's ReadyQueue). */
