@@ -7,7 +7,7 @@ import { isIP } from "node:net";
 import path from "node:path";
 import type { TrustedTargets } from "./http-tool/index.ts";
 import type { TemporalTls } from "./temporal/index.ts";
-import { readTemporalProfile, TemporalProfileError } from "./temporal/index.ts";
+import { readTemporalProfile, TemporalProfileError } from "./temporal/envconfig.ts";
 
 export interface SandboxLimits {
   /** Heap limit of one script's isolate, in MB. Default 128. */

@@ -5,7 +5,7 @@
  * Imports nothing of the worker or Temporal, so these commands start fast.
  */
 import { ConfigError, loadClientConfig } from "../config.ts";
-import { createApiClient, RewindApiError } from "../sdk/index.ts";
+import { createApiClient, RewindApiError } from "../sdk/api-client.ts";
 import { UsageError } from "./args.ts";
 import type { Command } from "./commands/command.ts";
 import { replay } from "./commands/replay.ts";

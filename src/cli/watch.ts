@@ -6,7 +6,7 @@
  */
 import { setTimeout as delay } from "node:timers/promises";
 import type { RunViewBody } from "../contract/index.ts";
-import { RewindApiError, type ApiClient } from "../sdk/index.ts";
+import { RewindApiError, type ApiClient } from "../sdk/api-client.ts";
 import { createCallTracker, type CallTracker } from "./call-tracker.ts";
 import { formatDuration, full, printJson } from "./output.ts";
 import { createWatchView, type WatchView } from "./watch-view.ts";

@@ -4,7 +4,7 @@
  * `rewind runs cassette <id> [--out file]` saves a run's cassette.
  */
 import { writeFile } from "node:fs/promises";
-import { replayCassette } from "../../sdk/index.ts";
+import { replayCassette } from "../../sdk/replay.ts";
 import type { Cassette } from "../../shared/index.ts";
 import { arg, parseCommand, UsageError } from "../args.ts";
 import { formatDiagnostics, full, printJson, printLine } from "../output.ts";

@@ -3,7 +3,7 @@
  * errors that name the file, and showing a script's type errors against the file as written.
  */
 import { readFile } from "node:fs/promises";
-import { RewindApiError } from "../../sdk/index.ts";
+import { RewindApiError } from "../../sdk/api-client.ts";
 import { formatDiagnostics, isDiagnosticList } from "../output.ts";
 
 export async function readText(file: string, what: string): Promise<string> {
