@@ -9,3 +9,4 @@ export {
   type StoredScriptStore,
 } from "./stored-script-store.ts";
 export { createTemporalToolsetStore, type ToolsetStore } from "./toolset-store.ts";
+export { toolsetId, canonicalJson } from "./toolset-id.ts";

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import type { Client } from "@temporalio/client";
 import { STORED_SCRIPT_RECORD_TYPE, storedScriptWorkflowId, type StoredScript } from "../shared/index.ts";
 import { createRecordStore, type RecordStore } from "./record-store.ts";
-import { canonicalJson } from "../toolsets/index.ts";
+import { canonicalJson } from "./toolset-id.ts";
 
 export type StoredScriptStore = RecordStore<StoredScript>;
 

@@ -3,5 +3,4 @@
  * content-addressed id.
  */
 export { RegistrationError } from "./registration-error.ts";
-export { canonicalJson } from "./toolset-id.ts";
 export { createToolsetRegistry, type ResolvedToolset, type ToolsetRegistry } from "./toolset-registry.ts";

@@ -11,7 +11,7 @@ import type { OmittedTool } from "../contract/index.ts";
 import { RegistrationError } from "./registration-error.ts";
 import { STORED_SCRIPT_ID_PATTERN } from "../storage/index.ts";
 import type { RegisterToolsetBody } from "../contract/index.ts";
-import { toolsetId } from "./toolset-id.ts";
+import { toolsetId } from "../storage/index.ts";
 import type { ToolsetStore } from "../storage/index.ts";
 
 export interface ResolvedToolset {

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PinnedToolset } from "../../src/shared/toolset.ts";
-import { canonicalJson, toolsetId } from "../../src/toolsets/toolset-id.ts";
+import { canonicalJson, toolsetId } from "../../src/storage/toolset-id.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 
 const document: PinnedToolset = {
