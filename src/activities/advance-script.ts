@@ -6,7 +6,7 @@
 import type { EndpointResolver } from "../events/index.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import type { AdvanceInput, AdvanceResult } from "../shared/index.ts";
-import { withRunEnd } from "./run-end.ts";
+import { withEventsEndpoint } from "./run-end.ts";
 
 export interface AdvanceDeps {
   sandbox: Sandbox;
@@ -15,6 +15,6 @@ export interface AdvanceDeps {
 
 export function createAdvanceScript(deps: AdvanceDeps) {
   return async function advanceScript(input: AdvanceInput): Promise<AdvanceResult> {
-    return withRunEnd(await deps.sandbox.advance(input), input.namespace, deps.endpoints);
+    return withEventsEndpoint(await deps.sandbox.advance(input), input.namespace, deps.endpoints);
   };
 }

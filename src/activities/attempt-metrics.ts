@@ -1,14 +1,25 @@
 /**
  * Measures each attempt of a call an activity sends (MCP and http): its duration, and its
  * outcome by one name — `ok`, the code of a result the script gets (`toolFailed`, `refused`), the
- * interruption an attempt throws for the call's policy, in the camelCase of CALL_FAILURE's keys
- * (`unreachable`, `interrupted`, `timedOut`, `schemaChanged`…), `cancelled`, or `error`.
+ * interruption an attempt throws for the call's policy (`unreachable`, `interrupted`, `timedOut`,
+ * `schemaChanged`…, named below), `cancelled`, or `error`.
  */
 import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
 import type { CallKind, CallMetrics } from "../metrics/index.ts";
-import { CALL_FAILURE } from "../shared/index.ts";
+import { CALL_FAILURE, type CallFailureType } from "../shared/index.ts";
 
-const OUTCOME_OF_FAILURE = new Map<string, string>(Object.entries(CALL_FAILURE).map(([code, type]) => [type, code]));
+/** The metric's outcome for each failure type; the metric's labels predate the types' names. */
+const OUTCOME_OF: Record<CallFailureType, string> = {
+  [CALL_FAILURE.unreachable]: "unreachable",
+  [CALL_FAILURE.interrupted]: "interrupted",
+  [CALL_FAILURE.attemptTimedOut]: "timedOut",
+  [CALL_FAILURE.unauthorized]: "unauthorized",
+  [CALL_FAILURE.forbidden]: "forbidden",
+  [CALL_FAILURE.schemaChanged]: "schemaChanged",
+  [CALL_FAILURE.targetNotAllowed]: "targetNotAllowed",
+  [CALL_FAILURE.hostToolError]: "hostToolError",
+};
+const OUTCOME_OF_FAILURE = new Map<string, string>(Object.entries(OUTCOME_OF));
 
 type AttemptResult = { ok: true } | { ok: false; error: { code: string } };
 

@@ -9,7 +9,8 @@
  */
 import { ApplicationFailure, Context } from "@temporalio/activity";
 import { HttpRefusal, type GuardedFetch, type HttpToolResponse } from "../http-tool/index.ts";
-import { CALL_FAILURE, idempotencyKey } from "../shared/index.ts";
+import { CALL_FAILURE } from "../shared/index.ts";
+import { idempotencyKey } from "../shared/index.ts";
 import type { Tracing } from "../tracing/index.ts";
 import { httpAttemptSpan } from "./attempt-spans.ts";
 
@@ -41,7 +42,7 @@ const INTERRUPTIONS: Partial<Record<HttpRefusal["rule"], (typeof CALL_FAILURE)[k
   noResponse: CALL_FAILURE.interrupted,
   network: CALL_FAILURE.interrupted,
   aborted: CALL_FAILURE.interrupted,
-  timeout: CALL_FAILURE.timedOut,
+  timeout: CALL_FAILURE.attemptTimedOut,
 };
 
 export function createCallHttp(deps: HttpCallDeps) {

@@ -30,9 +30,9 @@ import { scrub, secretsOf } from "../mcp/index.ts";
 import type { SchemaValidator } from "../sandbox/index.ts";
 import type { EndpointResolver } from "../events/index.ts";
 import type { Sandbox } from "../sandbox/index.ts";
-import type { Prestep } from "../shared/index.ts";
+import type { SpeculativeStep } from "../shared/index.ts";
+import { CALL_FAILURE } from "../shared/index.ts";
 import {
-  CALL_FAILURE,
   IDEMPOTENCY_META_KEY,
   MAX_RESULT_BYTES,
   idempotencyKey,
@@ -41,14 +41,14 @@ import {
 } from "../shared/index.ts";
 import type { Tracing } from "../tracing/index.ts";
 import { exchangeAttributes, mcpAttemptSpan, thrownErrorType } from "./attempt-spans.ts";
-import { withRunEnd } from "./run-end.ts";
+import { withEventsEndpoint } from "./run-end.ts";
 import type { CallRef, CallReports } from "./call-reports.ts";
 import { createSchemaWatch, schemaChangeOf, type SchemaWatch } from "./schema-watch.ts";
 
 export interface McpCallDeps {
   mcpPool: McpPool;
-  /** The worker's sandbox: a finished call is fed to its run's warm script right away. */
-  sandbox?: Pick<Sandbox, "prestep">;
+  /** The worker's sandbox: a finished call is fed to its run's warm script right away (a speculative step). */
+  sandbox?: Pick<Sandbox, "speculate">;
   /** Whether a run's namespace takes events, told with a step that ends the run. */
   endpoints?: EndpointResolver;
   tracing: Tracing;
@@ -69,7 +69,7 @@ const HEARTBEAT_EVERY_MS = 3_000;
 const FAILURE_OF_REASON: Record<string, { type: string; retryable: boolean }> = {
   unreachable: { type: CALL_FAILURE.unreachable, retryable: true },
   interrupted: { type: CALL_FAILURE.interrupted, retryable: true },
-  timedOut: { type: CALL_FAILURE.timedOut, retryable: true },
+  timedOut: { type: CALL_FAILURE.attemptTimedOut, retryable: true },
   unauthorized: { type: CALL_FAILURE.unauthorized, retryable: false },
   forbidden: { type: CALL_FAILURE.forbidden, retryable: false },
   targetNotAllowed: { type: CALL_FAILURE.targetNotAllowed, retryable: false },
@@ -149,14 +149,21 @@ function fingerprint(headers: Record<string, string>): string {
 }
 
 /**
- * Steps the run's script with this result, on this worker, if its isolate is warm here: the
- * workflow then needs no local activity for it (see `Prestep`). Never fails the call.
+ * Takes the run's next step speculatively with this result, on this worker, if its isolate is
+ * warm here: when the workflow adopts it, it needs no local activity for it (see
+ * `SpeculativeStep`). Never fails the call.
  */
-async function prestep(deps: McpCallDeps, input: McpCallInput, value: unknown): Promise<{ step?: Prestep }> {
+async function takeSpeculativeStep(
+  deps: McpCallDeps,
+  input: McpCallInput,
+  value: unknown,
+): Promise<{ step?: SpeculativeStep }> {
   try {
-    const step = await deps.sandbox?.prestep(input.runId, { seq: input.seq, ok: true, value });
+    const step = await deps.sandbox?.speculate(input.runId, { seq: input.seq, ok: true, value });
     return step
-      ? { step: { ...step, result: await withRunEnd(step.result, input.credentials.namespace, deps.endpoints) } }
+      ? {
+          step: { ...step, result: await withEventsEndpoint(step.result, input.credentials.namespace, deps.endpoints) },
+        }
       : {};
   } catch {
     return {};
@@ -272,7 +279,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
           ...usedScope,
         };
       }
-      return { ok: true, value, attempt, ...usedScope, ...(await prestep(deps, input, value)) };
+      return { ok: true, value, attempt, ...usedScope, ...(await takeSpeculativeStep(deps, input, value)) };
     } catch (error) {
       errorType = thrownErrorType(error);
       if (error instanceof McpConnectError) {

@@ -6,7 +6,7 @@
  * `getCallInput` query until the harness's answer is there, the run says the request can no
  * longer be answered, or the attempt's abort signal fires (timeout, cancellation, shutdown), in
  * which case the run is told the request is withdrawn. The run is the workflow whose id is the
- * run id; the workflow keeps the reports (src/workflows/call-report-desk.ts).
+ * run id; the workflow keeps the reports (src/workflows/run/call-report-desk.ts).
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";

@@ -6,7 +6,7 @@
 import type { EndpointResolver } from "../events/index.ts";
 import type { AdvanceResult } from "../shared/index.ts";
 
-export async function withRunEnd<R extends AdvanceResult>(
+export async function withEventsEndpoint<R extends AdvanceResult>(
   result: R,
   namespace: string | undefined,
   endpoints: EndpointResolver | undefined,

@@ -5,7 +5,7 @@
 import express, { type Express } from "express";
 import type { Logger } from "../shared/index.ts";
 import { createAuth } from "./auth.ts";
-import { createErrorHandler, notFoundRoute } from "./error-handler.ts";
+import { createErrorHandler, notFoundRoute, type TemporalReach } from "./error-handler.ts";
 import { serveOpenApi } from "./openapi.ts";
 import { createCodecCors, createCodecRouter, type CodecRouteDeps } from "./routes/codec.ts";
 import { createCredentialWriter, createCredentialsRouter, type CredentialsRouteDeps } from "./routes/credentials.ts";
@@ -25,6 +25,8 @@ export interface ApiDeps extends RunsRouteDeps, WorkflowsRouteDeps {
   logger: Logger;
   /** Served as `GET /metrics` to loopback callers; unset: no such route. */
   metrics?: MetricsRouteDeps;
+  /** Where Temporal is and whether it answers: its being unreachable is a 503 `unavailable`. */
+  temporal?: TemporalReach;
 }
 
 /** A run's input may be 16 MiB of JSON; the body around it (script, credentials) gets 1 MiB more. */
@@ -59,6 +61,6 @@ export function createApp(deps: ApiDeps): Express {
   app.use(createRunsRouter(deps));
   app.use(createCodecRouter(deps.codec));
   app.use(notFoundRoute);
-  app.use(createErrorHandler(deps.logger));
+  app.use(createErrorHandler(deps.logger, deps.temporal));
   return app;
 }

@@ -4,6 +4,7 @@
  * update that met a failed workflow task is sent again; a run that ended meanwhile is a 409 too.
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
+import { temporalCallFailure } from "../temporal/index.ts";
 import { HttpError } from "./http-error.ts";
 
 const ATTEMPTS = 4;
@@ -38,12 +39,17 @@ export async function sendCallUpdate<T>(
     }
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) throw new HttpError(409, "conflict", refused);
+    // Temporal did not answer: there is nothing to look at, and the run did not end for it.
+    if (temporalCallFailure(error)) throw error;
     // The run may have ended between the caller's check and the update, whatever error that
     // surfaces as ("update was aborted by closing workflow", not found…): look again.
     const now = await client.workflow
       .getHandle(runId)
       .describe()
-      .catch(() => undefined);
+      .catch((described: unknown) => {
+        if (temporalCallFailure(described)) throw described;
+        return undefined;
+      });
     if (error instanceof WorkflowNotFoundError || !now || now.status.name !== "RUNNING") {
       throw new HttpError(
         409,

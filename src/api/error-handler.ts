@@ -1,12 +1,23 @@
 /**
  * Renders every failure of a request as one JSON shape. Known errors (HttpError, body-parser's
  * own, and other 4xx errors with a status but no type: a corrupt gzip body, a malformed `%`
- * escape in a path parameter) keep their status and say what was wrong; unknown ones are logged
- * with the request and become a 500 that reveals nothing about the internals.
+ * escape in a path parameter) keep their status and say what was wrong. Temporal being
+ * unreachable (stopped, or the network to it down) is a 503 `unavailable` that says so, not the
+ * caller's fault nor an internal error: the request may succeed once Temporal is back. Other
+ * unknown errors are logged with the request and become a 500 that reveals nothing.
  */
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { HttpError } from "./http-error.ts";
 import type { Logger } from "../shared/index.ts";
+import { isTemporalUnreachable, temporalCallFailure } from "../temporal/index.ts";
+
+/** The Temporal the API talks to, as the error handler needs it: where it is, and whether it answers now. */
+export interface TemporalReach {
+  address: string;
+  answers(): Promise<boolean>;
+}
+
+export const TEMPORAL_UNAVAILABLE_MESSAGE = "Temporal is unreachable: the request did not complete; try again";
 
 interface BodyParserError {
   type?: string;
@@ -34,11 +45,28 @@ function fromBodyParser(error: BodyParserError): HttpError | undefined {
   }
 }
 
-export function createErrorHandler(logger: Logger): ErrorRequestHandler {
-  return function renderError(error: unknown, req, res, _next) {
+/**
+ * `temporal` unset (an app without Temporal, in tests): its failures are 500s like any other.
+ * The 503's message names neither Temporal's address nor the transport's words (a tenant need
+ * not learn the cluster's network); the operator's log has both.
+ */
+export function createErrorHandler(logger: Logger, temporal?: TemporalReach): ErrorRequestHandler {
+  return async function renderError(error: unknown, req, res, _next) {
     const known = error instanceof HttpError ? error : isBodyParserError(error) ? fromBodyParser(error) : undefined;
     if (known) {
       res.status(known.status).json({ error: { code: known.code, message: known.message, details: known.details } });
+      return;
+    }
+    if (temporal && (await isTemporalUnreachable(error, () => temporal.answers()))) {
+      logger.warn("Temporal is unreachable", {
+        method: req.method,
+        path: req.path,
+        temporal: temporal.address,
+        reason: temporalCallFailure(error)?.reason,
+      });
+      res
+        .status(503)
+        .json({ error: { code: "unavailable", message: TEMPORAL_UNAVAILABLE_MESSAGE, details: undefined } });
       return;
     }
     logger.error("request failed", {

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { EventType, HarnessEvent } from "../shared/index.ts";
+import { RUN_FAILURE_TYPES } from "../shared/index.ts";
 
 const seq = z.number().int().min(1).describe("The call's seq in the run's journal");
 const tool = z.string().describe("The call's tool, `group.tool`");
@@ -74,10 +75,15 @@ export const EVENT_DATA = {
   },
   "run.failed": {
     summary: "A run failed",
-    description: "The script threw, hit a limit, or waited for something nothing would settle.",
+    description:
+      "The script threw, hit a limit, or waited for something nothing would settle; or Rewind could not go on with the run.",
     data: z.object({
       error: z.object({
-        type: z.string().describe("`ScriptFailed`, `LimitExceeded` or `ScriptStuck`"),
+        type: z.string().describe(
+          `${Object.values(RUN_FAILURE_TYPES)
+            .map((type) => `\`${type}\``)
+            .join(", ")}; a run that failed on an error of its own before RunBroken existed gave that error's type`,
+        ),
         message: z.string(),
       }),
     }),

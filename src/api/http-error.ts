@@ -1,21 +1,17 @@
 /**
  * The one error type of the API. Routes throw it; the error handler renders it as
  * `{ error: { code, message, details } }` with its status. Anything else becomes a plain 500.
+ * The codes and the status each answers with are listed once, in shared/api-error-codes.ts; the
+ * constructor refuses, at compile time, a status the list does not give the code.
  */
-export type ApiErrorCode =
-  | "badRequest"
-  | "invalidJson"
-  | "unsupportedMediaType"
-  | "payloadTooLarge"
-  | "typeCheckFailed"
-  | "toolsetRejected"
-  | "targetNotAllowed"
-  | "invalidAnswer"
-  | "unauthorized"
-  | "notFound"
-  | "conflict"
-  | "unavailable"
-  | "internal";
+import type { ApiErrorCode, ApiErrorStatus } from "../shared/index.ts";
+
+export type { ApiErrorCode };
+
+/** `[status, code, message, details?]`, with the status the list gives the code. */
+type HttpErrorArgs = {
+  [C in ApiErrorCode]: [status: ApiErrorStatus<C>, code: C, message: string, details?: unknown];
+}[ApiErrorCode];
 
 export class HttpError extends Error {
   override name = "HttpError";
@@ -23,7 +19,7 @@ export class HttpError extends Error {
   readonly code: ApiErrorCode;
   readonly details: unknown;
 
-  constructor(status: number, code: ApiErrorCode, message: string, details?: unknown) {
+  constructor(...[status, code, message, details]: HttpErrorArgs) {
     super(message);
     this.status = status;
     this.code = code;

@@ -77,10 +77,15 @@ export interface Operation {
   query?: z.ZodObject;
   /** Parameters no zod schema covers (headers, the webhook token). */
   parameters?: { name: string; in: "header" | "query"; required: boolean; description: string }[];
-  /** Success and specific error statuses; 401 and 500 are added to every authenticated route. */
+  /**
+   * Success and specific error statuses; 500 is added to every route, 401 to every authenticated
+   * one, and 503 (Temporal unreachable) to every one that needs Temporal.
+   */
   responses: Record<number, ResponseKind>;
   /** Served without an API key (healthz, the document itself, webhook URLs). */
   public?: boolean;
+  /** Answered without Temporal, so never a 503 when it is unreachable (healthz, the document, the codec). */
+  withoutTemporal?: boolean;
 }
 
 const idempotencyKey = {
@@ -111,6 +116,7 @@ export const OPERATIONS: Operation[] = [
     summary: "Liveness",
     tag: "system",
     public: true,
+    withoutTemporal: true,
     responses: { 200: "Health" },
   },
   {
@@ -120,6 +126,7 @@ export const OPERATIONS: Operation[] = [
     summary: "This document",
     tag: "system",
     public: true,
+    withoutTemporal: true,
     responses: { 200: "any" },
   },
   {
@@ -230,7 +237,7 @@ export const OPERATIONS: Operation[] = [
     body: "ElicitationAnswerRequest",
     summary:
       "Answer the input a call's MCP server asked for (event call.input_requested): accept with content that fits the requested schema, decline or cancel",
-    responses: { 200: "CallDecision", 400: "Error", 404: "Error", 409: "Error", 422: "Error", 503: "Error" },
+    responses: { 200: "CallDecision", 400: "Error", 404: "Error", 409: "Error", 422: "Error" },
   },
   {
     method: "post",
@@ -330,6 +337,7 @@ export const OPERATIONS: Operation[] = [
     parameters: [codecNamespace],
     summary:
       "Temporal Codec Server decode, for the Temporal Web UI: each payload-store reference becomes the payload it names, others stay as sent",
+    withoutTemporal: true,
     responses: { 200: "CodecPayloadsAnswer", 400: "Error", 404: "Error", 413: "Error" },
   },
   {
@@ -340,6 +348,7 @@ export const OPERATIONS: Operation[] = [
     body: "CodecPayloads",
     parameters: [codecNamespace],
     summary: "Temporal Codec Server encode: the payloads unchanged (Rewind's data converter has no codec)",
+    withoutTemporal: true,
     responses: { 200: "CodecPayloadsAnswer", 400: "Error", 413: "Error" },
   },
   {

@@ -28,7 +28,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: "Payload too large",
   422: "Unprocessable",
   500: "Internal error",
-  503: "Unavailable: no worker answered for the run; try again",
+  503: "Unavailable: Temporal is unreachable, or no worker answered for the run; try again",
 };
 
 /**
@@ -88,6 +88,7 @@ function operation(op: Operation): JsonObject {
   ];
   const statuses: Record<number, ResponseKind> = { ...op.responses, 500: "Error" };
   if (!op.public) statuses[401] = "Error";
+  if (!op.withoutTemporal) statuses[503] = "Error";
   return {
     operationId: op.operationId,
     summary: op.summary,

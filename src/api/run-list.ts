@@ -11,6 +11,7 @@ import { isGrpcServiceError, type Client } from "@temporalio/client";
 import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/payload-search-attributes.js";
 import type { google, temporal } from "@temporalio/proto";
 import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunState } from "../shared/index.ts";
+import { temporalAnswers } from "../temporal/index.ts";
 import { HttpError } from "./http-error.ts";
 import type { RunView } from "./run-service.ts";
 
@@ -114,8 +115,9 @@ export async function listRuns(
     ? await client.workflowService.listWorkflowExecutions(request)
     : await client.connection
         .withDeadline(Date.now() + PAGE_TOKEN_DEADLINE_MS, () => client.workflowService.listWorkflowExecutions(request))
-        .catch((error: unknown) => {
-          if (isGrpcServiceError(error))
+        .catch(async (error: unknown) => {
+          // A token Temporal can't read ends at the deadline too: it is the caller's only if Temporal answers.
+          if (isGrpcServiceError(error) && (await temporalAnswers(client.connection)))
             throw new HttpError(400, "badRequest", "pageToken is not a nextPageToken this API answered");
           throw error;
         });

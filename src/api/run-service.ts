@@ -13,7 +13,7 @@ import {
   type Client,
   type WorkflowExecutionDescription,
 } from "@temporalio/client";
-import { ApplicationFailure, TypedSearchAttributes } from "@temporalio/common";
+import { TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
 import { fromHistoryPayload } from "../payloads/index.ts";
 import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/index.ts";
@@ -25,8 +25,10 @@ import {
   type ForkSeed,
   type JournalView,
   type RunInput,
+  type RunFailure,
   type RunState,
 } from "../shared/index.ts";
+import { runFailureOf } from "./run-failure.ts";
 import type { ElicitationAnswer } from "../shared/index.ts";
 import { describeRunStart } from "../shared/index.ts";
 import type { JsonSchema } from "../shared/index.ts";
@@ -63,7 +65,7 @@ export interface RunView {
   startedAt: string | undefined;
   closedAt: string | undefined;
   result?: unknown;
-  error?: { type: string; message: string; details?: unknown };
+  error?: RunFailure;
   /** Calls waiting for the harness (approval…), while the run is parked. */
   parked?: { seq: number; tool: string; args: unknown; reason: string }[];
   temporalUrl: string | undefined;
@@ -405,10 +407,6 @@ async function failureOf(client: Client, runId: string): Promise<RunView["error"
     return undefined;
   } catch (error) {
     if (!(error instanceof WorkflowFailedError)) throw error;
-    const cause = error.cause;
-    if (cause instanceof ApplicationFailure) {
-      return { type: cause.type ?? "Error", message: cause.message, details: cause.details?.[0] };
-    }
-    return { type: cause?.name ?? "WorkflowFailed", message: cause?.message ?? error.message };
+    return runFailureOf(error.cause, error.message);
   }
 }

@@ -26,6 +26,7 @@ import { toolsetWorkflowId } from "../shared/index.ts";
 import { getObservedQuery } from "../workflows/messages.ts";
 import { connectClient, connectionSettings } from "../temporal/index.ts";
 import { requireNamespaceReady } from "../temporal/index.ts";
+import { temporalAnswers } from "../temporal/index.ts";
 
 /** How long registration waits for one MCP server to list all its tools. */
 const REGISTRATION_TIMEOUT_MS = 10_000;
@@ -119,6 +120,7 @@ export async function startApi(
     apiKeys: config.api.keys,
     metrics,
     logger,
+    temporal: { address: temporalAddress, answers: () => temporalAnswers(connection) },
   });
   const unwatchRuns = metrics.watchOpenRuns(createOpenRunCounter(client, config.temporal.taskQueue));
   if (config.api.keys.size === 0)

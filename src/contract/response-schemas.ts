@@ -5,24 +5,10 @@
  * drift apart.
  */
 import { z } from "zod";
-import { TOOL_ERROR_CODES } from "../shared/index.ts";
+import { API_ERROR_CODES } from "../shared/index.ts";
+import { RETIRED_TOOL_ERROR_CODES, TOOL_ERROR_CODES } from "../shared/index.ts";
+import { RUN_FAILURE_TYPES } from "../shared/index.ts";
 import { OMIT_REASONS } from "./omitted-tool.ts";
-
-const API_ERROR_CODES = [
-  "badRequest",
-  "invalidJson",
-  "unsupportedMediaType",
-  "payloadTooLarge",
-  "typeCheckFailed",
-  "toolsetRejected",
-  "targetNotAllowed",
-  "invalidAnswer",
-  "unauthorized",
-  "notFound",
-  "conflict",
-  "unavailable",
-  "internal",
-] as const;
 
 export const errorBody = z.object({
   error: z.object({
@@ -123,7 +109,13 @@ export const runView = z.object({
     .describe("When the run started (its first execution, whatever continue-as-new did since)"),
   closedAt: timestamp.optional(),
   result: z.unknown().optional().describe("The script's return value, once completed"),
-  error: z.object({ type: z.string(), message: z.string(), details: z.unknown().optional() }).optional(),
+  error: z
+    .object({
+      type: z.enum(Object.values(RUN_FAILURE_TYPES)).describe("Why the run failed; docs/errors.md says what to do"),
+      message: z.string(),
+      details: z.unknown().optional(),
+    })
+    .optional(),
   parked: z.array(parkedCall).optional().describe("Calls waiting for the harness, while parked"),
   temporalUrl: z.string().optional().describe("The run in the Temporal Web UI, when there is one"),
 });
@@ -150,7 +142,11 @@ export const runList = z.object({
 });
 
 const toolErrorData = z.object({
-  code: z.enum(TOOL_ERROR_CODES),
+  code: z
+    .enum([...TOOL_ERROR_CODES, ...RETIRED_TOOL_ERROR_CODES])
+    .describe(
+      `One of ${TOOL_ERROR_CODES.join(", ")}; or, passed on from a host tool of an older harness, ${RETIRED_TOOL_ERROR_CODES.join(", ")}`,
+    ),
   message: z.string(),
   tool: z.string(),
   seq: z.number().int(),

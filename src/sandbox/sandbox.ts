@@ -3,11 +3,18 @@
  * are kept per run in a bounded LRU and fed only the batches they have not seen; when the
  * session is missing or was fed anything but what the workflow's journal says (its chain), the
  * step asks the workflow for a cold start and replays the script from its journal. A session
- * that hit a limit or settled is dropped. `prestep` lets the activity that finished a call feed
- * it at once, and hand the step back with the call's result (see `Prestep`).
+ * that hit a limit or settled is dropped. `speculate` lets the activity that finished a call
+ * feed it at once, and hand the step back with the call's result (a `SpeculativeStep`).
  */
 import type { CallEvent } from "../shared/index.ts";
-import type { AdvanceInput, AdvanceResult, ColdStart, Prestep, ScriptError, StepResult } from "../shared/index.ts";
+import type {
+  AdvanceInput,
+  AdvanceResult,
+  ColdStart,
+  ScriptError,
+  SpeculativeStep,
+  StepResult,
+} from "../shared/index.ts";
 import type { SchemaValidator } from "./call-gate.ts";
 import { ScriptLoadError } from "./isolate.ts";
 import { ScriptSession } from "./script-session.ts";
@@ -30,10 +37,10 @@ export interface SandboxOptions {
   /** Warm sessions kept; 0 replays every step from the journal. */
   warmSessions: number;
   /**
-   * How long a step taken with a call's result waits for the run's other steps (default 1 s):
-   * it counts against the call's timeout, so past this the workflow feeds the call instead.
+   * How long a speculative step waits for the run's other steps (default 1 s): it counts
+   * against the call's timeout, so past this the workflow feeds the call instead.
    */
-  prestepWaitMs?: number;
+  speculativeStepWaitMs?: number;
   validate: SchemaValidator;
   /** Where each step's duration goes; default: nowhere. */
   metrics?: StepMetrics;
@@ -42,10 +49,11 @@ export interface SandboxOptions {
 export interface Sandbox {
   advance(input: AdvanceInput): Promise<AdvanceResult>;
   /**
-   * Feeds one completion to the run's warm session, after any step in progress; undefined when
-   * the run has no warm session here (the workflow then feeds the call itself).
+   * Takes a speculative step: feeds one completion to the run's warm session, after any step in
+   * progress; undefined when the run has no warm session here (the workflow then feeds the call
+   * itself).
    */
-  prestep(runId: string, event: CallEvent): Promise<Prestep | undefined>;
+  speculate(runId: string, event: CallEvent): Promise<SpeculativeStep | undefined>;
   /** Warm sessions currently held. */
   readonly warmCount: number;
   /** Heap used by the warm sessions' isolates, in bytes (they are idle: a session is out of the warm set while it steps). */
@@ -53,7 +61,7 @@ export interface Sandbox {
   dispose(): void;
 }
 
-const PRESTEP_WAIT_MS = 1_000;
+const SPECULATIVE_STEP_WAIT_MS = 1_000;
 
 export function createSandbox(options: SandboxOptions): Sandbox {
   const warm = new Map<string, ScriptSession>();
@@ -190,7 +198,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return finishStep(input.runId, session);
   }
 
-  async function prestepNow(runId: string, event: CallEvent): Promise<Prestep | undefined> {
+  async function speculateNow(runId: string, event: CallEvent): Promise<SpeculativeStep | undefined> {
     const session = warm.get(runId);
     if (!session || session.disposed || session.settled) return undefined;
     const chain = session.chain;
@@ -222,13 +230,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       }
     },
     // Steps of one run take turns: every result of a run on this worker is fed in the order the
-    // worker got them, and the workflow puts the steps back in that order (see TakenSteps).
-    async prestep(runId, event) {
-      const release = await acquire(runId, options.prestepWaitMs ?? PRESTEP_WAIT_MS);
+    // worker got them, and the workflow puts the steps back in that order (see SpeculativeSteps).
+    async speculate(runId, event) {
+      const release = await acquire(runId, options.speculativeStepWaitMs ?? SPECULATIVE_STEP_WAIT_MS);
       if (!release) return undefined;
       try {
         const began = performance.now();
-        const step = await prestepNow(runId, event);
+        const step = await speculateNow(runId, event);
         if (step) options.metrics?.step("warm", (performance.now() - began) / 1000);
         return step;
       } finally {

@@ -89,7 +89,7 @@ export class ScriptSession {
   consumedBatches = 0;
   /** `batchChain` of every batch fed so far. */
   chain = EMPTY_CHAIN;
-  /** Seqs of the batch fed last (none before the first): a step taken next follows them. */
+  /** Seqs of the batch fed last (none before the first): a speculative step taken next follows them. */
   lastFedSeqs: number[] = [];
   /** Time of the last batch fed (the run's start before any): a script's clock never goes back. */
   lastAt: number;

@@ -9,6 +9,7 @@
  * console.log((await api.getRun(run.id)).status);
  */
 import type { CredentialsBody } from "../contract/index.ts";
+import { isApiErrorCode, type ApiErrorCode, type ClientErrorCode } from "../shared/index.ts";
 import type { ElicitationAnswer } from "../shared/index.ts";
 import type { Cassette } from "../shared/index.ts";
 import type { RegisterToolsetBody } from "../contract/index.ts";
@@ -25,6 +26,7 @@ import type {
   WorkflowViewBody,
 } from "../contract/index.ts";
 
+export type { ApiErrorCode, ClientErrorCode } from "../shared/index.ts";
 export type {
   ApiErrorBody,
   CallDecisionBody,
@@ -50,18 +52,34 @@ export class RewindApiError extends Error {
   override name = "RewindApiError";
   /** The HTTP status; 0 when the API could not be reached at all. */
   readonly status: number;
-  /** The API's error code (`notFound`, `typeCheckFailed`…), or `unreachable`. */
-  readonly code: string;
+  /**
+   * The API's error code (`notFound`, `typeCheckFailed`…; docs/errors.md lists them), or
+   * `unreachable` when no answer came, or `unexpected` for an answer without a known code.
+   */
+  readonly code: ApiErrorCode | ClientErrorCode;
   readonly details: unknown;
   /** The response body as sent, when there was one. */
   readonly body: unknown;
+  /**
+   * Whether the same request may succeed later as it is: `unavailable` (503: Temporal is
+   * unreachable, or no worker answered for the run) and `unreachable` (the API itself did not
+   * answer). Repeat a run's start with the same `idempotencyKey`, so it starts one run at most.
+   */
+  readonly retryable: boolean;
 
-  constructor(status: number, code: string, message: string, details?: unknown, body?: unknown) {
+  constructor(
+    status: number,
+    code: ApiErrorCode | ClientErrorCode,
+    message: string,
+    details?: unknown,
+    body?: unknown,
+  ) {
     super(message);
     this.status = status;
     this.code = code;
     this.details = details;
     this.body = body;
+    this.retryable = code === "unavailable" || code === "unreachable";
   }
 }
 
@@ -98,7 +116,13 @@ function parseJson(text: string): unknown {
 function errorFrom(status: number, body: unknown): RewindApiError {
   const error = (body as Partial<ApiErrorBody> | undefined)?.error;
   if (error && typeof error.message === "string")
-    return new RewindApiError(status, String(error.code), error.message, error.details, body);
+    return new RewindApiError(
+      status,
+      isApiErrorCode(error.code) ? error.code : "unexpected",
+      error.message,
+      error.details,
+      body,
+    );
   return new RewindApiError(status, "unexpected", `the API answered ${status} without an error body`, undefined, body);
 }
 

@@ -12,6 +12,8 @@ export {
   RewindApiError,
   type ApiClient,
   type ApiClientOptions,
+  type ApiErrorCode,
+  type ClientErrorCode,
   type StartRunRequest,
 } from "./api-client.ts";
 export { replayCassette, type ReplayError, type ReplayOptions, type ReplayOutcome } from "./replay.ts";

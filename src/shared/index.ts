@@ -3,6 +3,8 @@
  * no Node built-ins, no imports but its own files (lint-enforced), so the workflow bundle may
  * import this index whole.
  */
+export * from "./api-error-codes.ts";
+export * from "./call-failures.ts";
 export * from "./call-input.ts";
 export * from "./canonical.ts";
 export * from "./credentials.ts";

@@ -126,9 +126,33 @@ export interface RunMemo {
   endUser?: string;
 }
 
-/** Failure types a run can end with (ApplicationFailure.type). */
+/**
+ * Failure types a run can end with (ApplicationFailure.type), as the API and `run.failed` give
+ * them; docs/errors.md says what a caller does about each.
+ */
 export const RUN_FAILURE_TYPES = {
+  /** The script threw (a ToolError it did not catch included): details hold the error. */
   scriptFailed: "ScriptFailed",
+  /** A sandbox limit (CPU, memory, calls) ended a step: details.limit names it. */
   limitExceeded: "LimitExceeded",
+  /** The script waits for a promise nothing will settle. */
   stuck: "ScriptStuck",
+  /**
+   * Rewind could not go on with the run: the sandbox refused a cold start, or a step's activity
+   * failed past its retries. Runs that ended so before it was named read as this type too.
+   */
+  broken: "RunBroken",
 } as const;
+
+export type RunFailureType = (typeof RUN_FAILURE_TYPES)[keyof typeof RUN_FAILURE_TYPES];
+
+export function isRunFailureType(value: unknown): value is RunFailureType {
+  return typeof value === "string" && (Object.values(RUN_FAILURE_TYPES) as string[]).includes(value);
+}
+
+/** What a failed run's failure is, for the API and `run.failed`. */
+export interface RunFailure {
+  type: RunFailureType;
+  message: string;
+  details?: unknown;
+}

@@ -85,24 +85,29 @@ export const EMPTY_CHAIN = "0000000000000000";
 /**
  * Identifies everything a script has been fed: each batch (its time and seqs) hashed onto the
  * chain before it. The workflow keeps the chain of its journal and a warm isolate the chain of
- * what it was fed, so a step taken on one can be checked against the other.
+ * what it was fed, so a speculative step taken on one can be checked against the other.
  */
 export function batchChain(previous: string, at: number, seqs: readonly number[]): string {
   return fnv64(`${previous}/${at}:${seqs.join(",")}`);
 }
 
 /**
- * A step taken by the worker that finished a call, right after the call, on the run's warm
- * isolate: the call's completion fed alone at `at`, on top of what the isolate had been fed
- * (`chain`). The workflow uses it as its next step when its journal has that same chain and
- * nothing else waits to be fed, and saves a local activity; otherwise it feeds the call itself.
+ * A speculative step: the step the worker that finished a call took right after the call, on
+ * the run's warm isolate, with the call's completion fed alone at `at` on top of what the
+ * isolate had been fed (`chain`). It travels with the call's result (`ToolCallResult.step`). The
+ * workflow adopts it as its next step when its journal has that same chain and nothing else
+ * waits to be fed, and saves a local activity; defers it while the call it follows (`after`) is
+ * unfinished; otherwise discards it and feeds the call itself (`SpeculativeSteps`).
+ *
+ * Part of an activity's result: its fields are wire names (kept: stored in histories).
  */
-export interface Prestep {
+export interface SpeculativeStep {
   chain: string;
   /**
    * Seqs of the batch the isolate was fed just before this step. When that was one call fed by
-   * a step like this one, the step can be used only after that call's step: the workflow holds
-   * it while that call is unfinished (or held), never longer. Absent from older workers' steps.
+   * a speculative step too, this step can be adopted only after that call's step: the workflow
+   * defers it while that call is unfinished (or deferred), never longer. Absent from older
+   * workers' steps.
    */
   after?: number[];
   at: number;

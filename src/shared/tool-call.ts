@@ -1,11 +1,12 @@
 /**
- * The contract between the workflow and the activities that carry tool calls: inputs, results,
- * and the failure types an attempt can end with. A tool's own error (MCP `isError`) is a
- * result, not a failure, so Temporal never retries it; failures are interruptions.
+ * The contract between the workflow and the activities that carry tool calls: inputs, results
+ * and limits (the failure types an attempt can end with are in call-failures.ts). A tool's own
+ * error (MCP `isError`) is a result, not a failure, so Temporal never retries it; failures are
+ * interruptions.
  */
 
 import type { CredentialRef, CredentialScope } from "./credentials.ts";
-import type { Prestep } from "./step.ts";
+import type { SpeculativeStep } from "./step.ts";
 
 /** Input of `callMcpTool`. The idempotency key is derived from runId and seq, never passed. */
 export interface McpCallInput {
@@ -36,33 +37,19 @@ export interface McpCallInput {
   waits?: number;
 }
 
-/** `credentials`: the scope whose credentials an MCP call was sent with, if any was. */
+/**
+ * `step`: the speculative step the worker took with the result, if it took one (wire name kept:
+ * stored in histories). `credentials`: the scope whose credentials an MCP call was sent with, if
+ * any was.
+ */
 export type ToolCallResult =
-  | { ok: true; value: unknown; attempt: number; step?: Prestep; credentials?: CredentialScope }
+  | { ok: true; value: unknown; attempt: number; step?: SpeculativeStep; credentials?: CredentialScope }
   | {
       ok: false;
       error: { code: "toolFailed"; message: string; details?: unknown };
       attempt: number;
       credentials?: CredentialScope;
     };
-
-/** ApplicationFailure types an attempt fails with. */
-export const CALL_FAILURE = {
-  /** Could not connect: nothing was sent. Retryable under every policy. */
-  unreachable: "Unreachable",
-  /** The connection broke after the request was sent: outcome unknown. */
-  interrupted: "Interrupted",
-  /** No answer within the attempt's budget: outcome unknown. */
-  timedOut: "AttemptTimedOut",
-  /** The server refused the credentials (401). */
-  unauthorized: "Unauthorized",
-  /** The server refused the call for lack of scope (403). */
-  forbidden: "Forbidden",
-  /** The call no longer fits the server's current schema, or the tool is gone. */
-  schemaChanged: "SchemaChanged",
-  /** The outbound target policy refused the server's address: nothing was sent. Not retried. */
-  targetNotAllowed: "TargetNotAllowed",
-} as const;
 
 /** The key every attempt of a call carries, in MCP `_meta` and in host tools' context. */
 export function idempotencyKey(runId: string, seq: number): string {
@@ -85,6 +72,3 @@ export const DEFAULT_MCP_TIMEOUT_MS = 5 * 60_000;
  * REWIND_SANDBOX_MEMORY_MB with it). Past it the call fails once with resultTooLarge.
  */
 export const MAX_RESULT_BYTES = 16 * 1024 * 1024;
-
-/** The ApplicationFailure type a ToolError thrown by a host tool travels as. */
-export const HOST_TOOL_ERROR_TYPE = "HostToolError";

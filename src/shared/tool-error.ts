@@ -4,6 +4,7 @@
  * is the code, since `instanceof` does not survive the workflow sandbox's realm.
  */
 
+/** Every code a script's ToolError can carry; docs/errors.md says what produces each. */
 export const TOOL_ERROR_CODES = [
   "invalidArguments",
   "toolFailed",
@@ -12,18 +13,22 @@ export const TOOL_ERROR_CODES = [
   "rejected",
   "refused",
   "schemaChanged",
-  "cancelled",
   "unknownTool",
-  "credentialsMissing",
-  "sandboxCrashed",
   "childFailed",
 ] as const;
 
+/**
+ * Codes once listed, which nothing in Rewind produces. A host tool could have thrown one through
+ * the SDK's ToolError: the workflow passes such a code on as it did when the run was recorded.
+ */
+export const RETIRED_TOOL_ERROR_CODES = ["cancelled", "credentialsMissing", "sandboxCrashed"] as const;
+
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+export type RetiredToolErrorCode = (typeof RETIRED_TOOL_ERROR_CODES)[number];
 
 /** What a failed call looks like in the journal and when fed back into the sandbox. */
 export interface ToolErrorData {
-  code: ToolErrorCode;
+  code: ToolErrorCode | RetiredToolErrorCode;
   message: string;
   /** Qualified name, e.g. `github.create_issue`, or a built-in such as `rewind.sleep`. */
   tool: string;
@@ -31,6 +36,11 @@ export interface ToolErrorData {
   details?: unknown;
 }
 
-export function isToolErrorCode(value: unknown): value is ToolErrorCode {
-  return typeof value === "string" && (TOOL_ERROR_CODES as readonly string[]).includes(value);
+/** A code a host tool's ToolError may carry to the script: a current one, or a retired one. */
+export function isHostToolErrorCode(value: unknown): value is ToolErrorCode | RetiredToolErrorCode {
+  return (
+    typeof value === "string" &&
+    ((TOOL_ERROR_CODES as readonly string[]).includes(value) ||
+      (RETIRED_TOOL_ERROR_CODES as readonly string[]).includes(value))
+  );
 }

@@ -18,3 +18,9 @@ export {
   installTemporalRuntimeWithMetrics,
   installTemporalRuntime,
 } from "./temporal-runtime.ts";
+export {
+  temporalCallFailure,
+  temporalAnswers,
+  isTemporalUnreachable,
+  type TemporalCallFailure,
+} from "./unreachable.ts";

@@ -141,6 +141,7 @@ describe("a run's own credentials", () => {
         })
       ).status,
     ).toBe(200);
+    // Not a wait for something to happen: the period in which the toolset's write must not wake the run.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect((await request("GET", `/v1/runs/${id}`)).body["status"]).toBe("parked");
 

@@ -6,11 +6,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { credentialsWorkflowId } from "../../src/shared/credentials.ts";
 import { startEventReceiver, type EventReceiver } from "../helpers/event-receiver.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { IDEMPOTENCY_KEY, echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
-import { historyText } from "../helpers/secret-search.ts";
+import { historyText, openedSecretsIn } from "../helpers/secret-search.ts";
 
 const CANARY = `canary-${randomUUID()}`;
 const key = `creds-key-${randomUUID()}`;
@@ -48,6 +49,15 @@ afterAll(async () => {
 
 const SCRIPT =
   'import { svc } from "rewind:tools";\nexport default async () => { await svc.whoami({}); return "done"; };';
+
+/** Every history of a workflow id (each run of it), payloads decoded; fails when it has none. */
+async function historiesOf(workflowId: string): Promise<string> {
+  const histories: string[] = [];
+  for await (const execution of stack.client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+    histories.push(await historyText(stack.client, workflowId, execution.runId));
+  expect(histories.length, `executions of ${workflowId}`).toBeGreaterThan(0);
+  return histories.join("\n");
+}
 
 async function headersSeenBy(server: TestMcpServer, runId: string) {
   return server.calls
@@ -124,17 +134,25 @@ describe("credentials", () => {
 
     // The canary is nowhere a secret must not be.
     // Payloads decoded (JSON.stringify would write their bytes as numbers and find nothing).
-    const histories: string[] = [];
-    const ids = [id, `credentials/${namespace}/${guardedToolset}`];
-    for (const workflowId of ids) {
-      for await (const execution of stack.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
-        histories.push(await historyText(stack.client, workflowId, execution.runId));
-      }
-    }
-    expect(histories.length).toBeGreaterThanOrEqual(2);
-    expect(histories.join("\n")).toContain("svc.whoami");
+    // Each history is first shown to hold what it should, so a search of an empty one can't pass.
+    const credentialsId = credentialsWorkflowId(namespace, guardedToolset);
+    const runHistory = await historiesOf(id);
+    const credentialsHistory = await historiesOf(credentialsId);
+    expect(runHistory).toContain("svc.whoami");
+    // The toolset's credentials are in their workflow's history, sealed: both canaries open out of it.
+    const opened = openedSecretsIn(credentialsHistory).join("\n");
+    expect(opened).toContain(`Bearer ${CANARY}-stale`);
+    expect(opened).toContain(`Bearer ${CANARY}-fresh`);
     const journal = await request("GET", `/v1/runs/${id}/journal`);
-    for (const text of [...histories, JSON.stringify(journal.body), JSON.stringify(done), ...receiver.bodies]) {
+    expect(JSON.stringify(journal.body)).toContain("svc.whoami");
+    expect(receiver.bodies.length).toBeGreaterThan(0);
+    for (const text of [
+      runHistory,
+      credentialsHistory,
+      JSON.stringify(journal.body),
+      JSON.stringify(done),
+      ...receiver.bodies,
+    ]) {
       expect(text).not.toContain(CANARY);
     }
   }, 60_000);
@@ -151,10 +169,10 @@ describe("credentials", () => {
     expect(done.status).toBe("completed");
     expect(String(done.result)).not.toContain(CANARY);
     expect((await headersSeenBy(open, id))[0]?.["authorization"]).toBe(`Bearer ${CANARY}-own`);
-    let history = "";
-    for await (const execution of stack.client.workflow.list({ query: `WorkflowId = '${id}'` }))
-      history += await historyText(stack.client, id, execution.runId);
+    const history = await historiesOf(id);
     expect(history).toContain("whoami");
+    // The run's own credentials are in its history, sealed.
+    expect(openedSecretsIn(history).join("\n")).toContain(`Bearer ${CANARY}-own`);
     expect(history).not.toContain(CANARY);
   });
 

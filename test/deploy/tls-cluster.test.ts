@@ -29,6 +29,7 @@ import { REPO_ROOT } from "../helpers/paths.ts";
 import { runRewind, spawnRewind, type RewindProcess } from "../helpers/rewind-process.ts";
 import { createTestCertificates, type TestCertificates } from "../helpers/test-certificates.ts";
 import { startTlsProxy, type TlsProxy } from "../helpers/tls-proxy.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const dir = mkdtempSync(path.join(tmpdir(), "rewind-deploy-"));
 const API_KEY = `rk_${randomBytes(16).toString("hex")}`;
@@ -79,16 +80,6 @@ async function api(
   });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 beforeAll(async () => {
@@ -214,15 +205,22 @@ export default async function main() {
     const runId = String(started.body["id"]);
 
     // The first call went out through the only worker; its URL names the API, signed with the shared key.
-    const hookUrl = await until("the first call at the MCP server", async () => {
-      const call = mcp.calls.find((c) => String(c.arguments["message"]).includes(`/v1/hooks/${runId}/approved`));
-      return call ? String(call.arguments["message"]) : undefined;
-    });
+    const hookUrl = await waitFor(
+      "the first call at the MCP server",
+      () => {
+        const call = mcp.calls.find((c) => String(c.arguments["message"]).includes(`/v1/hooks/${runId}/approved`));
+        return call ? String(call.arguments["message"]) : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(hookUrl.startsWith(`http://127.0.0.1:${apiPort}/v1/hooks/${runId}/approved?token=`)).toBe(true);
 
     // A second worker joins; the first leaves while the run sleeps and waits.
     const second = start(["worker"], guideSettings());
     await second.waitFor(/worker started/, 45_000);
+    // The first worker leaves while the run is still going: it waits for the signal only the test sends.
+    const going = await api("GET", `/v1/runs/${runId}`);
+    expect(going.body["status"], JSON.stringify(going.body)).toBe("running");
     await first.stop("SIGTERM");
     expect((await first.exited).code).toBe(0);
 
@@ -232,14 +230,9 @@ export default async function main() {
       body: JSON.stringify({ by: "ops" }),
     });
     expect(posted.status).toBe(202);
-    const done = await until(
-      "the run to end",
-      async () => {
-        const view = await api("GET", `/v1/runs/${runId}`);
-        return view.body["status"] === "running" || view.body["status"] === "parked" ? undefined : view.body;
-      },
-      30_000,
-    );
+    const done = await waitFor("the run to end", async () => (await api("GET", `/v1/runs/${runId}`)).body, {
+      until: (body) => body["status"] !== "running" && body["status"] !== "parked",
+    });
     expect(done).toMatchObject({ status: "completed", result: { approvedBy: "ops", harness: "deploy-test" } });
     await host.shutdown();
     await hostRunning;

@@ -13,6 +13,7 @@ import { eventId, type EventType } from "../../src/shared/events.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 interface Received {
   id: string;
@@ -73,11 +74,12 @@ afterAll(async () => {
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
-async function eventsOf(runId: string, count: number, timeoutMs = 30_000): Promise<Received[]> {
-  const deadline = Date.now() + timeoutMs;
-  while (accepted.filter((e) => e.runId === runId).length < count && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 100));
-  return accepted.filter((e) => e.runId === runId);
+/** The events accepted for `runId`, once there are at least `count`. */
+function eventsOf(runId: string, count: number, timeoutMs = 30_000): Promise<Received[]> {
+  return waitFor(`${count} events for ${runId}`, () => accepted.filter((e) => e.runId === runId), {
+    timeoutMs,
+    until: (events) => events.length >= count,
+  });
 }
 
 async function deliveryWorkflowExists(runId: string, type: EventType): Promise<boolean> {

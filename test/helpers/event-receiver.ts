@@ -9,6 +9,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { eventProblem } from "./event-schema.ts";
+import { waitFor } from "./wait-for.ts";
 
 export interface ReceivedEvent {
   id: string;
@@ -64,17 +65,16 @@ export async function startEventReceiver(): Promise<EventReceiver> {
     setSecret: (value) => {
       secret = value;
     },
-    async waitFor(runId, type, timeoutMs = 30_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = events.find((e) => e.runId === runId && e.type === type);
-        if (found) return found;
-        const misfit = misfits.find((m) => m.event.runId === runId && m.event.type === type);
-        if (misfit) throw new Error(misfit.problem);
-        if (Date.now() > deadline) throw new Error(`no ${type} event for ${runId}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    },
+    waitFor: (runId, type, timeoutMs = 30_000) =>
+      waitFor(
+        `a ${type} event for ${runId}`,
+        () => {
+          const misfit = misfits.find((m) => m.event.runId === runId && m.event.type === type);
+          if (misfit) throw new Error(misfit.problem);
+          return events.find((e) => e.runId === runId && e.type === type);
+        },
+        { timeoutMs },
+      ),
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

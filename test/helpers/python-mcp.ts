@@ -14,7 +14,7 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { setTimeout as sleep } from "node:timers/promises";
+import { waitFor } from "./wait-for.ts";
 import { getFreePort } from "../../src/dev/free-port.ts";
 import { REPO_ROOT } from "./paths.ts";
 import { ensureVenv } from "./python-venv.ts";
@@ -92,24 +92,28 @@ async function stopChild({ child, exited }: Running, signal: NodeJS.Signals = "S
 }
 
 async function waitUntilAnswering(running: Running, base: string): Promise<void> {
-  const deadline = Date.now() + STARTUP_MS;
-  for (;;) {
-    const { child } = running;
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(
-        `python MCP server exited (${child.exitCode ?? child.signalCode}) before answering on ${base}:\n${running.output()}`,
-      );
-    }
-    try {
-      const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2_000) });
-      await response.body?.cancel();
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline)
-      throw new Error(`python MCP server did not answer on ${base} within ${STARTUP_MS} ms:\n${running.output()}`);
-    await sleep(100);
+  try {
+    await waitFor(
+      `python MCP server to answer on ${base}`,
+      async () => {
+        const { child } = running;
+        if (child.exitCode !== null || child.signalCode !== null) {
+          throw new Error(
+            `python MCP server exited (${child.exitCode ?? child.signalCode}) before answering on ${base}`,
+          );
+        }
+        // Refused until it listens.
+        const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2_000) }).catch(
+          (error: unknown) => error,
+        );
+        if (!(response instanceof Response)) return false;
+        await response.body?.cancel();
+        return response.ok;
+      },
+      { timeoutMs: STARTUP_MS },
+    );
+  } catch (error) {
+    throw new Error(`${(error as Error).message}:\n${running.output()}`, { cause: error });
   }
 }
 

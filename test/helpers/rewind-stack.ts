@@ -24,6 +24,7 @@ import { createExternalStorage, rewindDataConverter } from "../../src/payloads/e
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { REPO_ROOT } from "./paths.ts";
 import { TEST_SECRET_KEY } from "./secret-key.ts";
+import { waitFor } from "./wait-for.ts";
 
 export { REPO_ROOT };
 
@@ -169,19 +170,20 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
   };
 }
 
-/** Polls GET /v1/runs/{id} until the run leaves `running`, or fails after `timeoutMs`. */
+/** Polls GET /v1/runs/{id} until the run is neither running nor parked, or fails after `timeoutMs`. */
 export async function waitForRun(
   stack: RewindStack,
   id: string,
   timeoutMs = 30_000,
   headers: Record<string, string> = {},
 ): Promise<ApiBody> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { status, body } = await stack.request("GET", `/v1/runs/${id}`, undefined, headers);
-    if (status !== 200) throw new Error(`GET /v1/runs/${id} answered ${status}: ${JSON.stringify(body)}`);
-    if (body.status !== "running" && body.status !== "parked") return body;
-    if (Date.now() > deadline) throw new Error(`run ${id} still running after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return waitFor(
+    `run ${id} to end`,
+    async () => {
+      const { status, body } = await stack.request("GET", `/v1/runs/${id}`, undefined, headers);
+      if (status !== 200) throw new Error(`GET /v1/runs/${id} answered ${status}: ${JSON.stringify(body)}`);
+      return body;
+    },
+    { timeoutMs, until: (body) => body.status !== "running" && body.status !== "parked" },
+  );
 }

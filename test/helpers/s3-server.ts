@@ -12,7 +12,7 @@
  */
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
+import { waitFor } from "./wait-for.ts";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { getFreePort } from "../../src/dev/free-port.ts";
 import { REPO_ROOT } from "./paths.ts";
@@ -79,26 +79,26 @@ export async function startS3Server(): Promise<S3Server> {
     clearTimeout(killer);
   };
 
-  const deadline = Date.now() + STARTUP_MS;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      await stop();
-      throw new Error(
-        `moto server exited (${child.exitCode ?? child.signalCode}) before answering on ${endpoint}:\n${output}`,
-      );
-    }
-    try {
-      const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(2_000) });
-      await response.body?.cancel();
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`moto server did not answer on ${endpoint} within ${STARTUP_MS} ms:\n${output}`);
-    }
-    await sleep(200);
+  try {
+    await waitFor(
+      `moto server to answer on ${endpoint}`,
+      async () => {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          throw new Error(`moto server exited (${child.exitCode ?? child.signalCode}) before answering on ${endpoint}`);
+        }
+        // Refused until it listens.
+        const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(2_000) }).catch(
+          (error: unknown) => error,
+        );
+        if (!(response instanceof Response)) return false;
+        await response.body?.cancel();
+        return response.ok;
+      },
+      { timeoutMs: STARTUP_MS, intervalMs: 200 },
+    );
+  } catch (error) {
+    await stop();
+    throw new Error(`${(error as Error).message}:\n${output}`, { cause: error });
   }
 
   const client = () =>

@@ -12,7 +12,7 @@
  */
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { setTimeout as sleep } from "node:timers/promises";
+import { waitFor } from "./wait-for.ts";
 import { getFreePort } from "../../src/dev/free-port.ts";
 import { LOOPBACK_ONLY } from "./loopback-listen.ts";
 
@@ -83,25 +83,26 @@ export async function startStdioGateway(options: StdioGatewayOptions = {}): Prom
     clearTimeout(killer);
   };
 
-  const deadline = Date.now() + STARTUP_MS;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(
-        `supergateway exited (${child.exitCode ?? child.signalCode}) before answering on ${base}:\n${output}`,
-      );
-    }
-    try {
-      const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) });
-      await response.body?.cancel();
-      if (response.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`supergateway did not answer on ${base} within ${STARTUP_MS} ms:\n${output}`);
-    }
-    await sleep(100);
+  try {
+    await waitFor(
+      `supergateway to answer on ${base}`,
+      async () => {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          throw new Error(`supergateway exited (${child.exitCode ?? child.signalCode}) before answering on ${base}`);
+        }
+        // Refused until it listens.
+        const response = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(2_000) }).catch(
+          (error: unknown) => error,
+        );
+        if (!(response instanceof Response)) return false;
+        await response.body?.cancel();
+        return response.ok;
+      },
+      { timeoutMs: STARTUP_MS },
+    );
+  } catch (error) {
+    await stop();
+    throw new Error(`${(error as Error).message}:\n${output}`, { cause: error });
   }
   return { url: `${base}/mcp`, output: () => output, stop };
 }

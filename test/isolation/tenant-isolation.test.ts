@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const KEY_A = `key-a-${randomUUID()}`;
 const KEY_B = `key-b-${randomUUID()}`;
@@ -75,16 +76,6 @@ async function start(headers: Record<string, string>, body: Record<string, unkno
   const answer = await stack.request("POST", "/v1/runs", body, headers);
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
   return String(answer.body.id);
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function hookUrl(runId: string, headers: Record<string, string>): Promise<string> {

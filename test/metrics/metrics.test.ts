@@ -13,6 +13,7 @@ import { parseExposition, samplesOf, valueOf, type Exposition } from "../helpers
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let server: TestMcpServer;
@@ -60,21 +61,15 @@ async function scrape(url: string): Promise<Exposition> {
 }
 
 /** Scrapes until `ready` holds (counters move once the worker has finished the task), then answers that scrape. */
-async function scrapeUntil(url: string, ready: (e: Exposition) => boolean, timeoutMs = 20_000): Promise<Exposition> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const exposition = await scrape(url);
-    if (ready(exposition) || Date.now() > deadline) return exposition;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+function scrapeUntil(url: string, ready: (e: Exposition) => boolean, timeoutMs = 20_000): Promise<Exposition> {
+  return waitFor(`the metrics at ${url} to move`, () => scrape(url), { timeoutMs, intervalMs: 200, until: ready });
 }
 
 async function waitParked(id: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if ((await stack.request("GET", `/v1/runs/${id}`)).body.status === "parked") return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`run ${id} never parked`);
+  await waitFor(`run ${id} to park`, async () => (await stack.request("GET", `/v1/runs/${id}`)).body, {
+    timeoutMs: 20_000,
+    until: (body) => body.status === "parked",
+  });
 }
 
 const COMPLETES = `import { billing } from "rewind:tools";

@@ -10,6 +10,7 @@ import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewin
 import { expectRunGoing } from "../helpers/run-going.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { spawnWorker } from "../helpers/worker-process.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let server: TestMcpServer;
@@ -39,13 +40,11 @@ export default async function main(input: { amount: number }) {
   }
 }`;
 
-async function waitParked(id: string) {
-  for (let i = 0; i < 200; i++) {
-    const { body } = await stack.request("GET", `/v1/runs/${id}`);
-    if (body.status === "parked" && Array.isArray(body["parked"]) && body["parked"].length > 0) return body;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`run ${id} never parked`);
+function waitParked(id: string) {
+  return waitFor(`run ${id} to park a call`, async () => (await stack.request("GET", `/v1/runs/${id}`)).body, {
+    timeoutMs: 20_000,
+    until: (body) => body.status === "parked" && Array.isArray(body["parked"]) && body["parked"].length > 0,
+  });
 }
 
 const workerEnv = () => ({

@@ -23,6 +23,7 @@ import { startEventReceiver, type EventReceiver } from "../helpers/event-receive
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { gateTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const KEY = `reports-${randomUUID()}`;
 const NAMESPACE = `reports-${randomUUID().slice(0, 8)}`;
@@ -57,8 +58,8 @@ beforeAll(async () => {
   expect(registered.status, JSON.stringify(registered.body)).toBe(201);
   toolset = String(registered.body.id);
   reports = createCallReports(stack.client, { pollEveryMs: 200 });
-  // Workers read an events endpoint within 2 s of it being set.
-  await new Promise((resolve) => setTimeout(resolve, 2100));
+  // No wait for the workers to learn the endpoint: none has asked for this new namespace's yet, so
+  // none holds an answer from before it was set.
 });
 afterAll(async () => {
   gate.releaseAll();
@@ -71,16 +72,6 @@ function request(method: string, route: string, body?: unknown) {
   return stack.request(method, route, body, auth);
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 async function journalEntry(id: string): Promise<JournalEntryBody | undefined> {
   const { body } = await request("GET", `/v1/runs/${id}/journal`);
   return (body["entries"] as JournalEntryBody[] | undefined)?.[0];
@@ -91,12 +82,12 @@ async function startBlockedRun(): Promise<{ id: string; call: CallRef }> {
   const started = await request("POST", "/v1/runs", { toolset, script: SCRIPT });
   expect(started.status, JSON.stringify(started.body)).toBe(201);
   const id = String(started.body.id);
-  await until("the call to reach the tool", async () => (gate.holds(id) ? true : undefined));
+  await waitFor("the call to reach the tool", async () => (gate.holds(id) ? true : undefined));
   return { id, call: { namespace: NAMESPACE, runId: id, seq: 1, attempt: 1 } };
 }
 
 async function waitStatus(id: string, status: string): Promise<ApiBody> {
-  return until(`run ${id} to be ${status}`, async () => {
+  return waitFor(`run ${id} to be ${status}`, async () => {
     const { body } = await request("GET", `/v1/runs/${id}`);
     return body.status === status ? body : undefined;
   });
@@ -111,7 +102,7 @@ describe("call reports", () => {
     reports.progress(call, { progress: 10, total: 100, message: "starting" });
     reports.progress(call, { progress: 25, total: 100 });
     reports.progress(call, { progress: 40, total: 100, message: "indexing…" });
-    const entry = await until("progress 40", async () => {
+    const entry = await waitFor("progress 40", async () => {
       const e = await journalEntry(id);
       return e?.progress?.progress === 40 ? e : undefined;
     });
@@ -122,6 +113,8 @@ describe("call reports", () => {
     // A report for another namespace, or for a call the run never made, changes nothing.
     reports.progress({ ...call, namespace: "someone-else" }, { progress: 99 });
     reports.progress({ ...call, seq: 7 }, { progress: 99 });
+    // Not a wait for something to happen: the period (several of the reports' 200 ms polls) in
+    // which the ignored reports must change nothing.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect((await journalEntry(id))?.progress?.progress).toBe(40);
 
@@ -135,6 +128,7 @@ describe("call reports", () => {
     expect(done.status).toBe("completed");
     // Progress that arrives after the call ended is ignored; the last one stays on record.
     reports.progress(call, { progress: 100, total: 100 });
+    // Not a wait for something to happen: the period in which the late report must change nothing.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await journalEntry(id)).toMatchObject({ status: "completed", progress: { progress: 40 } });
   });

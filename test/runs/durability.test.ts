@@ -11,6 +11,7 @@ import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { expectRunGoing } from "../helpers/run-going.ts";
 import { spawnWorker } from "../helpers/worker-process.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 beforeAll(async () => {
@@ -47,11 +48,12 @@ describe("durability", () => {
     const id = String(started.body.id);
     const handle = stack.client.workflow.getHandle(id);
     // Wait until the script is inside its sleep: the first call is in flight.
-    for (let i = 0; i < 100; i++) {
-      const status = await handle.query(getStatusQuery).catch(() => undefined);
-      if (status && status.calls.inFlight > 0) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // (The query fails until the worker has taken the run's first task.)
+    await waitFor("the run's first call to be in flight", async () => (await handle.query(getStatusQuery)).calls, {
+      intervalMs: 50,
+      retryErrors: true,
+      until: (calls) => calls.inFlight > 0,
+    });
     // The kill must come while the run is inside its sleep, not after it ended.
     expect((await handle.query(getStatusQuery)).calls.inFlight).toBeGreaterThan(0);
     await expectRunGoing(stack.client, id);

@@ -9,8 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startLoopbackServer, type LoopbackServer } from "../helpers/http-loopback.ts";
 import { REPO_ROOT, startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
+import { expectRunGoing } from "../helpers/run-going.ts";
 import { startStackProcess, type StackHandle } from "../histories/stack-runner.ts";
 import { HTTP_HOST_NAME } from "../histories/world.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let site: LoopbackServer;
@@ -71,10 +73,11 @@ describe("onInterruption for http.fetch", () => {
       script: `import { ToolError } from "rewind:tools";\nexport default async () => Promise.all([${attempt(`fetch("${url}")`)}, ${attempt(`fetch("${url}", { method: "POST", body: "b" })`)}]);`,
     });
 
-    const deadline = Date.now() + 30_000;
-    while (hits.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await waitFor("the three requests to reach the site", () => hits.length >= 3, { intervalMs: 20 });
     // All three requests are held at the site, well within their 5-second deadline: the kill interrupts them.
     expect(hits.length).toBe(3);
+    await expectRunGoing(stack.client, retried);
+    await expectRunGoing(stack.client, defaults);
     await first.stop("SIGKILL");
     await startWorker();
 

@@ -192,7 +192,7 @@ describe("MCP calls from scripts", () => {
     expect(limited.state.maxInFlight).toBe(4);
   });
 
-  it("steps the script on the worker that finished each call: no local activity after the first step, in sequence or 16 at a time", async () => {
+  it("adopts the speculative steps taken on the worker that finished each call: no local activity after the first step, in sequence or 16 at a time", async () => {
     const done = await run(`export default async function main() {
   let total = 0;
   // Echo's declared result is what earlier runs observed; say what this one gets.

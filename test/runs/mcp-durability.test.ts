@@ -11,6 +11,7 @@ import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewin
 import { expectRunGoing } from "../helpers/run-going.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { spawnWorker } from "../helpers/worker-process.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let server: TestMcpServer;
@@ -54,11 +55,12 @@ export default async function main() {
 }`,
     });
     const handle = stack.client.workflow.getHandle(id);
-    for (let i = 0; i < 200; i++) {
-      const status = await handle.query(getStatusQuery).catch(() => undefined);
-      if (status && status.calls.total >= 12) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // (The query fails until the worker has taken the run's first task.)
+    await waitFor("12 of the run's calls to be issued", async () => (await handle.query(getStatusQuery)).calls, {
+      intervalMs: 50,
+      retryErrors: true,
+      until: (calls) => calls.total >= 12,
+    });
     // The kill must come mid-run: at least 12 calls issued, and fewer than 50 of them ended.
     expect((await handle.query(getStatusQuery)).calls.total).toBeGreaterThanOrEqual(12);
     await expectRunGoing(stack.client, id, { calls: 50 });

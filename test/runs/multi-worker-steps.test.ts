@@ -1,8 +1,8 @@
 /**
- * Steps taken with results, with several workers: a run's workflow task moves to a second
- * worker while the first still holds a warm isolate of the run and keeps finishing its calls
- * (and taking steps on that isolate, whose chain the journal then never has). Every run must
- * complete with the right result: a step that can't be used is dropped and its call fed.
+ * Speculative steps with several workers: a run's workflow task moves to a second worker while
+ * the first still holds a warm isolate of the run and keeps finishing its calls (and taking
+ * speculative steps on that isolate, whose chain the journal then never has). Every run must
+ * complete with the right result: a step that can't be adopted is discarded and its call fed.
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -79,10 +79,10 @@ async function completedCalls(id: string): Promise<number> {
   return ((body["entries"] ?? []) as { status: string }[]).filter((e) => e.status === "completed").length;
 }
 
-describe("steps taken with results, across workers", () => {
+describe("speculative steps, across workers", () => {
   it("completes every run when its workflow task moves to another worker while the first keeps finishing calls on its warm isolate", async () => {
     // The first worker's warm isolates outlive its workflow worker: an activity-only worker of the
-    // same process keeps taking steps on them after the workflow tasks moved.
+    // same process keeps taking speculative steps on them after the workflow tasks moved.
     const firstSandbox = createSandbox({ ...stack.config.sandbox, warmSessions: 64, validate: validateAgainstSchema });
     const first = await startWorker({ identity: "first-full", sharedSandbox: firstSandbox });
     await startWorker({ identity: "first-activities", activitiesOnly: true, sharedSandbox: firstSandbox });

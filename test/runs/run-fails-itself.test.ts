@@ -3,7 +3,7 @@
  * fails, as a broken sandbox would), still ends the one way every run ends: `RewindStatus` says
  * failed and the current details say why, where it used to stay `running`. The fault is injected
  * in the worker's activities; the workflows and the server are the real ones. It is announced like
- * a script's failure, with run.failed.
+ * a script's failure, with run.failed, and fails typed RunBroken with the error it met as its message.
  */
 import path from "node:path";
 import { ApplicationFailure } from "@temporalio/common";
@@ -53,6 +53,7 @@ it("sets RewindStatus to failed and says why when the run fails on an error of i
   const id = await startRun(stack, { script: "export default async () => 1;" });
   const done = await waitForRun(stack, id);
   expect(done.status).toBe("failed");
+  expect(done.error).toMatchObject({ type: "RunBroken", message: "the sandbox is out of order" });
   const handle = stack.client.workflow.getHandle(id);
   expect((await handle.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTES.status)).toBe("failed");
   const metadata = await handle.query<{ currentDetails?: string }>("__temporal_workflow_metadata");
@@ -60,6 +61,6 @@ it("sets RewindStatus to failed and says why when the run fails on an error of i
   for (let i = 0; i < 50 && !delivered.some((d) => d.event.runId === id); i++)
     await new Promise((r) => setTimeout(r, 100));
   expect(delivered.filter((d) => d.event.runId === id).map((d) => [d.event.type, d.event.data])).toEqual([
-    ["run.failed", { error: { type: "SandboxBroken", message: "the sandbox is out of order" } }],
+    ["run.failed", { error: { type: "RunBroken", message: "the sandbox is out of order" } }],
   ]);
 });

@@ -1,16 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { batchChain } from "../../src/shared/step.ts";
-import type { Prestep } from "../../src/shared/step.ts";
+import type { SpeculativeStep } from "../../src/shared/step.ts";
 import { JournalBook } from "../../src/workflows/run/journal-book.ts";
-import { TakenSteps, type StepQueue } from "../../src/workflows/run/speculative-steps.ts";
+import { SpeculativeSteps, type StepQueue } from "../../src/workflows/run/speculative-steps.ts";
 
 /** A journal with calls 1..n issued, and a queue that records what the run loop would get. */
-function setup(n: number, holdsEarlySteps = false) {
+function setup(n: number, oldRule = false) {
   const journal = new JournalBook();
   for (let seq = 1; seq <= n; seq++) journal.record({ seq, tool: "svc.echo", args: { seq } }, 0);
   const fed: number[] = [];
-  const used: string[] = [];
+  const adopted: string[] = [];
   const queue: StepQueue = {
     get unfed() {
       return fed.length;
@@ -18,22 +18,22 @@ function setup(n: number, holdsEarlySteps = false) {
     push: (seq) => {
       fed.push(seq);
     },
-    pushTaken: (result) => {
-      used.push(JSON.stringify(result.calls.map((c) => c.seq)));
+    pushAdopted: (result) => {
+      adopted.push(JSON.stringify(result.calls.map((c) => c.seq)));
     },
   };
-  let holds = holdsEarlySteps;
-  const taken = new TakenSteps(journal, queue, () => holds);
+  let oldRuleApplies = oldRule;
+  const speculative = new SpeculativeSteps(journal, queue, () => oldRuleApplies);
   const finish = (seq: number) => journal.complete(seq, { ok: true, value: seq }, 0);
   /** The run crosses the patch: from its next workflow task on, the new rule applies. */
   const upgrade = () => {
-    holds = false;
+    oldRuleApplies = false;
   };
-  return { journal, taken, fed, used, finish, upgrade };
+  return { journal, speculative, fed, adopted, finish, upgrade };
 }
 
 /** The step a worker would take with `seq` on top of `chain`, issuing call `issues`. */
-const stepOn = (chain: string, at: number, issues: number, after?: number[]): Prestep => ({
+const stepOn = (chain: string, at: number, issues: number, after?: number[]): SpeculativeStep => ({
   chain,
   at,
   ...(after ? { after } : {}),
@@ -48,93 +48,93 @@ function chainAfter(journal: JournalBook, at: number, seq: number): string {
   return scratch.chain;
 }
 
-describe("TakenSteps", () => {
-  it("uses a step taken on the journal's chain, and moves the chain on", () => {
-    const { journal, taken, fed, used, finish } = setup(2);
+describe("SpeculativeSteps", () => {
+  it("adopts a speculative step taken on the journal's chain, and moves the chain on", () => {
+    const { journal, speculative, fed, adopted, finish } = setup(2);
     const before = journal.chain;
     finish(1);
-    taken.offer(1, stepOn(before, 10, 2), false);
-    expect(used).toEqual(["[2]"]);
+    speculative.consider(1, stepOn(before, 10, 2), false);
+    expect(adopted).toEqual(["[2]"]);
     expect(fed).toEqual([]);
     expect(journal.batches).toEqual([{ at: 10, seqs: [1] }]);
     expect(journal.chain).not.toBe(before);
   });
 
-  it("holds a step that follows a call still in flight, then uses both in the worker's order", () => {
-    const { journal, taken, fed, used, finish } = setup(3);
+  it("defers a step that follows a call still in flight, then adopts both in the worker's order", () => {
+    const { journal, speculative, fed, adopted, finish } = setup(3);
     const c0 = journal.chain;
     // On the worker: seq 1 then seq 2 were fed. In history: seq 2's result came first.
     finish(2);
-    taken.offer(2, stepOn(chainAfter(journal, 10, 1), 11, 4, [1]), false);
-    expect(taken.heldCount).toBe(1);
+    speculative.consider(2, stepOn(chainAfter(journal, 10, 1), 11, 4, [1]), false);
+    expect(speculative.deferredCount).toBe(1);
     finish(1);
-    taken.offer(1, stepOn(c0, 10, 3, []), false);
-    expect(used).toEqual(["[3]", "[4]"]);
+    speculative.consider(1, stepOn(c0, 10, 3, []), false);
+    expect(adopted).toEqual(["[3]", "[4]"]);
     expect(fed).toEqual([]);
-    expect(taken.heldCount).toBe(0);
+    expect(speculative.deferredCount).toBe(0);
   });
 
-  it("feeds a held call as soon as the call it follows has finished without bringing its chain", () => {
-    const { journal, taken, fed, used, finish } = setup(3);
+  it("discards a deferred step as soon as the call it follows has finished without bringing its chain", () => {
+    const { journal, speculative, fed, adopted, finish } = setup(3);
     const c0 = journal.chain;
     finish(2);
-    taken.offer(2, stepOn(chainAfter(journal, 10, 1), 11, 4, [1]), false);
-    expect(taken.heldCount).toBe(1);
-    // Seq 1 finished on another worker whose isolate fed it at another time: its step is used,
-    // the journal's chain is not the one the held step needs, and nothing would ever bring it.
+    speculative.consider(2, stepOn(chainAfter(journal, 10, 1), 11, 4, [1]), false);
+    expect(speculative.deferredCount).toBe(1);
+    // Seq 1 finished on another worker whose isolate fed it at another time: its step is adopted,
+    // the journal's chain is not the one the deferred step needs, and nothing would ever bring it.
     finish(1);
-    taken.offer(1, stepOn(c0, 99, 3, []), false);
-    expect(used).toEqual(["[3]"]);
+    speculative.consider(1, stepOn(c0, 99, 3, []), false);
+    expect(adopted).toEqual(["[3]"]);
     expect(fed).toEqual([2]);
-    expect(taken.heldCount).toBe(0);
+    expect(speculative.deferredCount).toBe(0);
   });
 
-  it("never holds a step that follows a finished call, a batch, or nothing it names", () => {
-    const { journal, taken, fed, finish } = setup(4);
+  it("never defers a step that follows a finished call, a batch, or nothing it names", () => {
+    const { journal, speculative, fed, finish } = setup(4);
     finish(1);
-    taken.feed(1);
+    speculative.feed(1);
     fed.length = 0;
     finish(2);
     // Follows seq 1, which has finished: its chain can't come.
-    taken.offer(2, stepOn(chainAfter(journal, 10, 1), 11, 5, [1]), false);
+    speculative.consider(2, stepOn(chainAfter(journal, 10, 1), 11, 5, [1]), false);
     finish(3);
-    taken.offer(3, stepOn("00000000deadbeef", 12, 6, [1, 2]), false);
+    speculative.consider(3, stepOn("00000000deadbeef", 12, 6, [1, 2]), false);
     finish(4);
-    taken.offer(4, stepOn("00000000feedface", 13, 7), false);
+    speculative.consider(4, stepOn("00000000feedface", 13, 7), false);
     expect(fed).toEqual([2, 3, 4]);
-    expect(taken.heldCount).toBe(0);
+    expect(speculative.deferredCount).toBe(0);
   });
 
-  it("feeds at once a call whose step was taken on a chain the journal does not have, so nothing waits on it", () => {
-    const { journal, taken, fed, used, finish } = setup(3);
+  it("discards at once a step taken on a chain the journal does not have, so nothing waits on it", () => {
+    const { journal, speculative, fed, adopted, finish } = setup(3);
     const c0 = journal.chain;
     finish(2);
     // Taken on another worker's isolate, fed something the journal never had.
-    taken.offer(2, stepOn("00000000deadbeef", 11, 4), false);
+    speculative.consider(2, stepOn("00000000deadbeef", 11, 4), false);
     expect(fed).toEqual([2]);
-    expect(taken.heldCount).toBe(0);
+    expect(speculative.deferredCount).toBe(0);
     finish(1);
-    // The journal has moved on (seq 2 waits to be fed): a step on c0 is not used either.
-    taken.offer(1, stepOn(c0, 10, 5), false);
+    // The journal has moved on (seq 2 waits to be fed): a step on c0 is not adopted either.
+    speculative.consider(1, stepOn(c0, 10, 5), false);
     expect(fed).toEqual([2, 1]);
-    expect(used).toEqual([]);
+    expect(adopted).toEqual([]);
   });
 
-  it("releases the steps a run held under the old rule as soon as the new one applies", () => {
-    const { journal, taken, fed, used, finish, upgrade } = setup(3, true);
+  it("discards the steps a run deferred under the old rule as soon as the new one applies", () => {
+    const { journal, speculative, fed, adopted, finish, upgrade } = setup(3, true);
     finish(3);
-    taken.offer(3, stepOn("00000000deadbeef", 12, 5), false);
-    expect(taken.heldCount).toBe(1);
+    speculative.consider(3, stepOn("00000000deadbeef", 12, 5), false);
+    expect(speculative.deferredCount).toBe(1);
     upgrade();
     finish(1);
-    taken.offer(1, stepOn(journal.chain, 10, 4), false);
-    expect(used).toEqual(["[4]"]);
+    speculative.consider(1, stepOn(journal.chain, 10, 4), false);
+    expect(adopted).toEqual(["[4]"]);
     expect(fed).toEqual([3]);
-    expect(taken.heldCount).toBe(0);
+    expect(speculative.deferredCount).toBe(0);
   });
 
-  it("(old rule, runs started before the patch) holds a step that arrived before the one it follows, then uses both in the worker's order", () => {
-    const { journal, taken, fed, used, finish } = setup(2, true);
+  it("(old rule, runs started before the patch) defers a step that arrived before the one it follows, then adopts both in the worker's order", () => {
+    const { journal, speculative, fed, adopted, finish } = setup(2, true);
     const c0 = journal.chain;
     // On the worker: seq 1 then seq 2 were fed. In history: seq 2's result came first.
     // The chain after seq 1 alone at 10, as the worker's isolate has it.
@@ -144,12 +144,12 @@ describe("TakenSteps", () => {
     scratch.addBatch(10, [1]);
     const c1 = scratch.chain;
     finish(2);
-    taken.offer(2, stepOn(c1, 11, 4), false);
-    expect(used).toEqual([]);
-    expect(taken.heldCount).toBe(1);
+    speculative.consider(2, stepOn(c1, 11, 4), false);
+    expect(adopted).toEqual([]);
+    expect(speculative.deferredCount).toBe(1);
     finish(1);
-    taken.offer(1, stepOn(c0, 10, 3), false);
-    expect(used).toEqual(["[3]", "[4]"]);
+    speculative.consider(1, stepOn(c0, 10, 3), false);
+    expect(adopted).toEqual(["[3]", "[4]"]);
     expect(journal.batches).toEqual([
       { at: 10, seqs: [1] },
       { at: 11, seqs: [2] },
@@ -157,51 +157,51 @@ describe("TakenSteps", () => {
     expect(fed).toEqual([]);
   });
 
-  it("(old rule) feeds a call whose step was taken on a chain the journal has left, with every held call before it", () => {
-    const { journal, taken, fed, used, finish } = setup(3, true);
+  it("(old rule) discards a step taken on a chain the journal has left, and feeds its call with every deferred call before it", () => {
+    const { journal, speculative, fed, adopted, finish } = setup(3, true);
     const c0 = journal.chain;
     finish(1);
-    taken.offer(1, stepOn(c0, 10, 4), false);
+    speculative.consider(1, stepOn(c0, 10, 4), false);
     finish(3);
-    taken.offer(3, stepOn("00000000deadbeef", 12, 5), false);
-    expect(taken.heldCount).toBe(1);
+    speculative.consider(3, stepOn("00000000deadbeef", 12, 5), false);
+    expect(speculative.deferredCount).toBe(1);
     finish(2);
     // Taken on c0, which the journal has left: its isolate saw something else.
-    taken.offer(2, stepOn(c0, 11, 6), false);
-    expect(used).toEqual(["[4]"]);
+    speculative.consider(2, stepOn(c0, 11, 6), false);
+    expect(adopted).toEqual(["[4]"]);
     expect(fed).toEqual([3, 2]);
-    expect(taken.heldCount).toBe(0);
+    expect(speculative.deferredCount).toBe(0);
   });
 
-  it("feeds calls the ordinary way while calls wait to be fed, or while draining", () => {
-    const { journal, taken, fed, used, finish } = setup(3);
+  it("discards speculative steps while calls wait to be fed, or while draining", () => {
+    const { journal, speculative, fed, adopted, finish } = setup(3);
     finish(1);
-    taken.feed(1);
+    speculative.feed(1);
     finish(2);
-    taken.offer(2, stepOn(journal.chain, 10, 4), false);
+    speculative.consider(2, stepOn(journal.chain, 10, 4), false);
     expect(fed).toEqual([1, 2]);
     const other = setup(1);
     other.finish(1);
-    other.taken.offer(1, stepOn(other.journal.chain, 10, 2), true);
+    other.speculative.consider(1, stepOn(other.journal.chain, 10, 2), true);
     expect(other.fed).toEqual([1]);
-    expect(used).toEqual([]);
-    expect(other.used).toEqual([]);
+    expect(adopted).toEqual([]);
+    expect(other.adopted).toEqual([]);
   });
 
   it("rebuilds the same chain from carried batches", () => {
-    const { journal, taken, finish } = setup(2);
+    const { journal, speculative, finish } = setup(2);
     finish(1);
-    taken.offer(1, stepOn(journal.chain, 10, 3), false);
+    speculative.consider(1, stepOn(journal.chain, 10, 3), false);
     finish(2);
-    taken.offer(2, stepOn(journal.chain, 11, 4), false);
+    speculative.consider(2, stepOn(journal.chain, 11, 4), false);
     const carried = new JournalBook(journal.carry(0, {}, []));
     expect(carried.chain).toBe(journal.chain);
     expect(carried.lastAt).toBe(11);
   });
 });
 
-describe("TakenSteps, whatever order results arrive in", () => {
-  it("never holds a step once every call has finished, and feeds or uses each call exactly once", () => {
+describe("SpeculativeSteps, whatever order results arrive in", () => {
+  it("never defers a step once every call has finished, and feeds each call or adopts its step exactly once", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 12 }).chain((n) =>
@@ -228,7 +228,7 @@ describe("TakenSteps, whatever order results arrive in", () => {
           for (let seq = 1; seq <= n; seq++) journal.record({ seq, tool: "svc.echo", args: {} }, 0);
           const fedOnce: number[] = [];
           const waiting: number[] = [];
-          const used: number[] = [];
+          const adopted: number[] = [];
           const queue: StepQueue = {
             get unfed() {
               return waiting.length;
@@ -237,11 +237,11 @@ describe("TakenSteps, whatever order results arrive in", () => {
               waiting.push(seq);
               fedOnce.push(seq);
             },
-            pushTaken: (result) => {
-              used.push(...result.calls.map((c) => -c.seq));
+            pushAdopted: (result) => {
+              adopted.push(...result.calls.map((c) => -c.seq));
             },
           };
-          const taken = new TakenSteps(journal, queue);
+          const speculative = new SpeculativeSteps(journal, queue);
           const feedWaiting = () => {
             if (waiting.length > 0) journal.addBatch(journal.lastAt + 1, waiting.splice(0));
           };
@@ -251,13 +251,13 @@ describe("TakenSteps, whatever order results arrive in", () => {
             after: [] as number[],
             at: 100 * id,
           }));
-          const steps = new Map<number, Prestep>();
+          const steps = new Map<number, SpeculativeStep>();
           for (const seq of takeOrder) {
             const taker = takers[seq - 1] ?? 0;
             const isolate = isolates[taker - 1];
             if (!isolate) continue;
             isolate.at += 1;
-            // The step "issues" call -seq so the test can tell which call's step was used.
+            // The step "issues" call -seq so the test can tell which call's step was adopted.
             steps.set(seq, {
               chain: isolate.chain,
               after: isolate.after,
@@ -270,12 +270,12 @@ describe("TakenSteps, whatever order results arrive in", () => {
           for (const [index, seq] of arrival.entries()) {
             journal.complete(seq, { ok: true, value: seq }, 0);
             const step = steps.get(seq);
-            if (step) taken.offer(seq, step, false);
-            else taken.feed(seq);
+            if (step) speculative.consider(seq, step, false);
+            else speculative.feed(seq);
             if (feedsAtOnce[index]) feedWaiting();
           }
-          expect(taken.heldCount).toBe(0);
-          const handled = [...fedOnce, ...used].sort((a, b) => a - b);
+          expect(speculative.deferredCount).toBe(0);
+          const handled = [...fedOnce, ...adopted].sort((a, b) => a - b);
           expect(handled).toEqual(Array.from({ length: n }, (_, i) => i + 1));
         },
       ),

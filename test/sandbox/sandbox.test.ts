@@ -106,10 +106,10 @@ describe("sandbox steps", () => {
     expect(replayed).toEqual(warm);
   });
 
-  it("takes a step with one finished call on the warm session, on the chain it had, and refuses a later step on another chain", async () => {
+  it("takes a speculative step with one finished call on the warm session, on the chain it had, and refuses a later step on another chain", async () => {
     const box = make();
     await box.advance({ runId: "run_p", consumedBatches: 0, chain: EMPTY_CHAIN, batches: [], cold: cold(SLEEPER) });
-    const step = await box.prestep("run_p", { seq: 1, ok: true, value: null });
+    const step = await box.speculate("run_p", { seq: 1, ok: true, value: null });
     expect(step).toMatchObject({
       chain: EMPTY_CHAIN,
       result: {
@@ -122,20 +122,25 @@ describe("sandbox steps", () => {
     });
     // The script's clock never goes back: the step's time is at least the run's start.
     expect(step!.at).toBeGreaterThanOrEqual(1_000);
+    // The warm session is now on the chain of the speculative step: a step on that chain is taken warm
+    // (without the script's source, a missing or stale session could only answer needsColdStart).
     const after = batchChain(EMPTY_CHAIN, step!.at, [1]);
-    // A step that expects the isolate as it was before the taken step gets a cold start.
+    expect(await box.advance({ runId: "run_p", consumedBatches: 1, chain: after, batches: [] })).toMatchObject({
+      kind: "waiting",
+    });
+    // A step that expects the isolate as it was before the speculative step gets a cold start.
     expect(await box.advance({ runId: "run_p", consumedBatches: 1, chain: "00000000feedface", batches: [] })).toEqual({
       kind: "needsColdStart",
     });
     await box.advance({ runId: "run_q", consumedBatches: 0, chain: EMPTY_CHAIN, batches: [], cold: cold(SLEEPER) });
-    const taken = await box.prestep("run_q", { seq: 1, ok: true, value: null });
+    const speculative = await box.speculate("run_q", { seq: 1, ok: true, value: null });
     const last = await box.advance({
       runId: "run_q",
       consumedBatches: 1,
-      chain: batchChain(EMPTY_CHAIN, taken!.at, [1]),
+      chain: batchChain(EMPTY_CHAIN, speculative!.at, [1]),
       batches: [
         {
-          at: taken!.at + 5,
+          at: speculative!.at + 5,
           events: [
             { seq: 2, ok: true, value: null },
             { seq: 3, ok: true, value: null },
@@ -144,24 +149,23 @@ describe("sandbox steps", () => {
       ],
     });
     expect(last.kind).toBe("done");
-    expect(after).toMatch(/^[0-9a-f]{16}$/);
-    expect(await box.prestep("run_none", { seq: 1, ok: true, value: null })).toBeUndefined();
+    expect(await box.speculate("run_none", { seq: 1, ok: true, value: null })).toBeUndefined();
   });
 
-  it("takes no step with a result while the run's other step outlasts the wait, and takes the next one", async () => {
+  it("takes no speculative step while the run's other step outlasts the wait, and takes the next one", async () => {
     sandbox = createSandbox({
       memoryMb: 64,
       cpuMsPerStep: 300,
       warmSessions: 8,
       validate: validateAgainstSchema,
-      prestepWaitMs: 0,
+      speculativeStepWaitMs: 0,
     });
     await sandbox.advance({ runId: "run_busy", consumedBatches: 0, batches: [], cold: cold(SLEEPER) });
     const stepping = sandbox.advance({ runId: "run_busy", consumedBatches: 0, batches: [] });
     // The advance above holds the run's turn: the step is left to the workflow.
-    expect(await sandbox.prestep("run_busy", { seq: 1, ok: true, value: null })).toBeUndefined();
+    expect(await sandbox.speculate("run_busy", { seq: 1, ok: true, value: null })).toBeUndefined();
     await stepping;
-    expect(await sandbox.prestep("run_busy", { seq: 1, ok: true, value: null })).toMatchObject({
+    expect(await sandbox.speculate("run_busy", { seq: 1, ok: true, value: null })).toMatchObject({
       result: { kind: "waiting" },
     });
   });

@@ -12,6 +12,7 @@ import { REPO_ROOT } from "../helpers/paths.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { expectRunGoing } from "../helpers/run-going.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let host: HostToolWorker;
@@ -146,21 +147,23 @@ describe("host tools", () => {
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString();
     });
-    const waitFor = async (text: string) => {
-      for (let i = 0; i < 600 && !output.includes(text); i++) await new Promise((r) => setTimeout(r, 50));
-    };
+    const printed = (text: string) =>
+      waitFor(`the host worker to print "${text}"`, () => output.includes(text), { intervalMs: 50 });
     let second: HostToolWorker | undefined;
     try {
-      await waitFor("ready");
+      await printed("ready");
       const id = await startRun(stack, { toolset: frozenToolset, script: script("  return harness.wait({});") });
-      await waitFor("attempt 1");
-      expect(output).toContain("attempt 1");
+      await printed("attempt 1");
       // The freeze and the kill must come while the call is still running (and the run going).
       await expectRunGoing(stack.client, id);
       // Frozen past its heartbeat timeout, then gone: a frozen process's open polls would
       // still take (and sit on) retried attempts, exactly as a hung machine's do.
       child.kill("SIGSTOP");
-      await new Promise((r) => setTimeout(r, 3_000));
+      await waitFor(
+        "the frozen call's heartbeat timeout to end its first attempt",
+        async () => (await stack.client.workflow.getHandle(id).describe()).raw.pendingActivities ?? [],
+        { until: (pending) => pending.some((activity) => (activity.attempt ?? 0) >= 2) },
+      );
       await expectRunGoing(stack.client, id);
       child.kill("SIGKILL");
       second = await createHostToolWorker({
@@ -181,10 +184,9 @@ describe("host tools", () => {
 
   it("fires ctx.signal when the run is cancelled", async () => {
     const id = await startRun(stack, { toolset, script: script("  return harness.wait({});") });
-    for (let i = 0; i < 100 && !seen.some((s) => s.key === `${id}/1`); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor("the host tool to receive the call", () => seen.some((s) => s.key === `${id}/1`), { intervalMs: 50 });
     expect((await stack.request("POST", `/v1/runs/${id}/cancel`)).status).toBe(200);
-    for (let i = 0; i < 100 && !cancelled.includes(`${id}/1`); i++) await new Promise((r) => setTimeout(r, 100));
-    expect(cancelled).toContain(`${id}/1`);
+    await waitFor("the call's ctx.signal to fire", () => cancelled.includes(`${id}/1`));
     expect((await waitForRun(stack, id)).status).toBe("cancelled");
   });
 });

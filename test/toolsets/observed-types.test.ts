@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const CANARY = "canary-value-7f3a";
 let stack: RewindStack;
@@ -70,14 +71,13 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** The toolset's .d.ts once it says `expected`, or as it is after ~10 s. */
-async function dtsOnceItSays(toolset: string, expected: string): Promise<string> {
-  let dts = "";
-  for (let i = 0; i < 50 && !dts.includes(expected); i++) {
-    if (i > 0) await new Promise((r) => setTimeout(r, 200));
-    dts = await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=dts`).then((r) => r.text());
-  }
-  return dts;
+/** The toolset's .d.ts once it says `expected` (observed types reach the toolset as the run goes). */
+function dtsOnceItSays(toolset: string, expected: string): Promise<string> {
+  return waitFor(
+    `the .d.ts of ${toolset} to say ${JSON.stringify(expected)}`,
+    () => fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=dts`).then((r) => r.text()),
+    { timeoutMs: 10_000, intervalMs: 200, until: (dts) => dts.includes(expected) },
+  );
 }
 
 describe("observed result types", () => {
@@ -92,11 +92,7 @@ describe("observed result types", () => {
     });
     expect((await waitForRun(stack, id)).status).toBe("completed");
 
-    let dts = "";
-    for (let i = 0; i < 50 && !dts.includes("@observed from 4 results"); i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      dts = await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=dts`).then((r) => r.text());
-    }
+    const dts = await dtsOnceItSays(toolset, "@observed from 4 results");
     expect(dts).toContain("@observed from 4 results");
     expect(dts).toMatch(
       /lookup\(args\?: \{\}\): Promise<\{ extra\?: \{ deep: boolean \}; id: number \| string; name\?: string; tags\?: string\[\] \}>;/,

@@ -47,7 +47,7 @@ describe("toolset ids", () => {
   });
 
   it("are the same when another process computes them", () => {
-    const script = `import { toolsetId } from ${JSON.stringify(path.join(REPO_ROOT, "src/toolsets/toolset-id.ts"))};
+    const script = `import { toolsetId } from ${JSON.stringify(path.join(REPO_ROOT, "src/storage/toolset-id.ts"))};
 process.stdout.write(toolsetId(JSON.parse(process.argv[1])));`;
     const other = execFileSync(
       process.execPath,

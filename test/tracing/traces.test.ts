@@ -18,6 +18,7 @@ import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.t
 import { echoTool, failingTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const exporter = new InMemorySpanExporter();
 let stack: RewindStack;
@@ -69,17 +70,12 @@ afterAll(async () => {
 const ofRun = (id: string) => exporter.getFinishedSpans().filter((s) => s.attributes["rewind.run.id"] === id);
 
 /** The run's spans once `ready` holds of them (spans leave the worker as the run goes). */
-async function spansOf(id: string, ready: (spans: ReadableSpan[]) => boolean): Promise<ReadableSpan[]> {
-  for (let i = 0; i < 100; i++) {
-    const spans = ofRun(id);
-    if (ready(spans)) return spans;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(
-    `run ${id}'s spans never were complete: ${ofRun(id)
-      .map((s) => s.name)
-      .join(", ")}`,
-  );
+function spansOf(id: string, ready: (spans: ReadableSpan[]) => boolean): Promise<ReadableSpan[]> {
+  return waitFor(`run ${id}'s spans to be complete`, () => ofRun(id), {
+    timeoutMs: 10_000,
+    until: ready,
+    shown: (spans) => spans.map((s) => s.name),
+  });
 }
 
 const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name);

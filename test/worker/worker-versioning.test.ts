@@ -15,6 +15,7 @@ import { toolsetWorkflowId } from "../../src/shared/toolset-record.ts";
 import { deliverSignal } from "../../src/workflows/run/messages.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const run = promisify(execFile);
 
@@ -130,15 +131,14 @@ function versionedStack(behavior: "pinned" | "auto-upgrade") {
         "--yes",
       ];
       // The server learns of a version from its workers' first polls; until then it refuses.
-      for (let attempt = 0; ; attempt++) {
-        try {
+      await waitFor(
+        `the server to take ${args.join(" ")}`,
+        async () => {
           await run(inject("temporalCliPath"), args);
-          return;
-        } catch (error) {
-          if (attempt >= 50) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 200));
-        }
-      }
+          return true;
+        },
+        { timeoutMs: 10_000, intervalMs: 200, retryErrors: true },
+      );
     },
 
     /** The run's versioning info, as `temporal workflow describe` shows it. */
@@ -216,12 +216,15 @@ describe("worker versioning: pinned runs", () => {
     expect(await waitForRun(t.stack, fresh, 20_000)).toMatchObject({ status: "completed", result: 2 });
     expect(await t.versioning(fresh)).toMatchObject({ behavior: PINNED, buildId: "v2" });
 
-    // v1's workers go away; the pinned run's next task waits for v1 although v2 polls its queue.
+    // v1's workers go away while the pinned run waits for its signal; its next task waits for v1
+    // although v2 polls its queue.
+    expect((await t.stack.request("GET", `/v1/runs/${waiting}`)).body.status).toBe("running");
     await v1.kill("SIGTERM");
     await t.signal(waiting, "now");
     await expect
       .poll(() => t.lastWorkflowTask(waiting), { timeout: 5000, interval: 100 })
       .toEqual({ queue: "normal", started: false });
+    // Not a wait for something to happen: the period in which v2's workers must not take the task.
     await new Promise((resolve) => setTimeout(resolve, 4000));
     expect(await t.lastWorkflowTask(waiting)).toEqual({ queue: "normal", started: false });
     expect((await t.stack.request("GET", `/v1/runs/${waiting}`)).body.status).toBe("running");

@@ -12,6 +12,7 @@ import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES } from "../../shared/index.ts";
 import { TOOLSET_ID_PATTERN } from "../../contract/index.ts";
 import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/index.ts";
 import { credentialsRenewedSignal } from "../../workflows/messages.ts";
+import { temporalCallFailure } from "../../temporal/index.ts";
 import { setCredentialsUpdate } from "../../workflows/messages.ts";
 import { namespaceOf } from "../auth.ts";
 import { HttpError, notFound } from "../http-error.ts";
@@ -91,7 +92,11 @@ export function createCredentialWriter(deps: CredentialsRouteDeps): CredentialWr
     const isDerived = async (id: string): Promise<boolean> => {
       let known = derivesFrom.get(id);
       if (known === undefined) {
-        known = (await deps.toolsets.get(id, namespace).catch(() => undefined))?.document.base === toolsetId;
+        const toolset = await deps.toolsets.get(id, namespace).catch((error: unknown) => {
+          if (temporalCallFailure(error)) throw error;
+          return undefined;
+        });
+        known = toolset?.document.base === toolsetId;
         derivesFrom.set(id, known);
       }
       return known;
@@ -106,7 +111,10 @@ export function createCredentialWriter(deps: CredentialsRouteDeps): CredentialWr
       await deps.client.workflow
         .getHandle(run.workflowId)
         .signal(credentialsRenewedSignal, renewed)
-        .catch(() => undefined);
+        .catch((error: unknown) => {
+          // A run that ended since it was listed needs no waking; Temporal gone is the request's failure.
+          if (temporalCallFailure(error)) throw error;
+        });
       woken += 1;
     }
     return woken;

@@ -47,8 +47,9 @@ export function createToolsetsRouter(deps: ToolsetsRouteDeps): Router {
         .json({ ...view(toolset), omittedTools } satisfies RegisteredToolsetView);
     } catch (error) {
       if (!(error instanceof RegistrationError)) throw error;
-      const code = error.status === 422 ? "toolsetRejected" : error.status === 404 ? "notFound" : "badRequest";
-      throw new HttpError(error.status, code, error.message, error.details);
+      if (error.status === 422) throw new HttpError(422, "toolsetRejected", error.message, error.details);
+      if (error.status === 404) throw new HttpError(404, "notFound", error.message, error.details);
+      throw new HttpError(error.status, "badRequest", error.message, error.details);
     }
   });
 

@@ -6,13 +6,14 @@
 import type { ActivityFailure } from "@temporalio/workflow";
 import { ApplicationFailure, TimeoutFailure, type RetryPolicy } from "@temporalio/workflow";
 import type { JournalEntry } from "../../shared/index.ts";
-import type { Prestep } from "../../shared/index.ts";
-import { CALL_FAILURE, HOST_TOOL_ERROR_TYPE, RETRY_ATTEMPTS } from "../../shared/index.ts";
-import { isToolErrorCode, type ToolErrorData } from "../../shared/index.ts";
+import type { SpeculativeStep } from "../../shared/index.ts";
+import { CALL_FAILURE, HOST_TOOL_ERROR_TYPE } from "../../shared/index.ts";
+import { RETRY_ATTEMPTS } from "../../shared/index.ts";
+import { isHostToolErrorCode, type ToolErrorData } from "../../shared/index.ts";
 import type { ToolPolicy } from "../../shared/index.ts";
 
-/** A call's outcome; a result may come with the script's next step, taken by the worker (`Prestep`). */
-export type CallOutcome = { ok: true; value: unknown; step?: Prestep } | { ok: false; error: ToolErrorData };
+/** A call's outcome; a result may come with the script's next step, taken speculatively by the worker. */
+export type CallOutcome = { ok: true; value: unknown; step?: SpeculativeStep } | { ok: false; error: ToolErrorData };
 
 export function failure(
   entry: JournalEntry,
@@ -65,7 +66,7 @@ export function outcomeOfFailure(entry: JournalEntry, error: ActivityFailure, po
       const details = cause.details?.[0] as { code?: unknown; details?: unknown } | undefined;
       return failure(
         entry,
-        isToolErrorCode(details?.code) ? details.code : "toolFailed",
+        isHostToolErrorCode(details?.code) ? details.code : "toolFailed",
         cause.message,
         details?.details ?? undefined,
       );
@@ -79,7 +80,7 @@ export function outcomeOfFailure(entry: JournalEntry, error: ActivityFailure, po
       );
     case CALL_FAILURE.interrupted:
       return unknown(`the connection broke after the call was sent (${cause.message})`);
-    case CALL_FAILURE.timedOut:
+    case CALL_FAILURE.attemptTimedOut:
       return atMostOnce ? unknown(cause.message) : failure(entry, "timedOut", `${entry.tool}: ${cause.message}`);
     // A type no history before it holds: older runs replay the same as they ran.
     case CALL_FAILURE.targetNotAllowed:

@@ -1,8 +1,9 @@
 /**
  * Sends a run's calls and journals their outcomes: a fork reuses its parent's finished calls,
  * calls that need approval are parked first, tool calls take their place in the run's and the
- * tool's concurrency limits, built-ins are served at once. Every finished call is offered to
- * TakenSteps, which either uses the step its worker took or queues the call to be fed. It keeps
+ * tool's concurrency limits, built-ins are served at once. Every finished call goes to
+ * SpeculativeSteps, which adopts or defers the speculative step its worker took, or discards it
+ * and queues the call to be fed. It keeps
  * the calls not finished, and tells RunStatus when one starts or ends (the run's current details).
  */
 import { isCancellation } from "@temporalio/workflow";
@@ -19,12 +20,12 @@ import type { JournalBook } from "./journal-book.ts";
 import type { Observations } from "./observations.ts";
 import type { ParkingDesk } from "./parking-desk.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
-import type { TakenSteps } from "./speculative-steps.ts";
+import type { SpeculativeSteps } from "./speculative-steps.ts";
 
 export interface CallRunnerDeps {
   run: RunInput;
   journal: JournalBook;
-  taken: TakenSteps;
+  speculative: SpeculativeSteps;
   observations: Observations;
   parking: ParkingDesk;
   forkReplay: ForkReplay;
@@ -41,7 +42,7 @@ export interface CallRunnerDeps {
 const WAITING_BUILTINS = new Set(["rewind.sleep", "rewind.waitForSignal", "rewind.workflows.result"]);
 
 export class CallRunner {
-  /** Set while the run drains for continue-as-new: no step taken by a worker is used. */
+  /** Set while the run drains for continue-as-new: no speculative step is adopted. */
   draining = false;
   /** Waits finished so far (waiting built-ins, parked calls): MCP calls carry it (`McpCallInput.waits`). */
   private waits = 0;
@@ -99,11 +100,11 @@ export class CallRunner {
   }
 
   dispatch(entry: JournalEntry): void {
-    const { run, journal, taken, forkReplay } = this.deps;
+    const { run, journal, speculative, forkReplay } = this.deps;
     const reused = forkReplay.reuse(entry);
     if (reused) {
       journal.complete(entry.seq, reused, Date.now());
-      taken.feed(entry.seq);
+      speculative.feed(entry.seq);
       return;
     }
     this.unfinished.set(entry.seq, entry);
@@ -144,7 +145,7 @@ export class CallRunner {
     );
     reportCallSpan(this.deps.run, entry, this.deps.run.toolset.policies[entry.tool]);
     this.finished(entry.seq);
-    this.deps.taken.feed(entry.seq);
+    this.deps.speculative.feed(entry.seq);
   }
 
   private finished(seq: number): void {
@@ -154,7 +155,7 @@ export class CallRunner {
 
   /** Sends one call and journals its outcome; `release` frees its place in the limits. */
   private async perform(entry: JournalEntry, release: () => void): Promise<void> {
-    const { run, journal, taken, observations } = this.deps;
+    const { run, journal, speculative, observations } = this.deps;
     entry.status = "running";
     entry.startedAt ??= Date.now();
     entry.attempts = Math.max(entry.attempts, 1);
@@ -175,7 +176,7 @@ export class CallRunner {
     if (WAITING_BUILTINS.has(entry.tool)) this.waits += 1;
     reportCallSpan(run, entry, run.toolset.policies[entry.tool]);
     if (outcome.ok) observations.record(entry.tool, outcome.value);
-    if (outcome.ok && outcome.step) taken.offer(entry.seq, outcome.step, this.draining);
-    else taken.feed(entry.seq);
+    if (outcome.ok && outcome.step) speculative.consider(entry.seq, outcome.step, this.draining);
+    else speculative.feed(entry.seq);
   }
 }

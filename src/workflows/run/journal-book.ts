@@ -16,7 +16,7 @@ export class JournalBook {
   chain = EMPTY_CHAIN;
   /** Time of the last batch: the next is never earlier, so the script's clock never goes back. */
   lastAt = 0;
-  /** Every chain the journal has had: a step taken on one of them can no longer be used. */
+  /** Every chain the journal has had: a speculative step taken on one of them can no longer be adopted. */
   private readonly pastChains = new Set<string>();
 
   constructor(carried?: CarriedJournal) {

@@ -8,12 +8,13 @@
  */
 export const PATCHES = {
   /**
-   * 2026-11-30 (after 3477167): a step a worker took on a chain the journal does not have yet
-   * is held only while the call whose step it follows (`Prestep.after`) is unfinished or held;
-   * otherwise its call is fed at once. Before, it was held for as long as its chain might come,
-   * and held the run forever when it never came (another worker ran the workflow task).
+   * 2026-11-30 (after 3477167): a speculative step taken on a chain the journal does not have
+   * yet is deferred only while the call whose step it follows (`SpeculativeStep.after`) is
+   * unfinished or deferred; otherwise its call is fed at once. Before, it was deferred for as
+   * long as its chain might come, and stalled the run forever when it never came (another worker
+   * ran the workflow task). The id keeps its first wording ("held"): it is stored in histories.
    */
-  heldStepsWaitOnlyForCallsInFlight: "rewind-held-steps-wait-only-for-calls-in-flight",
+  deferredStepsWaitOnlyForCallsInFlight: "rewind-held-steps-wait-only-for-calls-in-flight",
   /**
    * 2026-11-30 (after 3477167): a child run that is cancelled, terminated or times out ends its
    * parent's `result()` with ToolError(childFailed) carrying the child's status; a child's
@@ -29,7 +30,7 @@ export const PATCHES = {
   /**
    * 2026-11-30 (after 3477167): a batch fed through a local activity is noted in the journal
    * with the time the sandbox echoes (recorded in the step's marker), after the step returns,
-   * and no step taken by a worker is used while it runs; the script's start time likewise. Before,
+   * and no speculative step is adopted while it runs; the script's start time likewise. Before,
    * the journal hashed the workflow clock of the activation, which a replay after a timed-out
    * workflow task can see differently: the chains then differed and the replay took another path.
    */
@@ -72,4 +73,11 @@ export const PATCHES = {
    * run replays its announcement in this order.
    */
   patchesAnnouncedFirst: "rewind-patches-announced-first",
+  /**
+   * 2026-11-30 (after 3963608): a run that fails on an error of its own (`broken`) fails with
+   * the ApplicationFailure type RunBroken, the error it met as its cause, and says so in
+   * run.failed; before, it failed with that error itself (an ActivityFailure, or an
+   * ApplicationFailure typed Error) and run.failed carried its type.
+   */
+  typedRunFailures: "rewind-typed-run-failures",
 } as const;

@@ -1,7 +1,7 @@
 /**
  * What the run loop does next: feed the script the finished calls it has not seen yet, or take
- * a step a worker already took with one call's result (`Prestep`), and a way for the loop to
- * sleep until there is either. A resolved promise wakes the loop inside the activation that
+ * a speculative step it adopted (`SpeculativeStep`: a worker took it with one call's result), and
+ * a way for the loop to sleep until there is either. A resolved promise wakes the loop inside the activation that
  * finished the call; `condition()` would cost the workflow one more pass through its context
  * (the SDK re-checks conditions in a separate entry, each with its own deadlock timer).
  * Cancelling the run rejects the wait, as it would reject a condition.
@@ -9,11 +9,11 @@
 import { CancellationScope } from "@temporalio/workflow";
 import type { StepResult } from "../../shared/index.ts";
 
-export type NextStep = { kind: "taken"; result: StepResult } | { kind: "feed"; seqs: number[] };
+export type NextStep = { kind: "adopted"; result: StepResult } | { kind: "feed"; seqs: number[] };
 
 export class ReadyQueue {
   private readonly seqs: number[];
-  private readonly taken: StepResult[] = [];
+  private readonly adopted: StepResult[] = [];
   private wake: (() => void) | undefined;
   private fail: ((error: unknown) => void) | undefined;
   private cancelled: unknown;
@@ -26,9 +26,9 @@ export class ReadyQueue {
     });
   }
 
-  /** Everything waiting: finished calls not fed yet, and steps taken. */
+  /** Everything waiting: finished calls not fed yet, and adopted steps. */
   get length(): number {
-    return this.seqs.length + this.taken.length;
+    return this.seqs.length + this.adopted.length;
   }
 
   /** Finished calls not fed yet. */
@@ -41,9 +41,9 @@ export class ReadyQueue {
     this.wakeLoop();
   }
 
-  /** A step a worker took, whose batch the journal already holds; taken steps go first, in order. */
-  pushTaken(result: StepResult): void {
-    this.taken.push(result);
+  /** An adopted speculative step, whose batch the journal already holds; adopted steps go first, in order. */
+  pushAdopted(result: StepResult): void {
+    this.adopted.push(result);
     this.wakeLoop();
   }
 
@@ -55,8 +55,8 @@ export class ReadyQueue {
         this.fail = reject;
       });
     }
-    const result = this.taken.shift();
-    return result ? { kind: "taken", result } : { kind: "feed", seqs: this.seqs.splice(0) };
+    const result = this.adopted.shift();
+    return result ? { kind: "adopted", result } : { kind: "feed", seqs: this.seqs.splice(0) };
   }
 
   /** What a continued run must still feed. */

@@ -10,9 +10,12 @@
  * `PATCHES.observationsSentBeforeEnd` the flush also waits for every shape's signal still on its
  * way, and a run continuing as new flushes once its calls are no longer being sent. Since
  * `PATCHES.statusAfterEveryEnd` a run that fails on an error of its own ends the same way
- * (`broken`), so no end leaves `RewindStatus` at running or parked.
+ * (`broken`), so no end leaves `RewindStatus` at running or parked; since
+ * `PATCHES.typedRunFailures` it fails typed RunBroken, like every other failure typed from
+ * RUN_FAILURE_TYPES.
  */
 import {
+  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   condition,
@@ -58,6 +61,12 @@ function scriptFailure(error: ScriptError): ApplicationFailure {
   return ApplicationFailure.create({ type, message: where + error.message, details: [error], nonRetryable: true });
 }
 
+/** What a run's own error says, through the activity it came from: "advanceScript: …". */
+function brokenMessage(failure: TemporalFailure): string {
+  const cause = failure instanceof ActivityFailure ? failure.cause : undefined;
+  return failure instanceof ActivityFailure && cause ? `${failure.activityType}: ${cause.message}` : failure.message;
+}
+
 export class RunEnding {
   /** Set once an end began: what it throws is the run's end, not a new failure to announce. */
   begun = false;
@@ -96,16 +105,21 @@ export class RunEnding {
       }
       case "broken": {
         // Only since PATCHES.statusAfterEveryEnd: the caller asks it first.
-        const error = {
-          type: end.failure instanceof ApplicationFailure ? (end.failure.type ?? end.failure.name) : end.failure.name,
-          message: end.failure.message,
-        };
+        const typed = patched(PATCHES.typedRunFailures);
+        const error = typed
+          ? { type: RUN_FAILURE_TYPES.broken, message: brokenMessage(end.failure) }
+          : {
+              type:
+                end.failure instanceof ApplicationFailure ? (end.failure.type ?? end.failure.name) : end.failure.name,
+              message: end.failure.message,
+            };
         await this.announce(
           "failed",
           "run.failed",
           { error },
-          { ok: false, status: "failed", message: end.failure.message, error },
+          { ok: false, status: "failed", message: typed ? error.message : end.failure.message, error },
         );
+        if (typed) throw ApplicationFailure.create({ ...error, nonRetryable: true, cause: end.failure });
         throw end.failure;
       }
       case "stuck": {

@@ -36,7 +36,7 @@ import { RunEnding } from "./run-ending.ts";
 import { registerRunHandlers } from "./run-handlers.ts";
 import { RunStatus } from "./run-status.ts";
 import { SignalInbox } from "./signal-inbox.ts";
-import { TakenSteps } from "./speculative-steps.ts";
+import { SpeculativeSteps } from "./speculative-steps.ts";
 
 const { advanceScript: advanceOnThisWorker } = proxyLocalActivities<Activities>({
   startToCloseTimeout: "5 minutes",
@@ -73,8 +73,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const inbox = new SignalInbox(input.carried?.signals);
   let startedAt = input.carried?.startedAt ?? Date.now();
   const ready = new ReadyQueue(input.carried?.unfed);
-  const holdsEarlySteps = (): boolean => !patched(PATCHES.heldStepsWaitOnlyForCallsInFlight);
-  const taken = new TakenSteps(journal, ready, holdsEarlySteps);
+  const defersWhileChainMayCome = (): boolean => !patched(PATCHES.deferredStepsWaitOnlyForCallsInFlight);
+  const speculative = new SpeculativeSteps(journal, ready, defersWhileChainMayCome);
   const observations = new Observations(input.namespace, input.toolsetId, input.toolset);
   const status = new RunStatus();
   const parking = new ParkingDesk(input, status);
@@ -93,7 +93,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const calls = new CallRunner({
     run: input,
     journal,
-    taken,
+    speculative,
     observations,
     parking,
     forkReplay,
@@ -135,9 +135,9 @@ export async function runScript(input: RunInput): Promise<unknown> {
       // The run it continues as starts from `input`: it carries the renewed credentials.
       input.credentials = sealed;
     },
-    // A run that started before PATCHES.heldStepsWaitOnlyForCallsInFlight and stalled on a held step is woken by any signal.
+    // A run that started before PATCHES.deferredStepsWaitOnlyForCallsInFlight and stalled on a deferred step is woken by any signal.
     beforeSignal: () => {
-      if (taken.heldCount > 0 && !holdsEarlySteps()) taken.release();
+      if (speculative.deferredCount > 0 && !defersWhileChainMayCome()) speculative.discardDeferred();
     },
   });
   registerCallReportHandlers(reports);
@@ -193,17 +193,17 @@ export async function runScript(input: RunInput): Promise<unknown> {
         return ending.end({ kind: "completed", result: outcome.result, eventsEndpoint: outcome.eventsEndpoint });
       if (outcome.kind === "failed")
         return ending.end({ kind: "failed", error: outcome.error, eventsEndpoint: outcome.eventsEndpoint });
-      // A held step waits for a call in flight; with none left, its call is fed the ordinary way.
-      if (calls.inFlight === 0 && taken.heldCount > 0) taken.release();
+      // A deferred step waits for a call in flight; with none left, its call is fed the ordinary way.
+      if (calls.inFlight === 0 && speculative.deferredCount > 0) speculative.discardDeferred();
       if (calls.inFlight === 0 && ready.length === 0) return ending.end({ kind: "stuck" });
-      // Steps already taken are used first: their batches are in the journal, their calls not yet.
+      // Adopted steps go first: their batches are in the journal, their calls not yet.
       if (ready.length === ready.unfed && shouldContinueAsNew(input.continueAsNewAfterEvents)) {
         calls.draining = true;
-        taken.release();
+        speculative.discardDeferred();
         await ending.continueAsNew(calls, () => journal.carry(startedAt, inbox.snapshot(), ready.snapshot()));
       }
       const next = await ready.next();
-      if (next.kind === "taken") {
+      if (next.kind === "adopted") {
         outcome = next.result;
         continue;
       }
@@ -221,7 +221,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
         });
         continue;
       }
-      taken.stepping = true;
+      speculative.stepping = true;
       try {
         outcome = await step({
           runId: input.runId,
@@ -231,7 +231,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
           batches: [journal.batchOf(at, next.seqs)],
         });
       } finally {
-        taken.stepping = false;
+        speculative.stepping = false;
       }
       journal.addBatch(
         outcome.kind !== "needsColdStart" && outcome.fedAt !== undefined ? outcome.fedAt : at,
