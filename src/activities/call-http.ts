@@ -9,8 +9,7 @@
  */
 import { ApplicationFailure, Context } from "@temporalio/activity";
 import { HttpRefusal, type GuardedFetch, type HttpToolResponse } from "../http-tool/index.ts";
-import { CALL_FAILURE } from "../shared/index.ts";
-import { idempotencyKey } from "../shared/index.ts";
+import { CALL_FAILURE, idempotencyKey } from "../shared/index.ts";
 import type { Tracing } from "../tracing/index.ts";
 import { httpAttemptSpan } from "./attempt-spans.ts";
 

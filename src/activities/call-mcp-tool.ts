@@ -25,14 +25,14 @@ import {
   type McpPool,
   type McpTaskHandle,
   type McpToolDescriptor,
+  scrub,
+  secretsOf,
 } from "../mcp/index.ts";
-import { scrub, secretsOf } from "../mcp/index.ts";
-import type { SchemaValidator } from "../sandbox/index.ts";
+import type { SchemaValidator, Sandbox } from "../sandbox/index.ts";
 import type { EndpointResolver } from "../events/index.ts";
-import type { Sandbox } from "../sandbox/index.ts";
 import type { SpeculativeStep } from "../shared/index.ts";
-import { CALL_FAILURE } from "../shared/index.ts";
 import {
+  CALL_FAILURE,
   IDEMPOTENCY_META_KEY,
   MAX_RESULT_BYTES,
   idempotencyKey,

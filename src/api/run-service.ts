@@ -16,8 +16,9 @@ import {
 import { TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
 import { fromHistoryPayload } from "../payloads/index.ts";
-import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/index.ts";
 import {
+  SANDBOX_RUNTIME_VERSION,
+  runtimeVersionOf,
   RUN_ID_PREFIX,
   RUN_WORKFLOW_TYPE,
   SEARCH_ATTRIBUTES,
@@ -27,11 +28,10 @@ import {
   type RunInput,
   type RunFailure,
   type RunState,
+  describeRunStart,
 } from "../shared/index.ts";
 import { runFailureOf } from "./run-failure.ts";
-import type { ElicitationAnswer } from "../shared/index.ts";
-import { describeRunStart } from "../shared/index.ts";
-import type { JsonSchema } from "../shared/index.ts";
+import type { ElicitationAnswer, JsonSchema } from "../shared/index.ts";
 import { validateAgainstSchema } from "../schemas/index.ts";
 import {
   answerCallInputUpdate,

@@ -4,9 +4,8 @@
  */
 import { z } from "zod";
 import { MAX_SCRIPT_BYTES } from "../declarations/index.ts";
-import { TOOLSET_ID_PATTERN } from "../contract/index.ts";
+import { TOOLSET_ID_PATTERN, credentialsBody } from "../contract/index.ts";
 
-import { credentialsBody } from "../contract/index.ts";
 export { credentialsBody, type CredentialsBody } from "../contract/index.ts";
 
 export const startRunBody = z.strictObject({

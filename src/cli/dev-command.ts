@@ -9,8 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { Config } from "../config.ts";
 import { findOrInstallTemporalCli, loadDevServerConfig, startDevServer, type DevServer } from "../dev/index.ts";
 import type { Logger } from "../shared/index.ts";
-import { connectClient } from "../temporal/index.ts";
-import { setupNamespace } from "../temporal/index.ts";
+import { connectClient, setupNamespace } from "../temporal/index.ts";
 import { startApi } from "./start-api.ts";
 import { startWorker } from "./start-worker.ts";
 

@@ -5,28 +5,22 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@temporalio/client";
-import { createApp, createRunService } from "../api/index.ts";
-import { createExternalStorage, createStorageDriver, rewindDataConverter } from "../payloads/index.ts";
-import { measuredDriver } from "../payloads/index.ts";
-import { createOpenRunCounter } from "../api/index.ts";
+import { createApp, createRunService, createOpenRunCounter } from "../api/index.ts";
+import { createExternalStorage, createStorageDriver, rewindDataConverter, measuredDriver } from "../payloads/index.ts";
 import type { PrometheusMetrics } from "../metrics/index.ts";
 import { processMetrics } from "./process-metrics.ts";
 import type { Config } from "../config.ts";
-import { createSecretBox } from "../credentials/index.ts";
-import { resolveSecretKey } from "../credentials/index.ts";
+import { createSecretBox, resolveSecretKey } from "../credentials/index.ts";
 import { createWebhookTokens } from "../events/index.ts";
 import { createTypeChecker } from "../declarations/index.ts";
 import type { Logger } from "../shared/index.ts";
 import { createTargetPolicy, type TargetPolicy } from "../http-tool/index.ts";
 import { listAllTools } from "../mcp/index.ts";
 import { createToolsetRegistry } from "../toolsets/index.ts";
-import { createTemporalToolsetStore } from "../storage/index.ts";
-import { createStoredScriptStore } from "../storage/index.ts";
+import { createTemporalToolsetStore, createStoredScriptStore } from "../storage/index.ts";
 import { toolsetWorkflowId } from "../shared/index.ts";
 import { getObservedQuery } from "../workflows/messages.ts";
-import { connectClient, connectionSettings } from "../temporal/index.ts";
-import { requireNamespaceReady } from "../temporal/index.ts";
-import { temporalAnswers } from "../temporal/index.ts";
+import { connectClient, connectionSettings, requireNamespaceReady, temporalAnswers } from "../temporal/index.ts";
 
 /** How long registration waits for one MCP server to list all its tools. */
 const REGISTRATION_TIMEOUT_MS = 10_000;

@@ -8,10 +8,14 @@ import { resolveSecretKey } from "../credentials/index.ts";
 import { createTargetPolicy } from "../http-tool/index.ts";
 import type { Logger } from "../shared/index.ts";
 import { createTracing } from "../tracing/index.ts";
-import { connectionSettings, connectNative, type TemporalConnectionSettings } from "../temporal/index.ts";
-import { requireNamespaceReady } from "../temporal/index.ts";
+import {
+  connectionSettings,
+  connectNative,
+  type TemporalConnectionSettings,
+  requireNamespaceReady,
+  installTemporalRuntimeWithMetrics,
+} from "../temporal/index.ts";
 import { createRewindWorker, type RewindWorker } from "../worker/index.ts";
-import { installTemporalRuntimeWithMetrics } from "../temporal/index.ts";
 import { processMetrics } from "./process-metrics.ts";
 
 const SDK_LEVEL = { debug: "DEBUG", info: "INFO", warn: "WARN", error: "ERROR" } as const;

@@ -5,9 +5,7 @@
  * drift apart.
  */
 import { z } from "zod";
-import { API_ERROR_CODES } from "../shared/index.ts";
-import { RETIRED_TOOL_ERROR_CODES, TOOL_ERROR_CODES } from "../shared/index.ts";
-import { RUN_FAILURE_TYPES } from "../shared/index.ts";
+import { API_ERROR_CODES, RETIRED_TOOL_ERROR_CODES, TOOL_ERROR_CODES, RUN_FAILURE_TYPES } from "../shared/index.ts";
 import { OMIT_REASONS } from "./omitted-tool.ts";
 
 export const errorBody = z.object({

@@ -4,9 +4,7 @@
  * groups and built-ins, and when the toolset enables `http` a global `fetch` sits beside it, as
  * it does in the sandbox.
  */
-import { scalarsAsText } from "../shared/index.ts";
-import { TOOL_ERROR_CODES } from "../shared/index.ts";
-import { listToolGroups } from "../shared/index.ts";
+import { scalarsAsText, TOOL_ERROR_CODES, listToolGroups } from "../shared/index.ts";
 import type { JsonSchema, PinnedTool, PinnedToolset } from "../shared/index.ts";
 import { formatJsDoc, isIdentifierName, jsonSchemaToTs, propertyKey } from "./json-schema-to-ts.ts";
 

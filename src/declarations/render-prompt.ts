@@ -4,8 +4,7 @@
  * is spent on every prompt, so types are single-line and descriptions cut to their first
  * sentence; the .d.ts keeps the full text for the type-checker.
  */
-import { TOOL_ERROR_CODES } from "../shared/index.ts";
-import { listToolGroups } from "../shared/index.ts";
+import { TOOL_ERROR_CODES, listToolGroups } from "../shared/index.ts";
 import type { PinnedTool, PinnedToolset } from "../shared/index.ts";
 import { isIdentifierName, jsonSchemaToTs } from "./json-schema-to-ts.ts";
 import { UNDECLARED_MCP_RESULT, isBindingName, resultSchemaOf } from "./render-dts.ts";

@@ -6,8 +6,8 @@
  * that hit a limit or settled is dropped. `speculate` lets the activity that finished a call
  * feed it at once, and hand the step back with the call's result (a `SpeculativeStep`).
  */
-import type { CallEvent } from "../shared/index.ts";
 import type {
+  CallEvent,
   AdvanceInput,
   AdvanceResult,
   ColdStart,

@@ -8,12 +8,9 @@
  * const run = await api.startRun({ script: "export default async () => 42" });
  * console.log((await api.getRun(run.id)).status);
  */
-import type { CredentialsBody } from "../contract/index.ts";
-import { isApiErrorCode, type ApiErrorCode, type ClientErrorCode } from "../shared/index.ts";
-import type { ElicitationAnswer } from "../shared/index.ts";
-import type { Cassette } from "../shared/index.ts";
-import type { RegisterToolsetBody } from "../contract/index.ts";
 import type {
+  CredentialsBody,
+  RegisterToolsetBody,
   ApiErrorBody,
   CallDecisionBody,
   EventsEndpointBody,
@@ -25,6 +22,8 @@ import type {
   ToolsetView,
   WorkflowViewBody,
 } from "../contract/index.ts";
+import { isApiErrorCode, type ApiErrorCode, type ClientErrorCode } from "../shared/index.ts";
+import type { ElicitationAnswer, Cassette } from "../shared/index.ts";
 
 export type { ApiErrorCode, ClientErrorCode } from "../shared/index.ts";
 export type {

@@ -11,10 +11,8 @@ import { createExternalStorage, rewindDataConverter } from "../payloads/index.ts
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure } from "@temporalio/common";
 import { Worker, type NativeConnection } from "@temporalio/worker";
-import type { HostCallInput } from "../shared/index.ts";
-import type { Logger } from "../shared/index.ts";
-import { connectNative, type TemporalTls } from "../temporal/index.ts";
-import { installTemporalRuntime } from "../temporal/index.ts";
+import type { HostCallInput, Logger } from "../shared/index.ts";
+import { connectNative, type TemporalTls, installTemporalRuntime } from "../temporal/index.ts";
 import { HOST_TOOL_ERROR_TYPE, ToolError } from "./tool-error.ts";
 
 export interface HostToolContext {

@@ -9,15 +9,11 @@
  * const outcome = await replayCassette({ cassette, script: await readFile("script.ts", "utf8") });
  * if (!outcome.ok) console.error(outcome.error.message);
  */
-import { compileScript } from "../declarations/index.ts";
-import { renderDts } from "../declarations/index.ts";
-import { createTypeChecker, type Diagnostic } from "../declarations/index.ts";
+import { compileScript, renderDts, createTypeChecker, type Diagnostic } from "../declarations/index.ts";
 import { createSandbox } from "../sandbox/index.ts";
 import { validateAgainstSchema } from "../schemas/index.ts";
 import { stableJson } from "../shared/index.ts";
-import type { CallEvent, IssuedCall, JournalEntry } from "../shared/index.ts";
-import type { Cassette } from "../shared/index.ts";
-import type { AdvanceResult, ScriptError } from "../shared/index.ts";
+import type { CallEvent, IssuedCall, JournalEntry, Cassette, AdvanceResult, ScriptError } from "../shared/index.ts";
 
 export interface ReplayOptions {
   cassette: Cassette;

@@ -5,8 +5,7 @@
  * dispatcher applies them, so a toolset that states a default and one that doesn't pin the same
  * way only when written alike.
  */
-import { parseDuration } from "../shared/index.ts";
-import { HTTP_TOOL } from "../shared/index.ts";
+import { parseDuration, HTTP_TOOL } from "../shared/index.ts";
 import type { PinnedToolset, ToolPolicy } from "../shared/index.ts";
 import type { ToolPolicyInput } from "../contract/index.ts";
 

@@ -10,10 +10,9 @@ import type { PinnedHostToolGroup, PinnedMcpServer, PinnedTool, PinnedToolset } 
 import { RESERVED_EXPORTS } from "../sandbox/index.ts";
 import { AllowedHostError, normalizeAllowedHosts } from "./allowed-hosts.ts";
 import { PolicyError, pinPolicies } from "./pin-policies.ts";
-import type { OmittedTool } from "../contract/index.ts";
+import type { OmittedTool, RegisterToolsetBody } from "../contract/index.ts";
 import { pinListedTool, pinTool, type ListedTool } from "./pin-tool.ts";
 import { RegistrationError } from "./registration-error.ts";
-import type { RegisterToolsetBody } from "../contract/index.ts";
 import { selectTools } from "./tool-selection.ts";
 
 export interface PinDeps {

@@ -7,11 +7,9 @@ import { renderDts, renderPrompt } from "../declarations/index.ts";
 import { EMPTY_TOOLSET, type PinnedToolset } from "../shared/index.ts";
 import type { ObservedResults } from "../shared/index.ts";
 import { pinToolset, type PinDeps } from "./pin-toolset.ts";
-import type { OmittedTool } from "../contract/index.ts";
+import type { OmittedTool, RegisterToolsetBody } from "../contract/index.ts";
 import { RegistrationError } from "./registration-error.ts";
-import { STORED_SCRIPT_ID_PATTERN } from "../storage/index.ts";
-import type { RegisterToolsetBody } from "../contract/index.ts";
-import { toolsetId } from "../storage/index.ts";
+import { STORED_SCRIPT_ID_PATTERN, toolsetId } from "../storage/index.ts";
 import type { ToolsetStore } from "../storage/index.ts";
 
 export interface ResolvedToolset {

@@ -7,8 +7,7 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { workerDeploymentOptions } from "../../src/worker/create-worker.ts";
 import { toolsetWorkflowId } from "../../src/shared/toolset-record.ts";

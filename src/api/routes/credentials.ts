@@ -7,13 +7,17 @@
 import { Router } from "express";
 import { WithStartWorkflowOperation, type Client } from "@temporalio/client";
 import type { SecretBox } from "../../credentials/index.ts";
-import { CREDENTIALS_WORKFLOW_TYPE, credentialsWorkflowId, type CredentialScope } from "../../shared/index.ts";
-import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES } from "../../shared/index.ts";
+import {
+  CREDENTIALS_WORKFLOW_TYPE,
+  credentialsWorkflowId,
+  type CredentialScope,
+  RUN_WORKFLOW_TYPE,
+  SEARCH_ATTRIBUTES,
+} from "../../shared/index.ts";
 import { TOOLSET_ID_PATTERN } from "../../contract/index.ts";
 import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/index.ts";
-import { credentialsRenewedSignal } from "../../workflows/messages.ts";
+import { credentialsRenewedSignal, setCredentialsUpdate } from "../../workflows/messages.ts";
 import { temporalCallFailure } from "../../temporal/index.ts";
-import { setCredentialsUpdate } from "../../workflows/messages.ts";
 import { namespaceOf } from "../auth.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { quoteVisibility } from "../run-list.ts";

@@ -5,8 +5,7 @@
 import { Router } from "express";
 import { z } from "zod";
 import { RegistrationError } from "../../toolsets/index.ts";
-import { registerToolsetBody } from "../../contract/index.ts";
-import { TOOLSET_ID_PATTERN } from "../../contract/index.ts";
+import { registerToolsetBody, TOOLSET_ID_PATTERN } from "../../contract/index.ts";
 import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/index.ts";
 import { namespaceOf } from "../auth.ts";
 import type { RegisteredToolsetView } from "../../contract/index.ts";

@@ -8,9 +8,7 @@
  */
 import { Client } from "@temporalio/client";
 import { ConfigError, type Config } from "../../config.ts";
-import { createExternalStorage, rewindDataConverter } from "../../payloads/index.ts";
-import { prunePayloads } from "../../payloads/index.ts";
-import { storeListing } from "../../payloads/index.ts";
+import { createExternalStorage, rewindDataConverter, prunePayloads, storeListing } from "../../payloads/index.ts";
 import { connectClient, connectionSettings } from "../../temporal/index.ts";
 import { parseDuration } from "../../shared/index.ts";
 import { parseCommand, UsageError } from "../args.ts";

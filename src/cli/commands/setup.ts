@@ -7,8 +7,7 @@
  */
 import { ConfigError, type Config } from "../../config.ts";
 import { parseDuration } from "../../shared/index.ts";
-import { connectClient, connectionSettings, describeTransport } from "../../temporal/index.ts";
-import { setupNamespace } from "../../temporal/index.ts";
+import { connectClient, connectionSettings, describeTransport, setupNamespace } from "../../temporal/index.ts";
 import { parseCommand, UsageError } from "../args.ts";
 import { printJson, printLine } from "../output.ts";
 

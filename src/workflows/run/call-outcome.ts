@@ -5,12 +5,14 @@
  */
 import type { ActivityFailure } from "@temporalio/workflow";
 import { ApplicationFailure, TimeoutFailure, type RetryPolicy } from "@temporalio/workflow";
-import type { JournalEntry } from "../../shared/index.ts";
-import type { SpeculativeStep } from "../../shared/index.ts";
-import { CALL_FAILURE, HOST_TOOL_ERROR_TYPE } from "../../shared/index.ts";
-import { RETRY_ATTEMPTS } from "../../shared/index.ts";
-import { isHostToolErrorCode, type ToolErrorData } from "../../shared/index.ts";
-import type { ToolPolicy } from "../../shared/index.ts";
+import type { JournalEntry, SpeculativeStep, ToolPolicy } from "../../shared/index.ts";
+import {
+  CALL_FAILURE,
+  HOST_TOOL_ERROR_TYPE,
+  RETRY_ATTEMPTS,
+  isHostToolErrorCode,
+  type ToolErrorData,
+} from "../../shared/index.ts";
 
 /** A call's outcome; a result may come with the script's next step, taken speculatively by the worker. */
 export type CallOutcome = { ok: true; value: unknown; step?: SpeculativeStep } | { ok: false; error: ToolErrorData };

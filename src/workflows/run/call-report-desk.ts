@@ -16,8 +16,7 @@ import {
   type CallInputWithdrawal,
   type CallProgressReport,
 } from "../../shared/index.ts";
-import type { JournalEntry } from "../../shared/index.ts";
-import type { RunInput } from "../../shared/index.ts";
+import type { JournalEntry, RunInput } from "../../shared/index.ts";
 import { reportParked } from "./call-spans.ts";
 import type { JournalBook } from "./journal-book.ts";
 import {

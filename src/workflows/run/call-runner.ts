@@ -7,9 +7,7 @@
  * the calls not finished, and tells RunStatus when one starts or ends (the run's current details).
  */
 import { isCancellation } from "@temporalio/workflow";
-import type { CredentialRef } from "../../shared/index.ts";
-import type { JournalEntry } from "../../shared/index.ts";
-import type { RunInput } from "../../shared/index.ts";
+import type { CredentialRef, JournalEntry, RunInput } from "../../shared/index.ts";
 import { RUN_CONCURRENCY } from "../../shared/index.ts";
 import { CallScheduler } from "./call-scheduler.ts";
 import { reportCallSpan, reportParked } from "./call-spans.ts";

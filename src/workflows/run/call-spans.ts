@@ -10,10 +10,10 @@
  * patched, and a replay reports nothing again.
  */
 import { proxySinks, workflowInfo } from "@temporalio/workflow";
-import { HTTP_TOOL, type JournalEntry } from "../../shared/index.ts";
-import type { RunInput } from "../../shared/index.ts";
-import { idempotencyKey } from "../../shared/index.ts";
 import {
+  HTTP_TOOL,
+  type JournalEntry,
+  idempotencyKey,
   callSpanId,
   formatTraceparent,
   parkSpanId,
@@ -21,7 +21,7 @@ import {
   type RunTrace,
   type TracingSinks,
 } from "../../shared/index.ts";
-import type { ToolPolicy } from "../../shared/index.ts";
+import type { RunInput, ToolPolicy } from "../../shared/index.ts";
 
 const { tracing } = proxySinks<TracingSinks>();
 

@@ -21,10 +21,15 @@ import {
 } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
 import type { JournalEntry } from "../../shared/index.ts";
-import { RUN_ID_PREFIX, RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunInput } from "../../shared/index.ts";
-import { describeRunStart } from "../../shared/index.ts";
-import { SANDBOX_RUNTIME_VERSION } from "../../shared/index.ts";
-import { callSpanId } from "../../shared/index.ts";
+import {
+  RUN_ID_PREFIX,
+  RUN_WORKFLOW_TYPE,
+  SEARCH_ATTRIBUTES,
+  type RunInput,
+  describeRunStart,
+  SANDBOX_RUNTIME_VERSION,
+  callSpanId,
+} from "../../shared/index.ts";
 import { failure, type CallOutcome } from "./call-outcome.ts";
 import { deliverSignal } from "./messages.ts";
 import { PATCHES } from "./patches.ts";

@@ -6,11 +6,9 @@
  */
 import { isCancellation, proxyLocalActivities, sleep } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
-import type { JournalEntry } from "../../shared/index.ts";
+import type { JournalEntry, RunInput, ToolErrorData } from "../../shared/index.ts";
 import { HTTP_TOOL } from "../../shared/index.ts";
-import type { RunInput } from "../../shared/index.ts";
 import { dispatchWorkflowCall, type ChildRuns } from "./child-runs.ts";
-import type { ToolErrorData } from "../../shared/index.ts";
 import type { CallOutcome } from "./call-outcome.ts";
 import { dispatchHost } from "./host-dispatch.ts";
 import { dispatchHttp } from "./http-dispatch.ts";

@@ -4,8 +4,7 @@
  * good, and every call from there on is sent for real under the fork's own keys.
  */
 import { stableJson } from "../../shared/index.ts";
-import type { JournalEntry } from "../../shared/index.ts";
-import type { ForkSeed } from "../../shared/index.ts";
+import type { JournalEntry, ForkSeed } from "../../shared/index.ts";
 import type { CallOutcome } from "./call-outcome.ts";
 
 export class ForkReplay {

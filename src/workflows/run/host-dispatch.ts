@@ -5,10 +5,8 @@
  */
 import { ActivityFailure, isCancellation, proxyActivities } from "@temporalio/workflow";
 import { DEFAULT_HEARTBEAT_TIMEOUT_MS, DEFAULT_HOST_TIMEOUT_MS, type HostCallInput } from "../../shared/index.ts";
-import type { JournalEntry } from "../../shared/index.ts";
-import type { PinnedToolset } from "../../shared/index.ts";
+import type { JournalEntry, PinnedToolset, RunTrace } from "../../shared/index.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
-import type { RunTrace } from "../../shared/index.ts";
 import { splitTool, traceOf } from "./mcp-dispatch.ts";
 
 type HostActivities = Record<string, (input: HostCallInput) => Promise<unknown>>;

@@ -9,8 +9,7 @@
 import { ActivityFailure, isCancellation, proxyActivities } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
 import { HTTP_TOOL, type JournalEntry } from "../../shared/index.ts";
-import type { PinnedToolset, ToolPolicy } from "../../shared/index.ts";
-import type { RunTrace } from "../../shared/index.ts";
+import type { PinnedToolset, ToolPolicy, RunTrace } from "../../shared/index.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
 import { traceOf } from "./mcp-dispatch.ts";
 

@@ -3,10 +3,16 @@
  * grouped into batches. A cold sandbox start is rebuilt from it, so batches keep only seqs and
  * times; the values live once, in the entries.
  */
-import type { CallEvent, EventBatch, IssuedCall, JournalEntry } from "../../shared/index.ts";
-import type { CarriedJournal, JournalView } from "../../shared/index.ts";
+import type {
+  CallEvent,
+  EventBatch,
+  IssuedCall,
+  JournalEntry,
+  CarriedJournal,
+  JournalView,
+  ToolErrorData,
+} from "../../shared/index.ts";
 import { EMPTY_CHAIN, batchChain } from "../../shared/index.ts";
-import type { ToolErrorData } from "../../shared/index.ts";
 
 export class JournalBook {
   readonly entries: JournalEntry[];

@@ -7,15 +7,9 @@
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
-import type { CredentialRef } from "../../shared/index.ts";
-import type { JournalEntry } from "../../shared/index.ts";
-import type { RunInput } from "../../shared/index.ts";
-import { runtimeVersionOf } from "../../shared/index.ts";
-import { CALL_FAILURE } from "../../shared/index.ts";
-import { DEFAULT_MCP_TIMEOUT_MS } from "../../shared/index.ts";
-import type { PinnedToolset } from "../../shared/index.ts";
+import type { CredentialRef, JournalEntry, RunInput, PinnedToolset, RunTrace } from "../../shared/index.ts";
+import { runtimeVersionOf, CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../../shared/index.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
-import type { RunTrace } from "../../shared/index.ts";
 import { callTraceparent } from "./call-spans.ts";
 import type { Decision, ParkDetails, ParkReason } from "./parking.ts";
 

@@ -9,10 +9,12 @@ import type {
   CallInputState,
   CallInputWithdrawal,
   CallProgressReport,
+  CredentialsRenewed,
+  RunCredentialsRenewed,
+  Decider,
+  JournalView,
+  RunStatus,
 } from "../../shared/index.ts";
-import type { CredentialsRenewed, RunCredentialsRenewed } from "../../shared/index.ts";
-import type { Decider } from "../../shared/index.ts";
-import type { JournalView, RunStatus } from "../../shared/index.ts";
 
 export const getStatusQuery = defineQuery<RunStatus>("getStatus");
 export const getJournalQuery = defineQuery<

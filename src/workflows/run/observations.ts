@@ -6,8 +6,7 @@
  * sender closed before it went out, and the shape would never be observed.
  */
 import { getExternalWorkflowHandle, patched } from "@temporalio/workflow";
-import { mergeShapes, shapeKey, shapeOf } from "../../shared/index.ts";
-import { toolsetWorkflowId } from "../../shared/index.ts";
+import { mergeShapes, shapeKey, shapeOf, toolsetWorkflowId } from "../../shared/index.ts";
 import type { PinnedToolset } from "../../shared/index.ts";
 import { PATCHES } from "./patches.ts";
 import { observeResultsSignal } from "../records/toolset-record-messages.ts";

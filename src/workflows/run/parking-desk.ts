@@ -5,9 +5,7 @@
  * flight that waits for input is held the same way (announced as input requested) until released.
  * Every change is told to RunStatus, whose current details name the calls waiting and for what.
  */
-import type { EventSchema } from "../../shared/index.ts";
-import type { JournalEntry } from "../../shared/index.ts";
-import type { RunInput } from "../../shared/index.ts";
+import type { EventSchema, JournalEntry, RunInput } from "../../shared/index.ts";
 import { emitEvent } from "./events.ts";
 import { ParkingLot, type Decision, type ParkDetails, type ParkReason } from "./parking.ts";
 import type { RunStatus } from "./run-status.ts";

@@ -7,8 +7,7 @@
  * listed as parked but never decided, and is released when answered or when its attempt ends.
  */
 import { condition } from "@temporalio/workflow";
-import type { CredentialScope } from "../../shared/index.ts";
-import type { Decider, JournalEntry } from "../../shared/index.ts";
+import type { CredentialScope, Decider, JournalEntry } from "../../shared/index.ts";
 
 export type ParkReason =
   "approval" | "credentialsExpired" | "insufficientScope" | "schemaChanged" | "elicitationRequested";

@@ -5,8 +5,7 @@
  * Current details are not a command (the SDK serves them through its metadata query), so their
  * wording can change without a patch.
  */
-import type { JournalEntry } from "../../shared/index.ts";
-import type { RunState } from "../../shared/index.ts";
+import type { JournalEntry, RunState } from "../../shared/index.ts";
 import type { ParkDetails, ParkReason } from "./parking.ts";
 
 export interface RunActivity {

@@ -23,9 +23,8 @@ import {
   patched,
   type TemporalFailure,
 } from "@temporalio/workflow";
-import type { EventData, EventType } from "../../shared/index.ts";
+import type { EventData, EventType, ScriptError } from "../../shared/index.ts";
 import { RUN_FAILURE_TYPES, type CarriedJournal, type RunInput } from "../../shared/index.ts";
-import type { ScriptError } from "../../shared/index.ts";
 import { reportRunSpan } from "./call-spans.ts";
 import { tellParent, type ChildEnding, type ChildRuns } from "./child-runs.ts";
 import { emitEvent } from "./events.ts";

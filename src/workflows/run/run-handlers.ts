@@ -4,8 +4,7 @@
  * credentials and signals for the script.
  */
 import { patched, setHandler } from "@temporalio/workflow";
-import type { CredentialRef } from "../../shared/index.ts";
-import type { Decider } from "../../shared/index.ts";
+import type { CredentialRef, Decider } from "../../shared/index.ts";
 import {
   approveCallUpdate,
   credentialsRenewedSignal,

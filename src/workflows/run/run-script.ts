@@ -17,10 +17,8 @@ import {
   workflowInfo,
 } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
-import type { CredentialRef } from "../../shared/index.ts";
-import type { RunInput } from "../../shared/index.ts";
+import type { CredentialRef, RunInput, AdvanceInput, AdvanceResult } from "../../shared/index.ts";
 import { describeRunStart } from "../../shared/index.ts";
-import type { AdvanceInput, AdvanceResult } from "../../shared/index.ts";
 import { CallReportDesk, registerCallReportHandlers } from "./call-report-desk.ts";
 import { CallRunner } from "./call-runner.ts";
 import { reportRunStarted } from "./call-spans.ts";
