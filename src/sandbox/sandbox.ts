@@ -18,12 +18,12 @@ import type {
 import type { SchemaValidator } from "./call-gate.ts";
 import { ScriptLoadError } from "./isolate.ts";
 import { ScriptSession } from "./script-session.ts";
-import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/index.ts";
+import { RUNTIME_VERSION_ERROR_TYPE, SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/index.ts";
 import type { StepMetrics } from "../metrics/index.ts";
 
 /** Thrown (and retried by Temporal, on another worker) for a run whose runtime this worker lacks. */
 export class RuntimeVersionError extends Error {
-  override name = "RuntimeVersionError";
+  override name = RUNTIME_VERSION_ERROR_TYPE;
   constructor(version: number) {
     super(
       `the run started on sandbox runtime ${version}; this worker has runtime ${SANDBOX_RUNTIME_VERSION} and can't step it`,

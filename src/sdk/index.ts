@@ -1,4 +1,7 @@
-/** The harness SDK: serve host tools, fail a call on purpose, read Temporal's standard connection settings. */
+/**
+ * The harness SDK: serve host tools, fail a call on purpose, call the API, read the events Rewind
+ * sends, read Temporal's standard connection settings.
+ */
 export {
   createHostToolWorker,
   type HostTool,
@@ -16,6 +19,21 @@ export {
   type ClientErrorCode,
   type StartRunRequest,
 } from "./api-client.ts";
+export type {
+  ApprovalRequestedData,
+  CredentialsExpiredData,
+  EventCall,
+  EventData,
+  EventSchema,
+  EventType,
+  HarnessEvent,
+  InputRequestedData,
+  RunCancelledData,
+  RunCompletedData,
+  RunFailedData,
+  SchemaChangedData,
+} from "../shared/index.ts";
+export { RUN_FAILURE_TYPES, type RunFailure, type RunFailureType } from "../shared/index.ts";
 export { replayCassette, type ReplayError, type ReplayOptions, type ReplayOutcome } from "./replay.ts";
 export { temporalSettings, ConfigError, type TemporalSettings } from "../config.ts";
 export type { TemporalTls } from "../temporal/index.ts";

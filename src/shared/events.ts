@@ -17,7 +17,7 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The call an event is about. */
-interface EventCall {
+export interface EventCall {
   seq: number;
   /** `group.tool`, as in the journal. */
   tool: string;
@@ -26,21 +26,51 @@ interface EventCall {
 /** A JSON Schema as a tool lists it, or null when there is none (the tool is gone). */
 export type EventSchema = Record<string, unknown> | boolean | null;
 
+/** `call.approval_requested`: a call waits for the harness to approve it. */
+export type ApprovalRequestedData = EventCall & { args?: unknown };
+
+/** `call.input_requested`: an MCP server asked for input (elicitation) while the call ran. */
+export type InputRequestedData = EventCall & { message: string; requestedSchema: Record<string, unknown> };
+
+/** `credentials.expired`: the server refused the call's credentials (401) or their scope (403). */
+export type CredentialsExpiredData = EventCall & {
+  reason: "credentialsExpired" | "insufficientScope";
+  scope: CredentialScope | null;
+  scopeAsked?: string;
+  /** The run's end user, as at the event's top level (kept for receivers written before it was there). */
+  endUser?: string;
+};
+
+/** `tool.schema_changed`: the tool's schema is not the one pinned; the call waits for a decision. */
+export type SchemaChangedData = EventCall & { pinned: EventSchema; current: EventSchema };
+
+/** `run.completed`: the script's result. */
+export interface RunCompletedData {
+  result?: unknown;
+}
+
+/**
+ * `run.failed`: why. `type` is one of RUN_FAILURE_TYPES (shared/run.ts); an event of a run that
+ * failed on an error of its own before RunBroken existed carries that error's type.
+ */
+export interface RunFailedData {
+  error: { type: string; message: string };
+}
+
+/** `run.cancelled`: the calls that had not finished. */
+export interface RunCancelledData {
+  unfinished: (EventCall & { status: "pending" | "running" | "parked" })[];
+}
+
 /** What each event type says in its `data`; src/api/event-schemas.ts documents the same shapes. */
 export interface EventData {
-  "call.approval_requested": EventCall & { args?: unknown };
-  "call.input_requested": EventCall & { message: string; requestedSchema: Record<string, unknown> };
-  "credentials.expired": EventCall & {
-    reason: "credentialsExpired" | "insufficientScope";
-    scope: CredentialScope | null;
-    scopeAsked?: string;
-    /** The run's end user, as at the event's top level (kept for receivers written before it was there). */
-    endUser?: string;
-  };
-  "tool.schema_changed": EventCall & { pinned: EventSchema; current: EventSchema };
-  "run.completed": { result?: unknown };
-  "run.failed": { error: { type: string; message: string } };
-  "run.cancelled": { unfinished: (EventCall & { status: "pending" | "running" | "parked" })[] };
+  "call.approval_requested": ApprovalRequestedData;
+  "call.input_requested": InputRequestedData;
+  "credentials.expired": CredentialsExpiredData;
+  "tool.schema_changed": SchemaChangedData;
+  "run.completed": RunCompletedData;
+  "run.failed": RunFailedData;
+  "run.cancelled": RunCancelledData;
 }
 
 export interface HarnessEvent<T extends EventType = EventType> {

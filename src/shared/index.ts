@@ -9,6 +9,7 @@ export * from "./call-input.ts";
 export * from "./canonical.ts";
 export * from "./credentials.ts";
 export * from "./durations.ts";
+export * from "./event-data.ts";
 export * from "./events.ts";
 export * from "./fnv.ts";
 export * from "./host-call.ts";

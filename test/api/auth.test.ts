@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRewindStack, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const KEY_A = "key-for-tenant-a-0123456789";
 const KEY_B = "key-for-tenant-b-0123456789";
@@ -43,14 +44,14 @@ describe("API keys", () => {
       (await stack.request("POST", `/v1/runs/${id}/cancel`, undefined, { authorization: `Bearer ${KEY_B}` })).status,
     ).toBe(404);
     // Wait until visibility lists the run for its own namespace, then look from the other one.
-    let ownList: string[] = [];
-    for (let attempt = 0; attempt < 50 && !ownList.includes(id); attempt++) {
-      ownList = (
-        (await stack.request("GET", "/v1/runs", undefined, { authorization: `Bearer ${KEY_A}` })).body.runs ?? []
-      ).map((r) => r.id);
-      if (!ownList.includes(id)) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(ownList).toContain(id);
+    await waitFor(
+      `run ${id} to be listed in its own namespace`,
+      async () =>
+        ((await stack.request("GET", "/v1/runs", undefined, { authorization: `Bearer ${KEY_A}` })).body.runs ?? []).map(
+          (r) => r.id,
+        ),
+      { timeoutMs: 10_000, intervalMs: 200, until: (ownList) => ownList.includes(id) },
+    );
     const listed = await stack.request("GET", "/v1/runs", undefined, { authorization: `Bearer ${KEY_B}` });
     expect((listed.body.runs ?? []).map((r) => r.id)).not.toContain(id);
   });

@@ -5,6 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 beforeAll(async () => {
@@ -165,11 +166,11 @@ describe("reading, listing and cancelling runs", () => {
         );
         ids.push(String(started.body.id));
       }
-      let listed: string[] = [];
-      for (let attempt = 0; attempt < 50 && listed.length < 3; attempt++) {
-        listed = ((await own.request("GET", "/v1/runs", undefined, auth)).body.runs ?? []).map((r) => r.id);
-        if (listed.length < 3) await new Promise((r) => setTimeout(r, 200));
-      }
+      const listed = await waitFor(
+        "the three runs to be listed",
+        async () => ((await own.request("GET", "/v1/runs", undefined, auth)).body.runs ?? []).map((r) => r.id),
+        { timeoutMs: 10_000, intervalMs: 200, until: (listed) => listed.length >= 3 },
+      );
       expect(listed).toEqual([ids[2], ids[1], ids[0]]);
       const first = await own.request("GET", "/v1/runs?pageSize=2", undefined, auth);
       expect(first.body.runs?.map((r) => r.id)).toEqual([ids[2], ids[1]]);

@@ -12,6 +12,7 @@ import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES } from "../../src/shared/run.ts";
 import { deliverSignal } from "../../src/workflows/run/messages.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const key = `runs-list-key-${randomUUID()}`;
 const auth = { authorization: `Bearer ${key}` };
@@ -61,6 +62,8 @@ beforeAll(async () => {
   const continued = await start({ script: CONTINUES, endUser: "carol" });
   runs.continued = String(continued.id);
   continuedStartedAt = String(continued["startedAt"]);
+  // Not waits for something to happen: a second on each side of the divide, so that a filter on
+  // start times tells the first execution from the later ones.
   await new Promise((r) => setTimeout(r, 1_100));
   divide = new Date();
   await new Promise((r) => setTimeout(r, 1_100));
@@ -86,8 +89,9 @@ beforeAll(async () => {
   expect((await request("POST", `/v1/runs/${runs.cancelled}/cancel`)).status).toBe(200);
   for (const id of [runs.completed, runs.cancelled, runs.failed, runs.continued])
     await waitForRun(stack, id, 120_000, auth);
-  for (let i = 0; i < 100 && (await request("GET", `/v1/runs/${runs.parked}`)).body.status !== "parked"; i++)
-    await new Promise((r) => setTimeout(r, 100));
+  await waitFor(`run ${runs.parked} to park`, async () => (await request("GET", `/v1/runs/${runs.parked}`)).body, {
+    until: (body) => body.status === "parked",
+  });
 }, 180_000);
 afterAll(async () => {
   for (const id of [runs.parked, runs.running]) if (id) await request("POST", `/v1/runs/${id}/cancel`);
@@ -95,17 +99,17 @@ afterAll(async () => {
   await server?.close();
 });
 
-/** The ids a filtered list answers once visibility has caught up with `expected` (or its last answer). */
-async function listed(query: string, expected: string[]): Promise<string[]> {
-  let ids: string[] = [];
-  for (let attempt = 0; attempt < 60; attempt++) {
-    const { status, body } = await request("GET", `/v1/runs${query ? `?${query}` : ""}`);
-    expect(status, JSON.stringify(body)).toBe(200);
-    ids = (body.runs ?? []).map((r) => r.id);
-    if ([...ids].sort().join() === [...expected].sort().join()) return ids;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return ids;
+/** The ids a filtered list answers once visibility has caught up with `expected`. */
+function listed(query: string, expected: string[]): Promise<string[]> {
+  return waitFor(
+    `GET /v1/runs?${query} to list ${expected.join(", ")}`,
+    async () => {
+      const { status, body } = await request("GET", `/v1/runs${query ? `?${query}` : ""}`);
+      expect(status, JSON.stringify(body)).toBe(200);
+      return (body.runs ?? []).map((r) => r.id);
+    },
+    { timeoutMs: 15_000, intervalMs: 250, until: (ids) => [...ids].sort().join() === [...expected].sort().join() },
+  );
 }
 
 const sorted = (ids: string[]) => [...ids].sort();

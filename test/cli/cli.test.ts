@@ -14,6 +14,7 @@ import { createCallReports } from "../../src/activities/call-reports.ts";
 import { echoTool, effectCounterTool, gateTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, type RewindStack } from "../helpers/rewind-stack.ts";
 import { runCli, spawnCli } from "./cli-process.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let server: TestMcpServer;
@@ -150,7 +151,7 @@ describe("rewind run", () => {
   it("shows a call's progress and its server's question, and goes on once another process answered it", async () => {
     const watch = spawnCli(["run", "sync.ts", "--toolset", toolset, "--watch"], { url: stack.api.url, cwd: dir });
     const runId = /started (run_\w+)/.exec(await watch.waitFor(/started run_\w+/))?.[1] ?? "";
-    for (let i = 0; i < 200 && !gate.holds(runId); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(`run ${runId}'s call to reach the tool`, () => gate.holds(runId), { intervalMs: 50 });
     // What the MCP activity does when its server reports progress and asks for input.
     const reports = createCallReports(stack.client);
     const call = { namespace: "default", runId, seq: 1, attempt: 1 };

@@ -6,9 +6,9 @@
 import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { acquireInstallLock } from "../../src/dev/install-lock.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let root: string;
 beforeEach(async () => {
@@ -28,7 +28,7 @@ describe("acquireInstallLock", () => {
       order.push("second acquired");
       return release;
     });
-    await sleep(300);
+    await waitFor("the second holder to wait", () => waitedFor !== undefined, { timeoutMs: 5_000, intervalMs: 20 });
     order.push("first releases");
     await releaseFirst();
     const releaseSecond = await second;

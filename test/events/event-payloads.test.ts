@@ -10,6 +10,7 @@ import { startEventReceiver, type EventReceiver, type ReceivedEvent } from "../h
 import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../helpers/mcp-test-server.ts";
 import { echoTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const key = `payloads-key-${randomUUID()}`;
 const auth = { authorization: `Bearer ${key}` };
@@ -175,7 +176,7 @@ describe("every event type, as delivered", () => {
     const script = `import { tickets, sleep } from "rewind:tools";
 export default async () => { await tickets.create_ticket({ title: "first" }); await sleep("2s"); await tickets.create_ticket({ title: "second" }); };`;
     const id = await start(toolsets.tickets, script);
-    for (let i = 0; i < 100 && servers.tickets.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor("the first call at the tickets server", () => servers.tickets.calls.length > 0, { intervalMs: 50 });
     servers.tickets.setTools([ticketTool(NEW_SCHEMA)]);
     const changed = await received(id, "tool.schema_changed");
     expect(changed).toMatchObject({

@@ -10,6 +10,7 @@ import { startEventReceiver, type EventReceiver } from "../helpers/event-receive
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { effectCounterTool, slowTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const key = `cancelled-key-${randomUUID()}`;
 const auth = { authorization: `Bearer ${key}` };
@@ -21,6 +22,7 @@ let receiver: EventReceiver;
 let toolset: string;
 
 const request = (method: string, route: string, body?: unknown) => stack.request(method, route, body, auth);
+type JournalEntryStatus = { tool: string; status: string };
 
 beforeAll(async () => {
   [stack, server, receiver] = await Promise.all([
@@ -50,17 +52,11 @@ async function start(script: string, endUser?: string): Promise<string> {
 
 /** Waits until the run's journal shows `tool` with `status`: the run is where the test wants it. */
 async function waitForCall(id: string, tool: string, status: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const { body } = await request("GET", `/v1/runs/${id}/journal`);
-    if (
-      ((body["entries"] ?? []) as { tool: string; status: string }[]).some(
-        (e) => e.tool === tool && e.status === status,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`run ${id} never had ${tool} ${status}`);
+  await waitFor(
+    `run ${id} to have ${tool} ${status}`,
+    async () => ((await request("GET", `/v1/runs/${id}/journal`)).body["entries"] ?? []) as JournalEntryStatus[],
+    { until: (entries) => entries.some((e) => e.tool === tool && e.status === status) },
+  );
 }
 
 async function cancel(id: string): Promise<void> {
@@ -104,7 +100,7 @@ describe("run.cancelled", () => {
       "grace",
     );
     await waitForCall(id, "bank.sync", "running");
-    for (let i = 0; i < 100 && slow.state.inFlight === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor("the call to be in flight at its server", () => slow.state.inFlight > 0, { intervalMs: 50 });
     expect(slow.state.inFlight).toBe(1);
     await cancel(id);
     const event = await receiver.waitFor(id, "run.cancelled", 15_000);

@@ -18,6 +18,7 @@ import { startLoopbackServer, type LoopbackServer } from "../helpers/http-loopba
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 interface Schema {
   type?: string;
@@ -138,12 +139,12 @@ beforeAll(async () => {
     ).body.id,
   );
   await waitForRun(stack, fixtures.completedRun, 30_000, auth);
-  for (let attempt = 0; attempt < 100 && !fixtures.hookToken; attempt++) {
+  const hookUrl = await waitFor("the waiting run's webhook URL in its journal", async () => {
     const journal = await stack.request("GET", `/v1/runs/${fixtures.waitingRun}/journal`, undefined, auth);
     const url = (journal.body["entries"] as { result?: { url?: unknown } }[] | undefined)?.[0]?.result?.url;
-    if (typeof url === "string") fixtures.hookToken = new URL(url).searchParams.get("token") ?? "";
-    else await new Promise((r) => setTimeout(r, 100));
-  }
+    return typeof url === "string" ? url : undefined;
+  });
+  fixtures.hookToken = new URL(hookUrl).searchParams.get("token") ?? "";
   expect(fixtures.hookToken).not.toBe("");
 });
 
@@ -687,6 +688,7 @@ describe("cancellation at any moment", () => {
           expect(started.status).toBe(201);
           const id = String(started.body.id);
           created.add(id);
+          // Not a wait for something to happen: the generated moment of the cancel.
           await new Promise((r) => setTimeout(r, delayMs));
           expect((await stack.request("POST", `/v1/runs/${id}/cancel`, undefined, auth)).status).toBe(200);
           const ended = await waitForRun(stack, id, 15_000, auth);
@@ -719,25 +721,30 @@ describe("decisions racing the end of their run", () => {
     for (let round = 0; round < 3; round++) {
       const id = String((await stack.request("POST", "/v1/runs", parks, auth)).body.id);
       created.add(id);
-      for (
-        let i = 0;
-        i < 100 && (await stack.request("GET", `/v1/runs/${id}`, undefined, auth)).body.status !== "parked";
-        i++
-      )
-        await new Promise((r) => setTimeout(r, 50));
+      await waitFor(
+        `run ${id} to park`,
+        async () => (await stack.request("GET", `/v1/runs/${id}`, undefined, auth)).body,
+        { intervalMs: 50, until: (body) => body.status === "parked" },
+      );
       expect((await stack.request("POST", `/v1/runs/${id}/calls/1/approve`, undefined, auth)).status).toBe(200);
       // Until the run has completed, keep deciding a call that is not waiting: 409 every time.
-      for (let i = 0; i < 60; i++) {
-        const answer = await stack.request(
-          "POST",
-          `/v1/runs/${id}/calls/2/${["approve", "reject", "resume"][i % 3] ?? "approve"}`,
-          undefined,
-          auth,
-        );
-        answers.set(answer.status, (answers.get(answer.status) ?? 0) + 1);
-        expect([answer.status, answer.body.error?.code], `round ${round}, request ${i}`).toEqual([409, "conflict"]);
-        if (answer.body.error?.message.includes("is completed")) break;
-      }
+      let i = 0;
+      await waitFor(
+        `run ${id} to complete while its decisions are refused`,
+        async () => {
+          const answer = await stack.request(
+            "POST",
+            `/v1/runs/${id}/calls/2/${["approve", "reject", "resume"][i % 3] ?? "approve"}`,
+            undefined,
+            auth,
+          );
+          answers.set(answer.status, (answers.get(answer.status) ?? 0) + 1);
+          expect([answer.status, answer.body.error?.code], `round ${round}, request ${i}`).toEqual([409, "conflict"]);
+          i++;
+          return answer.body.error?.message.includes("is completed");
+        },
+        { intervalMs: 0 },
+      );
     }
     expect([...answers.keys()]).toEqual([409]);
   });
@@ -752,11 +759,11 @@ describe("page tokens", () => {
       expect([answer.status, answer.body.error?.code], token).toEqual([400, "badRequest"]);
       expect(Date.now() - started).toBeLessThan(5_000);
     }
-    let first = await stack.request("GET", "/v1/runs?pageSize=1", undefined, auth);
-    for (let attempt = 0; attempt < 50 && !first.body.nextPageToken; attempt++) {
-      await new Promise((r) => setTimeout(r, 200));
-      first = await stack.request("GET", "/v1/runs?pageSize=1", undefined, auth);
-    }
+    const first = await waitFor(
+      "a first page with a next page token",
+      () => stack.request("GET", "/v1/runs?pageSize=1", undefined, auth),
+      { timeoutMs: 10_000, intervalMs: 200, until: (page) => Boolean(page.body.nextPageToken) },
+    );
     const second = await stack.request(
       "GET",
       `/v1/runs?pageSize=1&pageToken=${String(first.body.nextPageToken)}`,

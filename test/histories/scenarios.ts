@@ -7,6 +7,7 @@
  */
 import type { TestMcpServer, TestToolDefinition } from "../helpers/mcp-test-server.ts";
 import { echoTool } from "../helpers/mcp-test-tools.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 export interface ApiAnswer {
   status: number;
@@ -74,8 +75,6 @@ export const createTicketTool = (schema: Record<string, unknown>): TestToolDefin
   inputSchema: schema,
 });
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function ok(answer: Promise<ApiAnswer>, what: string): Promise<ApiAnswer> {
   const got = await answer;
   if (got.status >= 300) throw new Error(`${what} answered ${got.status}: ${JSON.stringify(got.body)}`);
@@ -87,15 +86,9 @@ async function startRun(world: ScenarioWorld, body: Record<string, unknown>, con
   return String(answer.body["id"]);
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await probe();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await pause(100);
-  }
-}
+/** Waits as the tests do, with the recorder's longer patience. */
+const until = <T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000) =>
+  waitFor(what, probe, { timeoutMs });
 
 interface Entry {
   seq: number;

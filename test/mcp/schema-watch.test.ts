@@ -82,6 +82,7 @@ describe("schema watch", () => {
     const { server, lists } = await countingServer({ tools: [echoTool()] });
     const watch = createSchemaWatch(pool(), { maxAgeMs: 50 });
     await watch.current(check(server));
+    // Not a wait for something to happen: the listing's age passes the 50 ms bound.
     await new Promise((resolve) => setTimeout(resolve, 100));
     await watch.current(check(server));
     // The test server offers tools.listChanged: its listing stays until it says otherwise.
@@ -90,6 +91,7 @@ describe("schema watch", () => {
     await watch.current(check(quiet.server, 0, "run_q"));
     await watch.current(check(quiet.server, 0, "run_q"));
     expect(quiet.lists()).toBe(1);
+    // Not a wait for something to happen: the listing's age passes the 50 ms bound.
     await new Promise((resolve) => setTimeout(resolve, 100));
     await watch.current(check(quiet.server, 0, "run_q"));
     expect(quiet.lists()).toBe(2);

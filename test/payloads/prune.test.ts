@@ -29,6 +29,7 @@ import { REPO_ROOT } from "../helpers/paths.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { startS3Server, type S3Server } from "../helpers/s3-server.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);
 const payload = (value: string): Payload => ({
@@ -191,16 +192,6 @@ describe("pruning against Temporal", () => {
     return [...hashes];
   }
 
-  async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-
   const listed = async () => (await listAll(fileStoreListing(dir))).map((item) => item.hash).sort();
 
   it("keeps what open and recently closed runs reference and what is young; deletes the rest; the open run completes", async () => {
@@ -224,18 +215,26 @@ export default async () => { const t = await svc.big({}); return (t as unknown a
       script: `import { svc, waitForSignal } from "rewind:tools";
 export default async () => { const t = await svc.big({}); await waitForSignal("go"); return (t as unknown as string).length; }`,
     });
-    const openRefs = await until("the open run's stored result", async () => {
-      const refs = await referencesOf(open);
-      return refs.length > 0 ? refs : undefined;
-    });
+    const openRefs = await waitFor(
+      "the open run's stored result",
+      async () => {
+        const refs = await referencesOf(open);
+        return refs.length > 0 ? refs : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
     // Visibility lists it as running (it lags history a little).
-    await until("the open run in visibility", async () => {
-      for await (const info of stack.client.workflow.list({
-        query: `WorkflowId = '${open}' AND ExecutionStatus = 'Running'`,
-      }))
-        return info;
-      return undefined;
-    });
+    await waitFor(
+      "the open run in visibility",
+      async () => {
+        for await (const info of stack.client.workflow.list({
+          query: `WorkflowId = '${open}' AND ExecutionStatus = 'Running'`,
+        }))
+          return info;
+        return undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
     expect(doneRefs.some((hash) => openRefs.includes(hash))).toBe(false);
 
     // A payload nothing references.

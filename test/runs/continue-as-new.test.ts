@@ -8,6 +8,7 @@ import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.t
 import { IDEMPOTENCY_KEY, effectCounterTool, slowTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let server: TestMcpServer;
@@ -30,16 +31,17 @@ afterAll(async () => {
   await server?.close();
 });
 
-async function executionsOf(id: string): Promise<number> {
-  // Visibility is eventually consistent: poll until the count settles above one.
-  let count = 0;
-  for (let attempt = 0; attempt < 20; attempt++) {
-    count = 0;
-    for await (const _ of stack.client.workflow.list({ query: `WorkflowId = '${id}'` })) count++;
-    if (count > 2) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return count;
+/** How many executions visibility lists for `id`, once it lists more than one (it is eventually consistent). */
+function executionsOf(id: string): Promise<number> {
+  return waitFor(
+    `more than one execution of ${id} to be listed`,
+    async () => {
+      let count = 0;
+      for await (const _ of stack.client.workflow.list({ query: `WorkflowId = '${id}'` })) count++;
+      return count;
+    },
+    { timeoutMs: 10_000, intervalMs: 250, until: (count) => count > 1 },
+  );
 }
 
 describe("continue-as-new", () => {

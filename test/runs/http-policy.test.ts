@@ -17,6 +17,7 @@ import {
   type LoopbackServer,
 } from "../helpers/http-loopback.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const key = `http-policy-key-${randomUUID()}`;
 const auth = { authorization: `Bearer ${key}` };
@@ -112,13 +113,11 @@ async function start(toolset: string, script: string): Promise<string> {
 
 const finish = (id: string, timeoutMs?: number): Promise<ApiBody> => waitForRun(stack, id, timeoutMs, auth);
 
-async function waitParked(id: string): Promise<ApiBody> {
-  for (let i = 0; i < 200; i++) {
-    const { body } = await request("GET", `/v1/runs/${id}`);
-    if (body.status === "parked" && Array.isArray(body["parked"]) && body["parked"].length > 0) return body;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`run ${id} never parked`);
+function waitParked(id: string): Promise<ApiBody> {
+  return waitFor(`run ${id} to park a call`, async () => (await request("GET", `/v1/runs/${id}`)).body, {
+    timeoutMs: 20_000,
+    until: (body) => body.status === "parked" && Array.isArray(body["parked"]) && body["parked"].length > 0,
+  });
 }
 
 /** The options each `callHttp` was scheduled with, by seq, as the run's history recorded them. */

@@ -141,6 +141,7 @@ describe("MCP calls from scripts", () => {
       'export default async () => { try { await svc.hang({}); return "answered"; } catch (e) { return e instanceof ToolError ? [e.code, e.seq, e.tool] : String(e); } };',
     );
     expect(done.result).toEqual(["outcomeUnknown", 1, "svc.hang"]);
+    // Not a wait for something to happen: the period in which no second attempt may reach the server.
     await new Promise((r) => setTimeout(r, 1500));
     expect(hang.state.started - before).toBe(1);
   });

@@ -9,8 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverythingServer, type EverythingServer } from "../helpers/everything-server.ts";
 import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../helpers/mcp-test-server.ts";
 import { echoTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
+import { expectRunGoing } from "../helpers/run-going.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let server: TestMcpServer;
@@ -144,9 +146,12 @@ export default async function main() {
   return await svc.record_effect({ label: "second" });
 }`,
     });
-    await expect
-      .poll(async () => (await journalOf(id)).some((e) => e.tool === "rewind.sleep"), { timeout: 10_000 })
-      .toBe(true);
+    await waitFor("the run to sleep", async () => (await journalOf(id)).some((e) => e.tool === "rewind.sleep"), {
+      timeoutMs: 10_000,
+    });
+    // The sessions go while the run is going and its last call not yet sent.
+    await expectRunGoing(stack.client, id, { calls: 3 });
+    expect(effects.state.effects.has(`${id}/3`)).toBe(false);
     await server.dropSessions();
     const done = await waitForRun(stack, id, 30_000);
     expect(done.status).toBe("completed");

@@ -13,6 +13,7 @@ import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { createSandbox } from "../../src/sandbox/index.ts";
 import { validateAgainstSchema } from "../../src/schemas/index.ts";
 import { createRewindWorker, type RewindWorker, type RewindWorkerOptions } from "../../src/worker/create-worker.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let server: TestMcpServer;
@@ -89,8 +90,10 @@ describe("speculative steps, across workers", () => {
     const ids = await Promise.all(
       ["a", "b", "c", "d"].map((tag) => startRun(stack, { toolset, script: SCRIPT, input: { tag } })),
     );
-    for (let i = 0; i < 200 && (await Promise.all(ids.map(completedCalls))).some((n) => n < 8); i++)
-      await new Promise((r) => setTimeout(r, 50));
+    await waitFor("8 completed calls in every run", () => Promise.all(ids.map(completedCalls)), {
+      intervalMs: 50,
+      until: (counts) => counts.every((n) => n >= 8),
+    });
     const before = await Promise.all(ids.map(completedCalls));
     // Every run is still going, with a warm isolate on the first worker, when the workflow tasks move.
     for (const [i, id] of ids.entries()) {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SEARCH_ATTRIBUTES } from "../../src/shared/run.ts";
 import { startEventReceiver, type EventReceiver } from "../helpers/event-receiver.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const key = `endings-key-${randomUUID()}`;
 const auth = { authorization: `Bearer ${key}` };
@@ -47,17 +48,15 @@ async function start(script: string): Promise<string> {
   return String(body.id);
 }
 
-async function childOf(parent: string): Promise<string> {
-  for (let i = 0; i < 200; i++) {
+function childOf(parent: string): Promise<string> {
+  return waitFor(`run ${parent} to await a child`, async () => {
     const { body } = await request("GET", `/v1/runs/${parent}/journal`);
     const started = ((body["entries"] ?? []) as { tool: string; status: string; result?: { runId: string } }[]).find(
       (e) => e.tool === "rewind.workflows.start" && e.status === "completed",
     );
     const waiting = ((body["entries"] ?? []) as { tool: string }[]).some((e) => e.tool === "rewind.workflows.result");
-    if (started?.result && waiting) return started.result.runId;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`run ${parent} never awaited a child`);
+    return started?.result && waiting ? started.result.runId : undefined;
+  });
 }
 
 const AWAIT_CHILD = (workflow: string) => `import { workflows, ToolError } from "rewind:tools";
@@ -124,8 +123,10 @@ describe("how runs end", () => {
     const parent = await start(
       'import { waitForSignal } from "rewind:tools";\nexport default async () => await waitForSignal("never");',
     );
-    for (let i = 0; i < 50 && (await request("GET", `/v1/runs/${parent}/journal`)).body["entries"] === undefined; i++)
-      await new Promise((r) => setTimeout(r, 100));
+    await waitFor(
+      `run ${parent}'s journal`,
+      async () => (await request("GET", `/v1/runs/${parent}/journal`)).body["entries"],
+    );
     expect((await request("POST", `/v1/runs/${parent}/cancel`)).status).toBe(200);
     expect((await waitForRun(stack, parent, 30_000, auth)).status).toBe("cancelled");
     expect(await statusAttribute(parent)).toBe("cancelled");

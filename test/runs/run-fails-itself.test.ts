@@ -14,6 +14,7 @@ import { SEARCH_ATTRIBUTES } from "../../src/shared/run.ts";
 import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { startRun } from "../helpers/toolset.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let connection: NativeConnection;
@@ -58,8 +59,7 @@ it("sets RewindStatus to failed and says why when the run fails on an error of i
   expect((await handle.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTES.status)).toBe("failed");
   const metadata = await handle.query<{ currentDetails?: string }>("__temporal_workflow_metadata");
   expect(metadata.currentDetails).toBe("failed: the sandbox is out of order");
-  for (let i = 0; i < 50 && !delivered.some((d) => d.event.runId === id); i++)
-    await new Promise((r) => setTimeout(r, 100));
+  await waitFor(`an event for ${id}`, () => delivered.some((d) => d.event.runId === id), { timeoutMs: 10_000 });
   expect(delivered.filter((d) => d.event.runId === id).map((d) => [d.event.type, d.event.data])).toEqual([
     ["run.failed", { error: { type: "RunBroken", message: "the sandbox is out of order" } }],
   ]);

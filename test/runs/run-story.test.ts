@@ -13,6 +13,7 @@ import { deliverSignal } from "../../src/workflows/run/messages.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { gateTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const key = `story-key-${randomUUID()}`;
 const namespace = `story-${randomUUID().slice(0, 8)}`;
@@ -97,14 +98,10 @@ async function currentDetails(id: string): Promise<string> {
   return metadata.currentDetails ?? "";
 }
 
-async function detailsBecome(id: string, expected: string | RegExp): Promise<string> {
-  let seen = "";
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
-    seen = await currentDetails(id);
-    if (typeof expected === "string" ? seen === expected : expected.test(seen)) return seen;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`run ${id}: current details stayed ${JSON.stringify(seen)}, expected ${String(expected)}`);
+function detailsBecome(id: string, expected: string | RegExp): Promise<string> {
+  return waitFor(`run ${id}'s current details to be ${String(expected)}`, () => currentDetails(id), {
+    until: (seen) => (typeof expected === "string" ? seen === expected : expected.test(seen)),
+  });
 }
 
 async function statusAttribute(id: string): Promise<unknown> {
@@ -173,10 +170,10 @@ export default async function main() {
     const run = await start({ script });
     const id = String(run.id);
     await detailsBecome(id, "running 2 calls: tickets.gate #1, tickets.gate2 #2");
-    for (let t = 0; t < 100 && !gate2.holds(id); t++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor("the call to gate2", () => gate2.holds(id), { intervalMs: 50 });
     gate2.release(id);
     await detailsBecome(id, "running 1 call: tickets.gate #1");
-    for (let t = 0; t < 100 && !gate.holds(id); t++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor("the call to gate", () => gate.holds(id), { intervalMs: 50 });
     gate.release(id);
     await detailsBecome(id, 'waiting for signal "go": call 3');
     await stack.client.workflow.getHandle(id).signal(deliverSignal, { name: "go", payload: null });

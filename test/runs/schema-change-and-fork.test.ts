@@ -10,6 +10,7 @@ import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../
 import { IDEMPOTENCY_KEY, echoTool, failingTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let receiver: EventReceiver;
@@ -34,14 +35,16 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function waitParked(id: string) {
-  for (let i = 0; i < 200; i++) {
-    const { body } = await stack.request("GET", `/v1/runs/${id}`);
-    const parked = body["parked"] as { seq: number; reason: string; details: Record<string, unknown> }[] | undefined;
-    if (body.status === "parked" && parked?.length) return parked;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`run ${id} never parked`);
+function waitParked(id: string) {
+  return waitFor(
+    `run ${id} to park a call`,
+    async () => {
+      const { body } = await stack.request("GET", `/v1/runs/${id}`);
+      const parked = body["parked"] as { seq: number; reason: string; details: Record<string, unknown> }[] | undefined;
+      return body.status === "parked" && parked?.length ? parked : undefined;
+    },
+    { timeoutMs: 20_000 },
+  );
 }
 
 const SLEEPY = `import { tickets, sleep, ToolError } from "rewind:tools";
@@ -57,7 +60,7 @@ describe("a server that changes during a run", () => {
     const server = await startMcpServer({ tools: [createTicket(oldSchema)] });
     const toolset = await registerToolset(stack, { mcpServers: { tickets: { url: server.url } } });
     const id = await startRun(stack, { toolset, script: SLEEPY });
-    for (let i = 0; i < 100 && server.calls.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor("the first call at the server", () => server.calls.length > 0, { intervalMs: 50 });
     change(server);
     const parked = await waitParked(id);
     return { server, id, parked };

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { startRun } from "../helpers/toolset.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 beforeAll(async () => {
@@ -15,15 +16,16 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function webhookUrl(id: string): Promise<string> {
-  for (let i = 0; i < 100; i++) {
-    const journal = await stack.request("GET", `/v1/runs/${id}/journal`);
-    const entries = (journal.body["entries"] ?? []) as { tool: string; status: string; result?: { url: string } }[];
-    const hook = entries.find((e) => e.tool === "rewind.webhook" && e.status === "completed");
-    if (hook?.result) return hook.result.url;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error("the run never got its webhook URL");
+function webhookUrl(id: string): Promise<string> {
+  return waitFor(
+    `run ${id}'s webhook URL`,
+    async () => {
+      const journal = await stack.request("GET", `/v1/runs/${id}/journal`);
+      const entries = (journal.body["entries"] ?? []) as { tool: string; status: string; result?: { url: string } }[];
+      return entries.find((e) => e.tool === "rewind.webhook" && e.status === "completed")?.result?.url;
+    },
+    { timeoutMs: 10_000 },
+  );
 }
 
 const post = (url: string, body: unknown) =>

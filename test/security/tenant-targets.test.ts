@@ -14,6 +14,7 @@ import { tableResolver } from "../helpers/http-loopback.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 interface Counter {
   port: number;
@@ -222,8 +223,9 @@ describe("targets a tenant chooses, with API keys set", () => {
     expect(await waitForRun(stack, String(started.body.id), 30_000, auth(tenant))).toMatchObject({
       status: "completed",
     });
-    for (let i = 0; i < 100 && redirector.requests === before; i++) await new Promise((r) => setTimeout(r, 100));
-    expect(redirector.requests).toBeGreaterThan(before);
+    await waitFor("the event's delivery to the trusted endpoint", () => redirector.requests > before, {
+      timeoutMs: 10_000,
+    });
     expect(counter.requests + counter.connections).toBe(0);
   });
 });

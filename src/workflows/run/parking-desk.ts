@@ -5,6 +5,7 @@
  * flight that waits for input is held the same way (announced as input requested) until released.
  * Every change is told to RunStatus, whose current details name the calls waiting and for what.
  */
+import { approvalRequested, credentialsExpired, inputRequested, schemaChanged } from "../../shared/index.ts";
 import type { EventSchema, JournalEntry, RunInput } from "../../shared/index.ts";
 import { emitEvent } from "./events.ts";
 import { ParkingLot, type Decision, type ParkDetails, type ParkReason } from "./parking.ts";
@@ -54,19 +55,15 @@ export class ParkingDesk {
     const run = this.run;
     const call = { seq: entry.seq, tool: entry.tool };
     if (reason === "approval") {
-      await emitEvent(run, "call.approval_requested", { ...call, args: entry.args }, entry.seq);
+      await emitEvent(run, "call.approval_requested", approvalRequested(call, entry.args), entry.seq);
     } else if (reason === "elicitationRequested") {
-      const data = {
-        ...call,
-        message: stringOr(details["message"], ""),
-        requestedSchema: objectOr(details["requestedSchema"], {}),
-      };
+      const data = inputRequested(call, stringOr(details["message"], ""), objectOr(details["requestedSchema"], {}));
       await emitEvent(run, "call.input_requested", data, `${entry.seq}-${String(details["requestId"])}`);
     } else if (reason === "schemaChanged") {
       await emitEvent(
         run,
         "tool.schema_changed",
-        { ...call, pinned: schemaOrNull(details["pinned"]), current: schemaOrNull(details["current"]) },
+        schemaChanged(call, schemaOrNull(details["pinned"]), schemaOrNull(details["current"])),
         `${entry.seq}-${nth}`,
       );
     } else {
@@ -74,13 +71,7 @@ export class ParkingDesk {
       await emitEvent(
         run,
         "credentials.expired",
-        {
-          ...call,
-          reason,
-          scope: details.scope ?? null,
-          ...(scopeAsked ? { scopeAsked } : {}),
-          ...(run.endUser ? { endUser: run.endUser } : {}),
-        },
+        credentialsExpired(call, reason, details.scope ?? null, scopeAsked, run.endUser),
         `${entry.seq}-${nth}`,
       );
     }

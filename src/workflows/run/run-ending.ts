@@ -23,8 +23,15 @@ import {
   patched,
   type TemporalFailure,
 } from "@temporalio/workflow";
+import {
+  runCancelled,
+  runCompleted,
+  runFailed,
+  RUN_FAILURE_TYPES,
+  type CarriedJournal,
+  type RunInput,
+} from "../../shared/index.ts";
 import type { EventData, EventType, ScriptError } from "../../shared/index.ts";
-import { RUN_FAILURE_TYPES, type CarriedJournal, type RunInput } from "../../shared/index.ts";
 import { reportRunSpan } from "./call-spans.ts";
 import { tellParent, type ChildEnding, type ChildRuns } from "./child-runs.ts";
 import { emitEvent } from "./events.ts";
@@ -84,7 +91,7 @@ export class RunEnding {
         await this.announce(
           "completed",
           "run.completed",
-          { result: end.result },
+          runCompleted(end.result),
           { ok: true, value: end.result },
           end.eventsEndpoint,
         );
@@ -96,7 +103,7 @@ export class RunEnding {
         await this.announce(
           "failed",
           "run.failed",
-          { error },
+          runFailed(error),
           { ok: false, status: "failed", message: failure.message, error },
           end.eventsEndpoint,
         );
@@ -112,12 +119,12 @@ export class RunEnding {
                 end.failure instanceof ApplicationFailure ? (end.failure.type ?? end.failure.name) : end.failure.name,
               message: end.failure.message,
             };
-        await this.announce(
-          "failed",
-          "run.failed",
-          { error },
-          { ok: false, status: "failed", message: typed ? error.message : end.failure.message, error },
-        );
+        await this.announce("failed", "run.failed", runFailed(error), {
+          ok: false,
+          status: "failed",
+          message: typed ? error.message : end.failure.message,
+          error,
+        });
         if (typed) throw ApplicationFailure.create({ ...error, nonRetryable: true, cause: end.failure });
         throw end.failure;
       }
@@ -126,16 +133,16 @@ export class RunEnding {
         const failure = ApplicationFailure.create({ ...error, nonRetryable: true });
         if (patched(PATCHES.oneWayToEnd)) {
           await this.deps.observations.flush();
-          await this.announce(
-            "failed",
-            "run.failed",
-            { error },
-            { ok: false, status: "failed", message: STUCK_MESSAGE, error },
-          );
+          await this.announce("failed", "run.failed", runFailed(error), {
+            ok: false,
+            status: "failed",
+            message: STUCK_MESSAGE,
+            error,
+          });
         } else {
           // As 3477167 ended a stuck run: no flush, no span.
           this.deps.status.set("failed");
-          await emitEvent(this.deps.run, "run.failed", { error });
+          await emitEvent(this.deps.run, "run.failed", runFailed(error));
           await tellParent(this.deps.run, { ok: false, message: STUCK_MESSAGE });
         }
         throw failure;
@@ -145,12 +152,11 @@ export class RunEnding {
         if (!patched(PATCHES.oneWayToEnd)) throw end.cause;
         await CancellationScope.nonCancellable(async () => {
           await this.deps.observations.flush();
-          await this.announce(
-            "cancelled",
-            "run.cancelled",
-            { unfinished: this.deps.unfinished() },
-            { ok: false, status: "cancelled", message: "the run was cancelled" },
-          );
+          await this.announce("cancelled", "run.cancelled", runCancelled(this.deps.unfinished()), {
+            ok: false,
+            status: "cancelled",
+            message: "the run was cancelled",
+          });
           await this.deps.children.cancelAwaited();
         });
         throw end.cause;

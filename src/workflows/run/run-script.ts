@@ -17,8 +17,8 @@ import {
   workflowInfo,
 } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
+import { RUNTIME_VERSION_ERROR_TYPE, describeRunStart } from "../../shared/index.ts";
 import type { CredentialRef, RunInput, AdvanceInput, AdvanceResult } from "../../shared/index.ts";
-import { describeRunStart } from "../../shared/index.ts";
 import { CallReportDesk, registerCallReportHandlers } from "./call-report-desk.ts";
 import { CallRunner } from "./call-runner.ts";
 import { reportRunStarted } from "./call-spans.ts";
@@ -38,7 +38,7 @@ import { SpeculativeSteps } from "./speculative-steps.ts";
 
 const { advanceScript: advanceOnThisWorker } = proxyLocalActivities<Activities>({
   startToCloseTimeout: "5 minutes",
-  retry: { maximumAttempts: 3, initialInterval: "200ms", nonRetryableErrorTypes: ["RuntimeVersionError"] },
+  retry: { maximumAttempts: 3, initialInterval: "200ms", nonRetryableErrorTypes: [RUNTIME_VERSION_ERROR_TYPE] },
 });
 
 /**
@@ -53,7 +53,7 @@ async function advanceScript(input: AdvanceInput): Promise<AdvanceResult> {
     if (
       error instanceof ActivityFailure &&
       error.cause instanceof ApplicationFailure &&
-      error.cause.type === "RuntimeVersionError"
+      error.cause.type === RUNTIME_VERSION_ERROR_TYPE
     )
       throw new Error(error.cause.message);
     throw error;
