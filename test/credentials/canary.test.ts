@@ -29,6 +29,7 @@ import {
 import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
 import { historyText, openedSecretsIn, spanText, textOf } from "../helpers/secret-search.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const SCOPES = [
   "toolsetRegistration",
@@ -290,20 +291,22 @@ describe("no canary is anywhere but the MCP connection", () => {
       credentialsWorkflowId(namespace, toolset),
       ...receiver.events.map((e) => `event/${e.id}`),
     ];
-    let executions: { workflowId: string; runId: string }[] = [];
-    await expect
-      .poll(
-        async () => {
-          executions = [];
-          for await (const e of stack.client.workflow.list({
-            query: `TaskQueue = '${stack.config.temporal.taskQueue}'`,
-          }))
-            executions.push(e);
-          return executions.map((e) => e.workflowId);
-        },
-        { timeout: 20_000 },
-      )
-      .toEqual(expect.arrayContaining(expected));
+    const executions = await waitFor(
+      "every workflow of the task queue to be listed",
+      async () => {
+        const listed: { workflowId: string; runId: string }[] = [];
+        for await (const e of stack.client.workflow.list({
+          query: `TaskQueue = '${stack.config.temporal.taskQueue}'`,
+        }))
+          listed.push(e);
+        return listed;
+      },
+      {
+        timeoutMs: 20_000,
+        until: (listed) => expected.every((id) => listed.some((e) => e.workflowId === id)),
+        shown: (listed) => listed.map((e) => e.workflowId),
+      },
+    );
     const places = await Promise.all(
       executions.map(async (e) => ({
         where: `history of ${e.workflowId}`,

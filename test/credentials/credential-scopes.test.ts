@@ -11,6 +11,7 @@ import { createApiClient } from "../../src/sdk/index.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { IDEMPOTENCY_KEY, echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const key = `scopes-key-${randomUUID()}`;
 const auth = { authorization: `Bearer ${key}` };
@@ -69,18 +70,11 @@ async function journalOf(id: string): Promise<{ seq: number; tool: string; crede
 }
 
 async function waitParked(id: string): Promise<{ seq: number; reason: string; details: Record<string, unknown> }[]> {
-  let parked: { seq: number; reason: string; details: Record<string, unknown> }[] = [];
-  await expect
-    .poll(
-      async () => {
-        const { body } = await request("GET", `/v1/runs/${id}`);
-        parked = (body["parked"] ?? []) as typeof parked;
-        return body["status"];
-      },
-      { timeout: 20_000 },
-    )
-    .toBe("parked");
-  return parked;
+  const body = await waitFor(`run ${id} to park`, async () => (await request("GET", `/v1/runs/${id}`)).body, {
+    timeoutMs: 20_000,
+    until: (view) => view["status"] === "parked",
+  });
+  return (body["parked"] ?? []) as { seq: number; reason: string; details: Record<string, unknown> }[];
 }
 
 const keysSeenBy = (server: TestMcpServer, id: string) =>
@@ -291,9 +285,10 @@ describe("renewed run credentials across continue-as-new", () => {
 export default async () => { for (let i = 0; i < 30; i++) await sa.whoami({ i }); return "done"; };`,
       });
       const id = String(started.body.id);
-      await expect
-        .poll(async () => (await call("GET", `/v1/runs/${id}`)).body["status"], { timeout: 20_000 })
-        .toBe("parked");
+      await waitFor(`run ${id} to park`, async () => (await call("GET", `/v1/runs/${id}`)).body, {
+        timeoutMs: 20_000,
+        until: (view) => view["status"] === "parked",
+      });
       expect((await call("PUT", `/v1/runs/${id}/credentials`, { mcpServers: { sa: bearer(ALPHA) } })).status).toBe(200);
       expect((await waitForRun(continuing, id, 60_000, auth)).status).toBe("completed");
       const executions: string[] = [];

@@ -106,7 +106,8 @@ describe("run.cancelled", () => {
     const event = await receiver.waitFor(id, "run.cancelled", 15_000);
     expect(event).toMatchObject({ type: "run.cancelled", runId: id, toolset, endUser: "grace" });
     expect(event.data).toEqual({ unfinished: [{ seq: 1, tool: "bank.sync", status: "running" }] });
-    await expect.poll(() => slow.state.cancelled, { timeout: 15_000 }).toBe(1);
+    await waitFor("the server to be told of the cancel", () => slow.state.cancelled > 0, { timeoutMs: 15_000 });
+    expect(slow.state.cancelled).toBe(1);
   });
 
   it("sends nothing the document does not describe", () => {

@@ -9,6 +9,7 @@ import { startEverythingServer, type EverythingServer } from "../helpers/everyth
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { callInRun, jsonType, pinnedTools, schemaMismatch, type PinnedToolView } from "./interop-runs.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 /**
  * Tools not called in the sweep, and why. The server lists only the tools whose client
@@ -121,9 +122,10 @@ describe("server-everything over streamable HTTP", () => {
       toolset,
       script: `import { everything } from "rewind:tools";\nexport default async function main() { return await everything["trigger-elicitation-request"]({}); }`,
     });
-    await expect
-      .poll(async () => (await stack.request("GET", `/v1/runs/${id}`)).body.status, { timeout: 15_000, interval: 100 })
-      .toBe("parked");
+    await waitFor(`run ${id} to park`, async () => (await stack.request("GET", `/v1/runs/${id}`)).body.status, {
+      timeoutMs: 15_000,
+      until: (status) => status === "parked",
+    });
     const { body } = await stack.request("GET", `/v1/runs/${id}/journal`);
     const asked = (
       body as {

@@ -18,6 +18,7 @@ import {
 import { startEverythingServer, type EverythingServer } from "../helpers/everything-server.ts";
 import { startMcpServer, type StartMcpServerOptions, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { echoTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -218,15 +219,14 @@ describe("tool listings", () => {
     expect(listing.notifiesChanges).toBe(true);
     expect(listing.fresh()).toBe(true);
     // The announcement travels on the session's standalone stream, opened after initialize.
-    await expect
-      .poll(
-        async () => {
-          await server.notifyToolsChanged();
-          return listing.fresh();
-        },
-        { timeout: 5_000, interval: 100 },
-      )
-      .toBe(false);
+    await waitFor(
+      "the listing to go stale on the announcement",
+      async () => {
+        await server.notifyToolsChanged();
+        return !listing.fresh();
+      },
+      { timeoutMs: 5_000 },
+    );
   });
 });
 
@@ -264,7 +264,8 @@ describe("tools run as tasks (the reference server's simulate-research-query)", 
       timeoutMs: 30_000,
       task: { onCreated: (task) => created.push(task) },
     }).catch((error: unknown) => error);
-    await expect.poll(() => created.length, { timeout: 10_000 }).toBe(1);
+    await waitFor("the task to be created", () => created.length > 0, { timeoutMs: 10_000 });
+    expect(created).toHaveLength(1);
     // The worker "dies": its pool goes, but the session must outlive it for the task to be found.
     const handle = created[0] as McpTaskHandle;
     const second = pool();
@@ -298,7 +299,8 @@ describe("tools run as tasks (the reference server's simulate-research-query)", 
       () => undefined,
       (e: unknown) => e,
     );
-    await expect.poll(() => created.length, { timeout: 10_000 }).toBe(1);
+    await waitFor("the task to be created", () => created.length > 0, { timeoutMs: 10_000 });
+    expect(created).toHaveLength(1);
     controller.abort();
     const error = await pending;
     expect(error).toBeInstanceOf(McpCallError);
@@ -308,9 +310,11 @@ describe("tools run as tasks (the reference server's simulate-research-query)", 
     const { openMcpConnection } = await import("../../src/mcp/index.ts");
     const probe = await openMcpConnection({ url: everything.url, timeoutMs: 5_000, sessionId: handle.sessionId });
     try {
-      await expect
-        .poll(async () => (await probe.getTask(handle.taskId, { timeoutMs: 5_000 })).status, { timeout: 5_000 })
-        .toBe("cancelled");
+      await waitFor(
+        "the task to be cancelled",
+        async () => (await probe.getTask(handle.taskId, { timeoutMs: 5_000 })).status,
+        { timeoutMs: 5_000, until: (status) => status === "cancelled" },
+      );
     } finally {
       await probe.close({ keepSession: true });
     }

@@ -4,7 +4,7 @@
  * without a result the reason and whether the outcome is unknown — the facts that retry and
  * at-most-once policies are built on.
  */
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { getFreePort } from "../../src/dev/free-port.ts";
 import {
   createMcpPool,
@@ -24,6 +24,7 @@ import {
   manyTools,
   slowTool,
 } from "../helpers/mcp-test-tools.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -164,7 +165,8 @@ describe("connection reuse", () => {
     const server = await mcpServer({ tools: [echoTool()] });
     const shared = pool({ maxIdleMs: 100 });
     await call(shared, server.url, "echo");
-    await vi.waitFor(() => expect(server.stats.sessionsDeleted).toBe(1), { timeout: 2_000 });
+    await waitFor("a session to be deleted", () => server.stats.sessionsDeleted > 0, { timeoutMs: 2_000 });
+    expect(server.stats.sessionsDeleted).toBe(1);
     await call(shared, server.url, "echo");
     expect(server.stats.initializeRequests).toBe(2);
   });
@@ -174,7 +176,8 @@ describe("connection reuse", () => {
     const shared = pool({ maxConnections: 1 });
     await call(shared, server.url, "echo", { poolKey: "a" });
     await call(shared, server.url, "echo", { poolKey: "b" });
-    await vi.waitFor(() => expect(server.stats.sessionsDeleted).toBe(1), { timeout: 2_000 });
+    await waitFor("a session to be deleted", () => server.stats.sessionsDeleted > 0, { timeoutMs: 2_000 });
+    expect(server.stats.sessionsDeleted).toBe(1);
   });
 
   it("lists every page of tools on the pooled connection, as the server has them now", async () => {
@@ -222,7 +225,8 @@ describe("calls that end without a result", () => {
     expect(error).toMatchObject({ reason: "timedOut", outcomeUnknown: true });
     expect(error.message).toContain("300 ms");
     expect(Date.now() - started).toBeLessThan(1_500);
-    await vi.waitFor(() => expect(state.cancelled).toBe(1), { timeout: 2_000 });
+    await waitFor("the server to be told of the cancel", () => state.cancelled > 0, { timeoutMs: 2_000 });
+    expect(state.cancelled).toBe(1);
   });
 
   it("reports the caller's abort as cancelled, and whether the call had been sent", async () => {
@@ -302,7 +306,8 @@ describe("calls that end without a result", () => {
     const server = await mcpServer({ tools: [tool] });
     const shared = createMcpPool();
     const pending = failure(call(shared, server.url, "slow"));
-    await vi.waitFor(() => expect(server.calls).toHaveLength(1));
+    await waitFor("the call at the server", () => server.calls.length > 0);
+    expect(server.calls).toHaveLength(1);
     await shared.close();
     expect(await pending).toMatchObject({ reason: "interrupted", outcomeUnknown: true });
     expect(await failure(call(shared, server.url, "slow"))).toMatchObject({

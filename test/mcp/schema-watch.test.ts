@@ -9,6 +9,7 @@ import { createSchemaWatch } from "../../src/activities/schema-watch.ts";
 import { createMcpPool, type McpPool } from "../../src/mcp/index.ts";
 import { startMcpServer, type StartMcpServerOptions, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { echoTool, manyTools } from "../helpers/mcp-test-tools.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -66,15 +67,14 @@ describe("schema watch", () => {
     const watch = createSchemaWatch(pool());
     await watch.current(check(server));
     server.setTools([{ ...echoTool(), description: "changed" }]);
-    await expect
-      .poll(
-        async () => {
-          await server.notifyToolsChanged();
-          return (await watch.current(check(server)))?.description;
-        },
-        { timeout: 5_000, interval: 100 },
-      )
-      .toBe("changed");
+    await waitFor(
+      "the watch to list the changed tool",
+      async () => {
+        await server.notifyToolsChanged();
+        return (await watch.current(check(server)))?.description;
+      },
+      { timeoutMs: 5_000, until: (description) => description === "changed" },
+    );
     expect(lists()).toBeGreaterThanOrEqual(2);
   });
 

@@ -10,6 +10,7 @@ import { startPythonMcpServer, type PythonMcpServer } from "../helpers/python-mc
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
+import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let tsServer: TestMcpServer;
@@ -76,18 +77,11 @@ async function entry(id: string, seq: number): Promise<EntryView | undefined> {
   return ((body as ApiBody & { entries?: EntryView[] }).entries ?? []).find((e) => e.seq === seq);
 }
 
-async function parkedForInput(id: string): Promise<ApiBody> {
-  let view: ApiBody = {};
-  await expect
-    .poll(
-      async () => {
-        view = (await stack.request("GET", `/v1/runs/${id}`)).body;
-        return view.status;
-      },
-      { timeout: 15_000, interval: 100 },
-    )
-    .toBe("parked");
-  return view;
+function parkedForInput(id: string): Promise<ApiBody> {
+  return waitFor(`run ${id} to park`, async () => (await stack.request("GET", `/v1/runs/${id}`)).body, {
+    timeoutMs: 15_000,
+    until: (view) => view.status === "parked",
+  });
 }
 
 describe.each([
@@ -140,9 +134,10 @@ describe("progress and the other server requests in a run", () => {
       toolset: tsToolset,
       script: `import { ts } from "rewind:tools";\nexport default async function main() { return await ts.index({}); }`,
     });
-    await expect
-      .poll(async () => (await entry(id, 1))?.progress?.message, { timeout: 10_000, interval: 100 })
-      .toMatch(/batch [1-4]/);
+    await waitFor("progress on call 1", async () => (await entry(id, 1))?.progress?.message, {
+      timeoutMs: 10_000,
+      until: (message) => /batch [1-4]/.test(message ?? ""),
+    });
     const done = await waitForRun(stack, id, 30_000);
     expect(done.result).toEqual({ indexed: 4 });
     expect((await entry(id, 1))?.progress).toMatchObject({ progress: 4, total: 4, message: "batch 4" });

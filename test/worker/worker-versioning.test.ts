@@ -6,7 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { promisify } from "node:util";
+import { isDeepStrictEqual, promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { workerDeploymentOptions } from "../../src/worker/create-worker.ts";
@@ -195,9 +195,12 @@ describe("worker versioning: pinned runs", () => {
     await t.setCurrent("v1");
 
     const waiting = await t.startRun(WAITING_SCRIPT);
-    await expect
-      .poll(() => t.versioning(waiting), { timeout: 15_000, interval: 200 })
-      .toEqual({ behavior: PINNED, buildId: "v1", deploymentName: t.deploymentName });
+    await waitFor(`the versioning of ${waiting}`, () => t.versioning(waiting), {
+      timeoutMs: 15_000,
+      intervalMs: 200,
+      until: (versioning) =>
+        isDeepStrictEqual(versioning, { behavior: PINNED, buildId: "v1", deploymentName: t.deploymentName }),
+    });
 
     // A toolset's record never ends: it auto-upgrades even on pinned workers, so v1 can drain.
     const registered = await t.stack.request("POST", "/v1/toolsets", {
@@ -205,9 +208,12 @@ describe("worker versioning: pinned runs", () => {
     });
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
     const record = toolsetWorkflowId(t.stack.config.temporal.namespace, String(registered.body.id));
-    await expect
-      .poll(() => t.versioning(record), { timeout: 15_000, interval: 200 })
-      .toEqual({ behavior: AUTO_UPGRADE, buildId: "v1", deploymentName: t.deploymentName });
+    await waitFor(`the versioning of ${record}`, () => t.versioning(record), {
+      timeoutMs: 15_000,
+      intervalMs: 200,
+      until: (versioning) =>
+        isDeepStrictEqual(versioning, { behavior: AUTO_UPGRADE, buildId: "v1", deploymentName: t.deploymentName }),
+    });
 
     await t.startWorker("v2");
     await t.setCurrent("v2");
@@ -220,9 +226,10 @@ describe("worker versioning: pinned runs", () => {
     expect((await t.stack.request("GET", `/v1/runs/${waiting}`)).body.status).toBe("running");
     await v1.kill("SIGTERM");
     await t.signal(waiting, "now");
-    await expect
-      .poll(() => t.lastWorkflowTask(waiting), { timeout: 5000, interval: 100 })
-      .toEqual({ queue: "normal", started: false });
+    await waitFor("the run's next workflow task to be scheduled", () => t.lastWorkflowTask(waiting), {
+      timeoutMs: 5_000,
+      until: (task) => isDeepStrictEqual(task, { queue: "normal", started: false }),
+    });
     // Not a wait for something to happen: the period in which v2's workers must not take the task.
     await new Promise((resolve) => setTimeout(resolve, 4000));
     expect(await t.lastWorkflowTask(waiting)).toEqual({ queue: "normal", started: false });
@@ -245,9 +252,12 @@ describe("worker versioning: auto-upgrade runs", () => {
     await t.startWorker("v1");
     await t.setCurrent("v1");
     const waiting = await t.startRun(WAITING_SCRIPT);
-    await expect
-      .poll(() => t.versioning(waiting), { timeout: 15_000, interval: 200 })
-      .toEqual({ behavior: AUTO_UPGRADE, buildId: "v1", deploymentName: t.deploymentName });
+    await waitFor(`the versioning of ${waiting}`, () => t.versioning(waiting), {
+      timeoutMs: 15_000,
+      intervalMs: 200,
+      until: (versioning) =>
+        isDeepStrictEqual(versioning, { behavior: AUTO_UPGRADE, buildId: "v1", deploymentName: t.deploymentName }),
+    });
 
     await t.startWorker("v2");
     await t.setCurrent("v2");
