@@ -74,7 +74,10 @@ export interface RunView {
 export type StartRunInput = Omit<RunInput, "runId"> & { idempotencyKey?: string };
 
 /** A decision on a parked call, with who decided: the API key's principal and, if given, on whose behalf. */
-export type CallDecisionInput = ({ approve: true } | { approve: false; reason?: string } | { resume: true }) & {
+/** What a decision on a parked call decides. */
+export type CallDecision = { approve: true } | { approve: false; reason?: string } | { resume: true };
+
+export type CallDecisionInput = CallDecision & {
   principal: string;
   by?: string | undefined;
 };
@@ -114,6 +117,18 @@ export function createRunService(options: RunServiceOptions) {
       if (error instanceof WorkflowNotFoundError) throw notFound(`run ${runId}`);
       throw error;
     }
+  }
+
+  /** The run's description when it is still running; 409 naming what it can no longer do otherwise. */
+  async function describeRunning(runId: string, namespace: string, noLonger: string) {
+    const d = await describeOwned(runId, namespace);
+    if (d.status.name !== "RUNNING")
+      throw new HttpError(
+        409,
+        "conflict",
+        `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; ${noLonger}`,
+      );
+    return d;
   }
 
   return {
@@ -196,13 +211,7 @@ export function createRunService(options: RunServiceOptions) {
      * 409 when the call is not waiting for a decision.
      */
     async decide(runId: string, namespace: string, seq: number, decision: CallDecisionInput): Promise<CallDecided> {
-      const d = await describeOwned(runId, namespace);
-      if (d.status.name !== "RUNNING")
-        throw new HttpError(
-          409,
-          "conflict",
-          `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its calls can no longer be decided`,
-        );
+      await describeRunning(runId, namespace, "its calls can no longer be decided");
       const handle = client.workflow.getHandle(runId);
       const decidedBy = { principal: decision.principal, ...(decision.by ? { by: decision.by } : {}) };
       const send = () => {
@@ -227,13 +236,7 @@ export function createRunService(options: RunServiceOptions) {
       seq: number,
       answer: ElicitationAnswer,
     ): Promise<{ seq: number }> {
-      const d = await describeOwned(runId, namespace);
-      if (d.status.name !== "RUNNING")
-        throw new HttpError(
-          409,
-          "conflict",
-          `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its calls can no longer be answered`,
-        );
+      await describeRunning(runId, namespace, "its calls can no longer be answered");
       const status = await withinQueryTimeout(client.workflow.getHandle(runId).query(getStatusQuery));
       if (!status) throw new HttpError(503, "unavailable", `no worker answered for run ${runId}; try again`);
       if (seq > status.calls.total) throw notFound(`call ${seq} of run ${runId}`);
@@ -280,13 +283,7 @@ export function createRunService(options: RunServiceOptions) {
       namespace: string,
       seal: (toolsetId: string) => Promise<string>,
     ): Promise<void> {
-      const d = await describeOwned(runId, namespace);
-      if (d.status.name !== "RUNNING")
-        throw new HttpError(
-          409,
-          "conflict",
-          `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; its credentials can no longer be renewed`,
-        );
+      const d = await describeRunning(runId, namespace, "its credentials can no longer be renewed");
       const sealed = await seal(String(d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset) ?? ""));
       await client.workflow.getHandle(runId).signal(runCredentialsRenewedSignal, { sealed });
     },

@@ -120,19 +120,13 @@ export const runView = z.object({
 
 export const forkedRunView = runView.extend({ forkedFrom: z.string().describe("The parent run") });
 
-export const runListItem = z.object({
-  id: z.string(),
-  status: runState.describe(
-    "`parked` while a call waits for the harness (from the run's RewindStatus search attribute); `failed` includes terminated and timed-out runs",
-  ),
-  toolset: z.string().optional(),
-  endUser: z.string().optional(),
-  startedAt: timestamp
-    .optional()
-    .describe("When the run started (its first execution, whatever continue-as-new did since)"),
-  closedAt: timestamp.optional(),
-  temporalUrl: z.string().optional(),
-});
+export const runListItem = runView
+  .pick({ id: true, toolset: true, endUser: true, startedAt: true, closedAt: true, temporalUrl: true })
+  .extend({
+    status: runState.describe(
+      "`parked` while a call waits for the harness (from the run's RewindStatus search attribute); `failed` includes terminated and timed-out runs",
+    ),
+  });
 
 export const runList = z.object({
   runs: z.array(runListItem),

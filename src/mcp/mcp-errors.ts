@@ -33,6 +33,24 @@ export interface McpErrorDetails {
   sessionExpired?: boolean;
 }
 
+/** What both errors of the MCP layer tell about the server and its refusal. */
+abstract class McpError extends Error {
+  readonly url: string;
+  readonly status: number | undefined;
+  readonly insufficientScope: boolean;
+  readonly scopeAsked: string | undefined;
+  readonly sessionExpired: boolean;
+
+  protected constructor(message: string, details: McpErrorDetails) {
+    super(message);
+    this.url = details.url;
+    this.status = details.status;
+    this.insufficientScope = details.insufficientScope ?? false;
+    this.scopeAsked = details.scopeAsked;
+    this.sessionExpired = details.sessionExpired ?? false;
+  }
+}
+
 /**
  * Connecting to an MCP server or listing its tools failed.
  *
@@ -45,23 +63,13 @@ export interface McpErrorDetails {
  * - `targetNotAllowed`: the outbound target policy refused the server's address (or a redirect's)
  *   before any socket was opened; the message says only that.
  */
-export class McpConnectError extends Error {
+export class McpConnectError extends McpError {
   override name = "McpConnectError";
   readonly reason: McpConnectReason;
-  readonly url: string;
-  readonly status: number | undefined;
-  readonly insufficientScope: boolean;
-  readonly scopeAsked: string | undefined;
-  readonly sessionExpired: boolean;
 
   constructor(reason: McpConnectReason, message: string, details: McpErrorDetails) {
-    super(message);
+    super(message, details);
     this.reason = reason;
-    this.url = details.url;
-    this.status = details.status;
-    this.insufficientScope = details.insufficientScope ?? false;
-    this.scopeAsked = details.scopeAsked;
-    this.sessionExpired = details.sessionExpired ?? false;
   }
 }
 
@@ -97,27 +105,17 @@ export interface McpCallErrorDetails extends McpErrorDetails {
  * - `targetNotAllowed` (`outcomeUnknown: false`): the outbound target policy refused the server's
  *   address (a DNS answer that turned private, a server no longer trusted) or a redirect's.
  */
-export class McpCallError extends Error {
+export class McpCallError extends McpError {
   override name = "McpCallError";
   readonly reason: McpCallReason;
-  readonly url: string;
   readonly outcomeUnknown: boolean;
-  readonly status: number | undefined;
   readonly code: number | undefined;
-  readonly insufficientScope: boolean;
-  readonly scopeAsked: string | undefined;
-  readonly sessionExpired: boolean;
 
   constructor(reason: McpCallReason, message: string, details: McpCallErrorDetails) {
-    super(message);
+    super(message, details);
     this.reason = reason;
-    this.url = details.url;
     this.outcomeUnknown = details.outcomeUnknown;
-    this.status = details.status;
     this.code = details.code;
-    this.insufficientScope = details.insufficientScope ?? false;
-    this.scopeAsked = details.scopeAsked;
-    this.sessionExpired = details.sessionExpired ?? false;
   }
 }
 

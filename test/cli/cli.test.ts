@@ -216,10 +216,11 @@ describe("--json and errors", () => {
         (r) => r.id,
       );
     // Visibility catches up with the run's close on its own time.
-    let completed: string[] = [];
-    for (let i = 0; i < 20 && !completed.includes(run.id); i++)
-      completed = await listIds("--status", "completed", "--toolset", toolset);
-    expect(completed).toContain(run.id);
+    await waitFor(
+      `runs list --status completed to list ${run.id}`,
+      () => listIds("--status", "completed", "--toolset", toolset),
+      { until: (completed) => completed.includes(run.id) },
+    );
     expect(await listIds("--status", "parked")).not.toContain(run.id);
     expect(await listIds("--started-after", new Date(Date.now() + 60_000).toISOString())).toEqual([]);
     const journal = JSON.parse((await cli("runs", "journal", run.id, "--json")).stdout) as {

@@ -107,6 +107,9 @@ export function droppingTool(options: { dropAttempts: number; name?: string; aft
         state.drops++;
         if (options.afterFirstEvent) {
           await notify("working");
+          // A margin, not a wait the test relies on: the event has been written, and this gives
+          // the client time to read it before the socket is destroyed (what it has read is not
+          // observable from here). Were it not read, the call would fail as another kind of drop.
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
         dropConnection();

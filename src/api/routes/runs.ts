@@ -11,7 +11,8 @@ import { compileForToolset } from "../script-compiler.ts";
 import { newRunTrace } from "../run-trace.ts";
 import { checkServers } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
-import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
+import { RUN_ID_PATTERN, type CallDecision, type RunService } from "../run-service.ts";
+import type { z } from "zod";
 import {
   credentialsBody,
   decideCallBody,
@@ -48,11 +49,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     if (idempotencyKey && idempotencyKey.length > 200)
       throw new HttpError(400, "badRequest", "Idempotency-Key must be at most 200 characters");
     const started = await deps.runs.start({
-      trace: newRunTrace(req.get("traceparent")),
-      script: compiled.javascript,
-      scriptHash: compiled.scriptHash,
-      toolsetId: toolset.id,
-      toolset: toolset.document,
+      ...scriptToRun(req, toolset, compiled),
       input: body.input ?? null,
       namespace,
       ...(body.endUser ? { endUser: body.endUser } : {}),
@@ -89,39 +86,44 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     return seq;
   };
 
+  /** What every run starts from: the compiled script, its pinned toolset and the caller's trace. */
+  const scriptToRun = (
+    req: Request,
+    toolset: Awaited<ReturnType<typeof compileForToolset>>["toolset"],
+    compiled: { javascript: string; scriptHash: string },
+  ) => ({
+    trace: newRunTrace(req.get("traceparent")),
+    script: compiled.javascript,
+    scriptHash: compiled.scriptHash,
+    toolsetId: toolset.id,
+    toolset: toolset.document,
+  });
+
   /** Who decides: the key's principal, and on whose behalf when the body says (`by`). */
   const decider = (req: Request, by: string | undefined) => ({ principal: principalOf(req), ...(by ? { by } : {}) });
 
-  router.post("/v1/runs/:id/calls/:seq/approve", async function approveCall(req, res) {
-    const body = req.body === undefined ? {} : parseOrThrow(decideCallBody, req.body, "body");
-    res.json(
-      await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), {
-        approve: true,
-        ...decider(req, body.by),
-      }),
-    );
-  });
+  /** A decision route: the schema of its body, and the decision a parsed body makes. */
+  const decisionRoute = <S extends z.ZodType<{ by?: string | undefined }>>(
+    verb: "approve" | "reject" | "resume",
+    bodySchema: S,
+    decisionOf: (body: z.infer<S>) => CallDecision,
+  ) =>
+    router.post(`/v1/runs/:id/calls/:seq/${verb}`, async function decideCall(req, res) {
+      const body = parseOrThrow(bodySchema, req.body ?? {}, "body");
+      res.json(
+        await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), {
+          ...decisionOf(body),
+          ...decider(req, body.by),
+        }),
+      );
+    });
 
-  router.post("/v1/runs/:id/calls/:seq/reject", async function rejectCall(req, res) {
-    const body = req.body === undefined ? {} : parseOrThrow(rejectCallBody, req.body, "body");
-    res.json(
-      await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), {
-        approve: false,
-        ...(body.reason ? { reason: body.reason } : {}),
-        ...decider(req, body.by),
-      }),
-    );
-  });
-
-  router.post("/v1/runs/:id/calls/:seq/resume", async function resumeCall(req, res) {
-    const body = req.body === undefined ? {} : parseOrThrow(decideCallBody, req.body, "body");
-    res.json(
-      await deps.runs.decide(runIdParam(req.params.id), namespaceOf(req), seqParam(req.params.seq), {
-        resume: true,
-        ...decider(req, body.by),
-      }),
-    );
-  });
+  decisionRoute("approve", decideCallBody, () => ({ approve: true }));
+  decisionRoute("reject", rejectCallBody, (body) => ({
+    approve: false,
+    ...(body.reason ? { reason: body.reason } : {}),
+  }));
+  decisionRoute("resume", decideCallBody, () => ({ resume: true }));
 
   router.post("/v1/runs/:id/calls/:seq/elicitation", async function answerElicitation(req, res) {
     const id = runIdParam(req.params.id);
@@ -142,11 +144,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
       ? deps.box.seal(JSON.stringify(body.credentials))
       : ((await deps.runs.currentCredentials(parentId)) ?? source.input.credentials);
     const started = await deps.runs.start({
-      trace: newRunTrace(req.get("traceparent")),
-      script: compiled.javascript,
-      scriptHash: compiled.scriptHash,
-      toolsetId: toolset.id,
-      toolset: toolset.document,
+      ...scriptToRun(req, toolset, compiled),
       input: body.input === undefined ? source.input.input : body.input,
       namespace,
       fork: source.seed,
