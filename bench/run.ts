@@ -15,7 +15,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createConsoleLogger } from "../src/cli/console-logger.ts";
-import { installTemporalRuntime } from "../src/worker/temporal-runtime.ts";
+import { installTemporalRuntime } from "../src/temporal/temporal-runtime.ts";
 import { FULL, QUICK, type BenchContext } from "./context.ts";
 import { evaluateTargets, renderReport, type BenchResults } from "./report.ts";
 import { measureLargeResults } from "./scenarios/large-results.ts";

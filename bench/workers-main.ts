@@ -12,7 +12,7 @@ import { createConsoleLogger } from "../src/cli/console-logger.ts";
 import type { PayloadsConfig } from "../src/config.ts";
 import { createMcpPool } from "../src/mcp/index.ts";
 import { createRewindWorker } from "../src/worker/create-worker.ts";
-import { installTemporalRuntime } from "../src/worker/temporal-runtime.ts";
+import { installTemporalRuntime } from "../src/temporal/temporal-runtime.ts";
 import { createPlainActivities } from "./baseline/activities.ts";
 import { plainDataConverter } from "./baseline/data-converter.ts";
 import { announceReady, serveIpc } from "./ipc.ts";

@@ -5,8 +5,8 @@
  */
 import { isIP } from "node:net";
 import path from "node:path";
-import type { TrustedTargets } from "./http-tool/trusted-targets.ts";
-import type { TemporalTls } from "./temporal/connection.ts";
+import type { TrustedTargets } from "./http-tool/index.ts";
+import type { TemporalTls } from "./temporal/index.ts";
 import { readTemporalProfile, TemporalProfileError } from "./temporal/envconfig.ts";
 
 export interface SandboxLimits {

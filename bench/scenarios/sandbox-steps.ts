@@ -6,7 +6,8 @@
  */
 import { stripTypeScriptTypes } from "node:module";
 import ivm from "isolated-vm";
-import { createSandbox, validateAgainstSchema } from "../../src/sandbox/index.ts";
+import { createSandbox } from "../../src/sandbox/index.ts";
+import { validateAgainstSchema } from "../../src/schemas/index.ts";
 import type { EventBatch } from "../../src/shared/journal.ts";
 import type { PinnedToolset } from "../../src/shared/toolset.ts";
 import type { BenchContext } from "../context.ts";

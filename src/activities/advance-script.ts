@@ -3,9 +3,9 @@
  * local activity because it is pure computation on the worker that holds the warm isolate,
  * and its result is recorded in history as a marker, so replays never run the script again.
  */
-import type { EndpointResolver } from "../events/endpoint-resolver.ts";
+import type { EndpointResolver } from "../events/index.ts";
 import type { Sandbox } from "../sandbox/index.ts";
-import type { AdvanceInput, AdvanceResult } from "../shared/step.ts";
+import type { AdvanceInput, AdvanceResult } from "../shared/index.ts";
 import { withEventsEndpoint } from "./run-end.ts";
 
 export interface AdvanceDeps {

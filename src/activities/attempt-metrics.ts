@@ -5,8 +5,8 @@
  * `schemaChanged`…, named below), `cancelled`, or `error`.
  */
 import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
-import type { CallKind, CallMetrics } from "../metrics/metrics.ts";
-import { CALL_FAILURE, type CallFailureType } from "../shared/call-failures.ts";
+import type { CallKind, CallMetrics } from "../metrics/index.ts";
+import { CALL_FAILURE, type CallFailureType } from "../shared/index.ts";
 
 /** The metric's outcome for each failure type; the metric's labels predate the types' names. */
 const OUTCOME_OF: Record<CallFailureType, string> = {

@@ -9,9 +9,8 @@
  */
 import { ApplicationFailure, Context } from "@temporalio/activity";
 import { HttpRefusal, type GuardedFetch, type HttpToolResponse } from "../http-tool/index.ts";
-import { CALL_FAILURE } from "../shared/call-failures.ts";
-import { idempotencyKey } from "../shared/tool-call.ts";
-import type { Tracing } from "../tracing/tracing.ts";
+import { CALL_FAILURE, idempotencyKey } from "../shared/index.ts";
+import type { Tracing } from "../tracing/index.ts";
 import { httpAttemptSpan } from "./attempt-spans.ts";
 
 export interface HttpCallDeps {

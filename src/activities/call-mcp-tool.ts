@@ -16,7 +16,7 @@
 import { createHash } from "node:crypto";
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure, CancelledFailure } from "@temporalio/common";
-import type { CredentialResolver } from "../credentials/credential-resolver.ts";
+import type { CredentialResolver } from "../credentials/index.ts";
 import {
   McpCallError,
   McpConnectError,
@@ -25,21 +25,21 @@ import {
   type McpPool,
   type McpTaskHandle,
   type McpToolDescriptor,
+  scrub,
+  secretsOf,
 } from "../mcp/index.ts";
-import { scrub, secretsOf } from "../mcp/mcp-errors.ts";
-import type { SchemaValidator } from "../sandbox/call-gate.ts";
-import type { EndpointResolver } from "../events/endpoint-resolver.ts";
-import type { Sandbox } from "../sandbox/index.ts";
-import type { SpeculativeStep } from "../shared/step.ts";
-import { CALL_FAILURE } from "../shared/call-failures.ts";
+import type { SchemaValidator, Sandbox } from "../sandbox/index.ts";
+import type { EndpointResolver } from "../events/index.ts";
+import type { SpeculativeStep } from "../shared/index.ts";
 import {
+  CALL_FAILURE,
   IDEMPOTENCY_META_KEY,
   MAX_RESULT_BYTES,
   idempotencyKey,
   type McpCallInput,
   type ToolCallResult,
-} from "../shared/tool-call.ts";
-import type { Tracing } from "../tracing/tracing.ts";
+} from "../shared/index.ts";
+import type { Tracing } from "../tracing/index.ts";
 import { exchangeAttributes, mcpAttemptSpan, thrownErrorType } from "./attempt-spans.ts";
 import { withEventsEndpoint } from "./run-end.ts";
 import type { CallRef, CallReports } from "./call-reports.ts";

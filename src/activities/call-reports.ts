@@ -6,12 +6,12 @@
  * `getCallInput` query until the harness's answer is there, the run says the request can no
  * longer be answered, or the attempt's abort signal fires (timeout, cancellation, shutdown), in
  * which case the run is told the request is withdrawn. The run is the workflow whose id is the
- * run id; the workflow keeps the reports (src/workflows/call-report-desk.ts).
+ * run id; the workflow keeps the reports (src/workflows/run/call-report-desk.ts).
  */
 import { randomUUID } from "node:crypto";
 import { setTimeout as delay } from "node:timers/promises";
 import { QueryNotRegisteredError, WorkflowNotFoundError, type Client } from "@temporalio/client";
-import type { CallInputState, ElicitationAnswer, ElicitationRequest } from "../shared/call-input.ts";
+import type { CallInputState, ElicitationAnswer, ElicitationRequest } from "../shared/index.ts";
 import {
   callInputRequestedSignal,
   callInputWithdrawnSignal,
@@ -20,7 +20,7 @@ import {
 } from "../workflows/messages.ts";
 import { createProgressCoalescer } from "./progress-coalescer.ts";
 
-export type { ElicitationAnswer, ElicitationRequest } from "../shared/call-input.ts";
+export type { ElicitationAnswer, ElicitationRequest } from "../shared/index.ts";
 
 /** One attempt of one call: the run's namespace (from the call's CredentialRef), its id, the call's seq. */
 export interface CallRef {

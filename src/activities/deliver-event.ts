@@ -8,11 +8,11 @@
  */
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure } from "@temporalio/common";
-import type { EndpointResolver } from "../events/endpoint-resolver.ts";
-import { signedHeaders } from "../events/sign-event.ts";
+import type { EndpointResolver } from "../events/index.ts";
+import { signedHeaders } from "../events/index.ts";
 import { TargetRefusal, type TargetPolicy } from "../http-tool/index.ts";
-import type { DeliverEventInput } from "../shared/events.ts";
-import { CALL_FAILURE } from "../shared/call-failures.ts";
+import type { DeliverEventInput } from "../shared/index.ts";
+import { CALL_FAILURE } from "../shared/index.ts";
 
 export interface DeliverEventDeps {
   endpoints: EndpointResolver;

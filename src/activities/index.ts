@@ -1,5 +1,5 @@
 /** Every activity of the Rewind worker, built from its dependencies. */
-import type { CallMetrics } from "../metrics/metrics.ts";
+import type { CallMetrics } from "../metrics/index.ts";
 import { measuredAttempts } from "./attempt-metrics.ts";
 import { createAdvanceScript, type AdvanceDeps } from "./advance-script.ts";
 import { createCallHttp, type HttpCallDeps } from "./call-http.ts";
@@ -30,3 +30,4 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+export { createCallReports } from "./call-reports.ts";

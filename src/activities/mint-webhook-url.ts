@@ -3,7 +3,7 @@
  * secret key, which workflow code never holds; its result is recorded in history like any
  * other call's, so replay gets the same URL.
  */
-import type { WebhookTokens } from "../events/webhook-token.ts";
+import type { WebhookTokens } from "../events/index.ts";
 
 export interface MintWebhookDeps {
   webhookTokens: WebhookTokens;

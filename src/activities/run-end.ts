@@ -3,8 +3,8 @@
  * events endpoint, so a run without one starts no delivery workflow that would only drop its
  * event. Unknown (the lookup failed) is left out, and the workflow delivers as usual.
  */
-import type { EndpointResolver } from "../events/endpoint-resolver.ts";
-import type { AdvanceResult } from "../shared/step.ts";
+import type { EndpointResolver } from "../events/index.ts";
+import type { AdvanceResult } from "../shared/index.ts";
 
 export async function withEventsEndpoint<R extends AdvanceResult>(
   result: R,

@@ -10,8 +10,8 @@
  * - it is older than a minute and the server does not announce changes.
  */
 import type { McpListing, McpPool, McpToolDescriptor } from "../mcp/index.ts";
-import type { SchemaValidator } from "../sandbox/call-gate.ts";
-import type { JsonSchema } from "../shared/toolset.ts";
+import type { SchemaValidator } from "../sandbox/index.ts";
+import type { JsonSchema } from "../shared/index.ts";
 
 export interface SchemaCheck {
   url: string;

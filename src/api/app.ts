@@ -3,7 +3,7 @@
  * (webhooks, which carry their own token, parse first), routes, and the single error handler. Built from dependencies so tests run it in memory.
  */
 import express, { type Express } from "express";
-import type { Logger } from "../shared/logger.ts";
+import type { Logger } from "../shared/index.ts";
 import { createAuth } from "./auth.ts";
 import { createErrorHandler, notFoundRoute, type TemporalReach } from "./error-handler.ts";
 import { serveOpenApi } from "./openapi.ts";

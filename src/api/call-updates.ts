@@ -4,7 +4,7 @@
  * update that met a failed workflow task is sent again; a run that ended meanwhile is a 409 too.
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
-import { temporalCallFailure } from "../temporal/unreachable.ts";
+import { temporalCallFailure } from "../temporal/index.ts";
 import { HttpError } from "./http-error.ts";
 
 const ATTEMPTS = 4;

@@ -8,8 +8,8 @@
  */
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { HttpError } from "./http-error.ts";
-import type { Logger } from "../shared/logger.ts";
-import { isTemporalUnreachable, temporalCallFailure } from "../temporal/unreachable.ts";
+import type { Logger } from "../shared/index.ts";
+import { isTemporalUnreachable, temporalCallFailure } from "../temporal/index.ts";
 
 /** The Temporal the API talks to, as the error handler needs it: where it is, and whether it answers now. */
 export interface TemporalReach {

@@ -5,8 +5,8 @@
  * and what is documented here drift apart; tests validate delivered events against the document.
  */
 import { z } from "zod";
-import type { EventType, HarnessEvent } from "../shared/events.ts";
-import { RUN_FAILURE_TYPES } from "../shared/run.ts";
+import type { EventType, HarnessEvent } from "../shared/index.ts";
+import { RUN_FAILURE_TYPES } from "../shared/index.ts";
 
 const seq = z.number().int().min(1).describe("The call's seq in the run's journal");
 const tool = z.string().describe("The call's tool, `group.tool`");

@@ -4,7 +4,7 @@
  * The codes and the status each answers with are listed once, in shared/api-error-codes.ts; the
  * constructor refuses, at compile time, a status the list does not give the code.
  */
-import type { ApiErrorCode, ApiErrorStatus } from "../shared/api-error-codes.ts";
+import type { ApiErrorCode, ApiErrorStatus } from "../shared/index.ts";
 
 export type { ApiErrorCode };
 

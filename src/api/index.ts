@@ -3,3 +3,4 @@ export { createApp, type ApiDeps } from "./app.ts";
 export { createRunService, type RunService } from "./run-service.ts";
 export { HttpError } from "./http-error.ts";
 export { answerRefusedRequests } from "./refused-requests.ts";
+export { createOpenRunCounter } from "./open-runs.ts";

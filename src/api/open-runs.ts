@@ -5,8 +5,8 @@
  * Visibility lags a second or so behind the runs.
  */
 import type { Client } from "@temporalio/client";
-import type { OpenRunCounts } from "../metrics/metrics.ts";
-import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES } from "../shared/run.ts";
+import type { OpenRunCounts } from "../metrics/index.ts";
+import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES } from "../shared/index.ts";
 
 export interface OpenRunCounterOptions {
   /** Counts younger than this are answered again rather than asked anew. Default 5000 ms. */

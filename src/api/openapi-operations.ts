@@ -5,7 +5,7 @@
  * the one place to touch when a route is added. The contract test fails when it misses one.
  */
 import type { z } from "zod";
-import { registerToolsetBody } from "../toolsets/registration-request.ts";
+import { registerToolsetBody } from "../contract/index.ts";
 import { declarationsQuery } from "./routes/toolsets.ts";
 import { storeWorkflowBody } from "./routes/workflows.ts";
 import {
@@ -20,7 +20,7 @@ import {
   rejectCallBody,
   startRunBody,
 } from "./schemas.ts";
-import * as responses from "./response-schemas.ts";
+import * as responses from "../contract/index.ts";
 
 /** Request schemas, validated with `io: "input"` (defaults make fields optional). */
 export const REQUEST_SCHEMAS = {

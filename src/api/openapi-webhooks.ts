@@ -4,7 +4,7 @@
  * it. Listing EVENT_TYPES here, not by hand, keeps a new event type from going undocumented.
  */
 import type { z } from "zod";
-import { EVENT_TYPES, type EventType } from "../shared/events.ts";
+import { EVENT_TYPES, type EventType } from "../shared/index.ts";
 import { EVENT_DATA, EVENT_SCHEMAS } from "./event-schemas.ts";
 
 type JsonObject = Record<string, unknown>;

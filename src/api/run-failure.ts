@@ -5,7 +5,7 @@
  * it was recorded with in `details.recordedType`.
  */
 import { ActivityFailure, ApplicationFailure } from "@temporalio/common";
-import { RUN_FAILURE_TYPES, isRunFailureType, type RunFailure } from "../shared/run.ts";
+import { RUN_FAILURE_TYPES, isRunFailureType, type RunFailure } from "../shared/index.ts";
 
 function describe(cause: Error): string {
   if (cause instanceof ActivityFailure && cause.cause)

@@ -10,8 +10,8 @@
 import { isGrpcServiceError, type Client } from "@temporalio/client";
 import { decodeTypedSearchAttributes } from "@temporalio/common/lib/converter/payload-search-attributes.js";
 import type { google, temporal } from "@temporalio/proto";
-import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunState } from "../shared/run.ts";
-import { temporalAnswers } from "../temporal/unreachable.ts";
+import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES, type RunState } from "../shared/index.ts";
+import { temporalAnswers } from "../temporal/index.ts";
 import { HttpError } from "./http-error.ts";
 import type { RunView } from "./run-service.ts";
 

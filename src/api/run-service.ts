@@ -15,9 +15,10 @@ import {
 } from "@temporalio/client";
 import { TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
-import { fromHistoryPayload } from "../payloads/external-storage.ts";
-import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/runtime-version.ts";
+import { fromHistoryPayload } from "../payloads/index.ts";
 import {
+  SANDBOX_RUNTIME_VERSION,
+  runtimeVersionOf,
   RUN_ID_PREFIX,
   RUN_WORKFLOW_TYPE,
   SEARCH_ATTRIBUTES,
@@ -27,12 +28,11 @@ import {
   type RunInput,
   type RunFailure,
   type RunState,
-} from "../shared/run.ts";
+  describeRunStart,
+} from "../shared/index.ts";
 import { runFailureOf } from "./run-failure.ts";
-import type { ElicitationAnswer } from "../shared/call-input.ts";
-import { describeRunStart } from "../shared/run-summary.ts";
-import type { JsonSchema } from "../shared/toolset.ts";
-import { validateAgainstSchema } from "../sandbox/index.ts";
+import type { ElicitationAnswer, JsonSchema } from "../shared/index.ts";
+import { validateAgainstSchema } from "../schemas/index.ts";
 import {
   answerCallInputUpdate,
   approveCallUpdate,

@@ -3,7 +3,7 @@
  * started the run carried a W3C `traceparent` (so a harness's own trace leads into the run).
  */
 import { randomBytes } from "node:crypto";
-import { parseTraceparent, type RunTrace } from "../shared/trace-context.ts";
+import { parseTraceparent, type RunTrace } from "../shared/index.ts";
 
 export function newRunTrace(traceparent: string | undefined): RunTrace {
   const caller = parseTraceparent(traceparent);

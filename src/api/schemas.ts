@@ -3,11 +3,10 @@
  * come from the same definitions.
  */
 import { z } from "zod";
-import { MAX_SCRIPT_BYTES } from "../declarations/compile-script.ts";
-import { TOOLSET_ID_PATTERN } from "../toolsets/toolset-id.ts";
+import { MAX_SCRIPT_BYTES } from "../declarations/index.ts";
+import { TOOLSET_ID_PATTERN, credentialsBody } from "../contract/index.ts";
 
-import { credentialsBody } from "../credentials/credentials-schema.ts";
-export { credentialsBody, type CredentialsBody } from "../credentials/credentials-schema.ts";
+export { credentialsBody, type CredentialsBody } from "../contract/index.ts";
 
 export const startRunBody = z.strictObject({
   script: z

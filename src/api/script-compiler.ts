@@ -3,9 +3,9 @@
  * or the empty one), type-check the script against its declarations, strip the types. A type
  * error is a 422 whose message names the first problem and whose details list them all.
  */
-import { compileScript } from "../declarations/compile-script.ts";
-import type { TypeChecker } from "../declarations/type-check.ts";
-import type { ResolvedToolset, ToolsetRegistry } from "../toolsets/toolset-registry.ts";
+import { compileScript } from "../declarations/index.ts";
+import type { TypeChecker } from "../declarations/index.ts";
+import type { ResolvedToolset, ToolsetRegistry } from "../toolsets/index.ts";
 import { HttpError, notFound } from "./http-error.ts";
 
 export interface CompiledForToolset {

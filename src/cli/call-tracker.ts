@@ -4,7 +4,7 @@
  * Polling sees states, not transitions, so the tracker remembers what it showed of each call and
  * reports each change once; a call first seen already finished gets one line with its arguments.
  */
-import type { JournalEntryBody, RunViewBody } from "../api/response-schemas.ts";
+import type { JournalEntryBody, RunViewBody } from "../contract/index.ts";
 import { compact, formatDuration, progressText } from "./output.ts";
 
 interface Seen {

@@ -2,7 +2,7 @@
  * The logger of Rewind's own processes: one line per event on stderr, `level message k=v…`,
  * filtered by REWIND_LOG_LEVEL. Plain text because a person reads it first.
  */
-import type { Logger } from "../shared/logger.ts";
+import type { Logger } from "../shared/index.ts";
 
 const ORDER = { debug: 0, info: 1, warn: 2, error: 3 } as const;
 type Level = keyof typeof ORDER;

@@ -8,9 +8,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Config } from "../config.ts";
 import { findOrInstallTemporalCli, loadDevServerConfig, startDevServer, type DevServer } from "../dev/index.ts";
-import type { Logger } from "../shared/logger.ts";
-import { connectClient } from "../temporal/connection.ts";
-import { setupNamespace } from "../temporal/namespace-setup.ts";
+import type { Logger } from "../shared/index.ts";
+import { connectClient, setupNamespace } from "../temporal/index.ts";
 import { startApi } from "./start-api.ts";
 import { startWorker } from "./start-worker.ts";
 

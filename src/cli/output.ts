@@ -3,7 +3,7 @@
  * otherwise, and type errors the way tsc shows them (position, code, source line, caret), so a
  * script's author reads them as they would read their editor's.
  */
-import type { Diagnostic } from "../api/response-schemas.ts";
+import type { Diagnostic } from "../contract/index.ts";
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -6,8 +6,8 @@
  */
 import type { Config } from "../config.ts";
 import { createPrometheusMetrics, startMetricsServer, type PrometheusMetrics } from "../metrics/index.ts";
-import type { Logger } from "../shared/logger.ts";
-import { temporalSdkMetricsUrl } from "../worker/temporal-runtime.ts";
+import type { Logger } from "../shared/index.ts";
+import { temporalSdkMetricsUrl } from "../temporal/index.ts";
 
 let shared: Promise<PrometheusMetrics> | undefined;
 

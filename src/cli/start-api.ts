@@ -5,28 +5,22 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@temporalio/client";
-import { answerRefusedRequests, createApp, createRunService } from "../api/index.ts";
-import { createExternalStorage, createStorageDriver, rewindDataConverter } from "../payloads/external-storage.ts";
-import { measuredDriver } from "../payloads/measured-driver.ts";
-import { createOpenRunCounter } from "../api/open-runs.ts";
+import { answerRefusedRequests, createApp, createRunService, createOpenRunCounter } from "../api/index.ts";
+import { createExternalStorage, createStorageDriver, rewindDataConverter, measuredDriver } from "../payloads/index.ts";
 import type { PrometheusMetrics } from "../metrics/index.ts";
 import { processMetrics } from "./process-metrics.ts";
 import type { Config } from "../config.ts";
-import { createSecretBox } from "../credentials/secret-box.ts";
-import { resolveSecretKey } from "../credentials/secret-key.ts";
-import { createWebhookTokens } from "../events/webhook-token.ts";
-import { createTypeChecker } from "../declarations/type-check.ts";
-import type { Logger } from "../shared/logger.ts";
+import { createSecretBox, resolveSecretKey } from "../credentials/index.ts";
+import { createWebhookTokens } from "../events/index.ts";
+import { createTypeChecker } from "../declarations/index.ts";
+import type { Logger } from "../shared/index.ts";
 import { createTargetPolicy, type TargetPolicy } from "../http-tool/index.ts";
 import { listAllTools } from "../mcp/index.ts";
-import { createToolsetRegistry } from "../toolsets/toolset-registry.ts";
-import { createTemporalToolsetStore } from "../toolsets/toolset-store.ts";
-import { createTemporalWorkflowStore } from "../toolsets/workflow-store.ts";
-import { toolsetWorkflowId } from "../shared/toolset-record.ts";
-import { getObservedQuery } from "../workflows/toolset-record.ts";
-import { connectClient, connectionSettings } from "../temporal/connection.ts";
-import { requireNamespaceReady } from "../temporal/namespace-readiness.ts";
-import { temporalAnswers } from "../temporal/unreachable.ts";
+import { createToolsetRegistry } from "../toolsets/index.ts";
+import { createTemporalToolsetStore, createStoredScriptStore } from "../storage/index.ts";
+import { toolsetWorkflowId } from "../shared/index.ts";
+import { getObservedQuery } from "../workflows/messages.ts";
+import { connectClient, connectionSettings, requireNamespaceReady, temporalAnswers } from "../temporal/index.ts";
 
 /** How long registration waits for one MCP server to list all its tools. */
 const REGISTRATION_TIMEOUT_MS = 10_000;
@@ -83,13 +77,13 @@ export async function startApi(
     namespace: config.temporal.namespace,
     dataConverter: rewindDataConverter(storage),
   });
-  const workflows = createTemporalWorkflowStore(client, config.temporal.taskQueue);
+  const storedScripts = createStoredScriptStore(client, config.temporal.taskQueue);
   const box = createSecretBox(secretKey);
   const targets = options.targets ?? createTargetPolicy(config.outbound);
   const toolsets = createToolsetRegistry({
     store: createTemporalToolsetStore(client, config.temporal.taskQueue),
     listTools: (url, headers) => listAllTools({ url, headers, timeoutMs: REGISTRATION_TIMEOUT_MS, targets }),
-    workflowExists: async (namespace, id) => (await workflows.load(namespace, id)) !== undefined,
+    storedScriptExists: async (namespace, id) => (await storedScripts.load(namespace, id)) !== undefined,
     loadObserved: (namespace, id) =>
       queryWithin(
         client.workflow.getHandle(toolsetWorkflowId(namespace, id)).query(getObservedQuery),
@@ -105,7 +99,7 @@ export async function startApi(
       continueAsNewAfterEvents: config.continueAsNewAfterEvents,
     }),
     toolsets,
-    workflows,
+    storedScripts,
     typeChecker: createTypeChecker(),
     events: { client, taskQueue: config.temporal.taskQueue, box, targets },
     hooks: { client, webhookTokens: createWebhookTokens(secretKey) },

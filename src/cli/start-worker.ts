@@ -4,14 +4,18 @@
  */
 import path from "node:path";
 import type { Config } from "../config.ts";
-import { resolveSecretKey } from "../credentials/secret-key.ts";
+import { resolveSecretKey } from "../credentials/index.ts";
 import { createTargetPolicy } from "../http-tool/index.ts";
-import type { Logger } from "../shared/logger.ts";
-import { createTracing } from "../tracing/tracing.ts";
-import { connectionSettings, connectNative, type TemporalConnectionSettings } from "../temporal/connection.ts";
-import { requireNamespaceReady } from "../temporal/namespace-readiness.ts";
-import { createRewindWorker, type RewindWorker } from "../worker/create-worker.ts";
-import { installTemporalRuntimeWithMetrics } from "../worker/temporal-runtime.ts";
+import type { Logger } from "../shared/index.ts";
+import { createTracing } from "../tracing/index.ts";
+import {
+  connectionSettings,
+  connectNative,
+  type TemporalConnectionSettings,
+  requireNamespaceReady,
+  installTemporalRuntimeWithMetrics,
+} from "../temporal/index.ts";
+import { createRewindWorker, type RewindWorker } from "../worker/index.ts";
 import { processMetrics } from "./process-metrics.ts";
 
 const SDK_LEVEL = { debug: "DEBUG", info: "INFO", warn: "WARN", error: "ERROR" } as const;

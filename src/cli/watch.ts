@@ -5,7 +5,7 @@
  * outcome: 0 completed, 1 failed or cancelled; Ctrl-C stops watching, not the run (130).
  */
 import { setTimeout as delay } from "node:timers/promises";
-import type { RunViewBody } from "../api/response-schemas.ts";
+import type { RunViewBody } from "../contract/index.ts";
 import { RewindApiError, type ApiClient } from "../sdk/api-client.ts";
 import { createCallTracker, type CallTracker } from "./call-tracker.ts";
 import { formatDuration, full, printJson } from "./output.ts";

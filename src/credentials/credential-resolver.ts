@@ -15,8 +15,8 @@ import {
   type CredentialScope,
   type CredentialSet,
   type StoredCredentials,
-} from "../shared/credentials.ts";
-import { getCredentialsQuery } from "../workflows/toolset-credentials.ts";
+} from "../shared/index.ts";
+import { getCredentialsQuery } from "../workflows/messages.ts";
 import type { SecretBox } from "./secret-box.ts";
 
 export interface ResolvedCredentials {

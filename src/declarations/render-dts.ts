@@ -4,10 +4,8 @@
  * groups and built-ins, and when the toolset enables `http` a global `fetch` sits beside it, as
  * it does in the sandbox.
  */
-import { scalarsAsText } from "../shared/observed-shape.ts";
-import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
-import { listToolGroups } from "../shared/toolset.ts";
-import type { JsonSchema, PinnedTool, PinnedToolset } from "../shared/toolset.ts";
+import { scalarsAsText, TOOL_ERROR_CODES, listToolGroups } from "../shared/index.ts";
+import type { JsonSchema, PinnedTool, PinnedToolset } from "../shared/index.ts";
 import { formatJsDoc, isIdentifierName, jsonSchemaToTs, propertyKey } from "./json-schema-to-ts.ts";
 
 /** The shape of a tool's recorded results, inferred elsewhere, for tools that declare none. */

@@ -4,9 +4,8 @@
  * is spent on every prompt, so types are single-line and descriptions cut to their first
  * sentence; the .d.ts keeps the full text for the type-checker.
  */
-import { TOOL_ERROR_CODES } from "../shared/tool-error.ts";
-import { listToolGroups } from "../shared/toolset.ts";
-import type { PinnedTool, PinnedToolset } from "../shared/toolset.ts";
+import { TOOL_ERROR_CODES, listToolGroups } from "../shared/index.ts";
+import type { PinnedTool, PinnedToolset } from "../shared/index.ts";
 import { isIdentifierName, jsonSchemaToTs } from "./json-schema-to-ts.ts";
 import { UNDECLARED_MCP_RESULT, isBindingName, resultSchemaOf } from "./render-dts.ts";
 import type { RenderOptions } from "./render-dts.ts";

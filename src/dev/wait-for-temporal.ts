@@ -6,7 +6,7 @@
 
 import type { Connection } from "@temporalio/client";
 import { setTimeout as sleep } from "node:timers/promises";
-import { connectClient } from "../temporal/connection.ts";
+import { connectClient } from "../temporal/index.ts";
 
 export interface WaitForTemporalOptions {
   address: string;

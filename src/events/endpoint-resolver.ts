@@ -4,9 +4,9 @@
  * event asks and endpoints change rarely; the secret is opened only here, at delivery.
  */
 import type { Client } from "@temporalio/client";
-import type { SecretBox } from "../credentials/secret-box.ts";
-import { namespaceSettingsWorkflowId } from "../shared/events.ts";
-import { getNamespaceSettingsQuery } from "../workflows/namespace-settings.ts";
+import type { SecretBox } from "../credentials/index.ts";
+import { namespaceSettingsWorkflowId } from "../shared/index.ts";
+import { getNamespaceSettingsQuery } from "../workflows/messages.ts";
 
 export interface ResolvedEndpoint {
   url: string;

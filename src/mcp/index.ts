@@ -19,3 +19,4 @@ export type {
   McpToolDescriptor,
 } from "./mcp-types.ts";
 export { resultValue } from "./result-value.ts";
+export { scrub, secretsOf } from "./mcp-errors.ts";

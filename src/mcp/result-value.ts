@@ -4,7 +4,7 @@
  * result types in declarations both depend on it; it changed once, with sandbox runtime 3, and
  * a run keeps the rule of the runtime it started on (its scripts were checked against it).
  */
-import { runtimeVersionOf } from "../shared/runtime-version.ts";
+import { runtimeVersionOf } from "../shared/index.ts";
 import type { McpCallOutcome } from "./mcp-types.ts";
 
 /**

@@ -1,7 +1,7 @@
 /**
  * The one file that uses prom-client: Rewind's metrics in a registry of their own, rendered in
  * Prometheus' text format, with the Temporal SDK's runtime metrics appended on each scrape. The
- * SDK's core exports its metrics itself, on a loopback port (src/worker/temporal-runtime.ts);
+ * SDK's core exports its metrics itself, on a loopback port (src/temporal/temporal-runtime.ts);
  * fetching that text here gives one endpoint per process instead of two. Gauges (warm isolates,
  * heap, open runs) are read when scraped, never kept up to date in between.
  */

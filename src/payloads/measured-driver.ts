@@ -4,7 +4,7 @@
  * references it writes are the wrapped driver's and every process reads them with or without it.
  */
 import type { Payload, StorageDriver } from "@temporalio/common";
-import type { PayloadMetrics } from "../metrics/metrics.ts";
+import type { PayloadMetrics } from "../metrics/index.ts";
 
 /** A payload's data and metadata values: the bytes it takes in the store, near enough. */
 function sizeOf(payloads: Payload[]): number {

@@ -4,8 +4,8 @@
  * the pinned schema, and built-ins get their arguments normalized (durations to ms). A refused
  * call still takes a seq, so replay stays aligned, but is never dispatched.
  */
-import { parseDuration } from "../shared/durations.ts";
-import type { PinnedTool, PinnedToolset } from "../shared/toolset.ts";
+import { parseDuration } from "../shared/index.ts";
+import type { PinnedTool, PinnedToolset } from "../shared/index.ts";
 
 export type GateVerdict =
   { args: unknown } | { refused: { code: "invalidArguments" | "unknownTool"; message: string; details?: unknown } };

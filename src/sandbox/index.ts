@@ -1,6 +1,4 @@
 /** The sandbox's public surface: one step of a script, with warm sessions and limits. */
 export { createSandbox, type Sandbox, type SandboxOptions } from "./sandbox.ts";
-export { validateAgainstSchema, schemaProblem } from "./schema-validator.ts";
-export type { SchemaProblem, SchemaProblemReason } from "./ajv-compiler.ts";
-export { SCHEMA_DIALECTS, type SchemaDialect } from "./schema-dialect.ts";
 export { isExportableName, RESERVED_EXPORTS } from "./module-sources.ts";
+export type { SchemaValidator } from "./call-gate.ts";

@@ -4,7 +4,7 @@
  * `rewind:tools`, and the entry module that loads them in an order that lets the one-shot
  * global vanish before any script code runs.
  */
-import { listToolGroups, type PinnedToolset } from "../shared/toolset.ts";
+import { listToolGroups, type PinnedToolset } from "../shared/index.ts";
 import { INTERNAL_GLOBAL } from "./runtime-source.ts";
 
 export const SCRIPT_SPECIFIER = "script.ts";

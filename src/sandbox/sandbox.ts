@@ -6,21 +6,20 @@
  * that hit a limit or settled is dropped. `speculate` lets the activity that finished a call
  * feed it at once, and hand the step back with the call's result (a `SpeculativeStep`).
  */
-import type { CallEvent } from "../shared/journal.ts";
 import type {
+  CallEvent,
   AdvanceInput,
   AdvanceResult,
   ColdStart,
   ScriptError,
   SpeculativeStep,
   StepResult,
-} from "../shared/step.ts";
+} from "../shared/index.ts";
 import type { SchemaValidator } from "./call-gate.ts";
 import { ScriptLoadError } from "./isolate.ts";
 import { ScriptSession } from "./script-session.ts";
-import { RUNTIME_VERSION_ERROR_TYPE } from "../shared/call-failures.ts";
-import { SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/runtime-version.ts";
-import type { StepMetrics } from "../metrics/metrics.ts";
+import { RUNTIME_VERSION_ERROR_TYPE, SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/index.ts";
+import type { StepMetrics } from "../metrics/index.ts";
 
 /** Thrown (and retried by Temporal, on another worker) for a run whose runtime this worker lacks. */
 export class RuntimeVersionError extends Error {

@@ -5,10 +5,8 @@
  * compares against, so a stale or out-of-order step falls back to a cold replay.
  */
 import { createHash } from "node:crypto";
-import type { CallEvent, EventBatch, IssuedCall } from "../shared/journal.ts";
-import { EMPTY_CHAIN, batchChain, type ScriptError } from "../shared/step.ts";
-import type { ToolErrorData } from "../shared/tool-error.ts";
-import type { PinnedToolset } from "../shared/toolset.ts";
+import type { CallEvent, EventBatch, IssuedCall, ToolErrorData, PinnedToolset } from "../shared/index.ts";
+import { EMPTY_CHAIN, batchChain, type ScriptError } from "../shared/index.ts";
 import { createCallGate, type GateVerdict, type SchemaValidator } from "./call-gate.ts";
 import { createScriptIsolate, type IsolateFault, type ScriptIsolate } from "./isolate.ts";
 import { toolsModuleSource } from "./module-sources.ts";

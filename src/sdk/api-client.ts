@@ -8,12 +8,9 @@
  * const run = await api.startRun({ script: "export default async () => 42" });
  * console.log((await api.getRun(run.id)).status);
  */
-import type { CredentialsBody } from "../credentials/credentials-schema.ts";
-import { isApiErrorCode, type ApiErrorCode, type ClientErrorCode } from "../shared/api-error-codes.ts";
-import type { ElicitationAnswer } from "../shared/call-input.ts";
-import type { Cassette } from "../shared/run.ts";
-import type { RegisterToolsetBody } from "../toolsets/registration-request.ts";
 import type {
+  CredentialsBody,
+  RegisterToolsetBody,
   ApiErrorBody,
   CallDecisionBody,
   EventsEndpointBody,
@@ -24,9 +21,11 @@ import type {
   StoredWorkflowBody,
   ToolsetView,
   WorkflowViewBody,
-} from "../api/response-schemas.ts";
+} from "../contract/index.ts";
+import { isApiErrorCode, type ApiErrorCode, type ClientErrorCode } from "../shared/index.ts";
+import type { ElicitationAnswer, Cassette } from "../shared/index.ts";
 
-export type { ApiErrorCode, ClientErrorCode } from "../shared/api-error-codes.ts";
+export type { ApiErrorCode, ClientErrorCode } from "../shared/index.ts";
 export type {
   ApiErrorBody,
   CallDecisionBody,
@@ -37,7 +36,7 @@ export type {
   RunListBody,
   RunViewBody,
   ToolsetView,
-} from "../api/response-schemas.ts";
+} from "../contract/index.ts";
 
 export interface ApiClientOptions {
   /** Base URL of the API, e.g. `http://127.0.0.1:8787`. */

@@ -7,14 +7,12 @@
  * and attempt number.
  */
 import type { PayloadsConfig } from "../config.ts";
-import { createExternalStorage, rewindDataConverter } from "../payloads/external-storage.ts";
+import { createExternalStorage, rewindDataConverter } from "../payloads/index.ts";
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure } from "@temporalio/common";
 import { Worker, type NativeConnection } from "@temporalio/worker";
-import type { HostCallInput } from "../shared/host-call.ts";
-import type { Logger } from "../shared/logger.ts";
-import { connectNative, type TemporalTls } from "../temporal/connection.ts";
-import { installTemporalRuntime } from "../worker/temporal-runtime.ts";
+import type { HostCallInput, Logger } from "../shared/index.ts";
+import { connectNative, type TemporalTls, installTemporalRuntime } from "../temporal/index.ts";
 import { HOST_TOOL_ERROR_TYPE, ToolError } from "./tool-error.ts";
 
 export interface HostToolContext {

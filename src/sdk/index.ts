@@ -32,8 +32,8 @@ export type {
   RunCompletedData,
   RunFailedData,
   SchemaChangedData,
-} from "../shared/events.ts";
-export { RUN_FAILURE_TYPES, type RunFailure, type RunFailureType } from "../shared/run.ts";
+} from "../shared/index.ts";
+export { RUN_FAILURE_TYPES, type RunFailure, type RunFailureType } from "../shared/index.ts";
 export { replayCassette, type ReplayError, type ReplayOptions, type ReplayOutcome } from "./replay.ts";
 export { temporalSettings, ConfigError, type TemporalSettings } from "../config.ts";
-export type { TemporalTls } from "../temporal/connection.ts";
+export type { TemporalTls } from "../temporal/index.ts";

@@ -9,14 +9,11 @@
  * const outcome = await replayCassette({ cassette, script: await readFile("script.ts", "utf8") });
  * if (!outcome.ok) console.error(outcome.error.message);
  */
-import { compileScript } from "../declarations/compile-script.ts";
-import { renderDts } from "../declarations/render-dts.ts";
-import { createTypeChecker, type Diagnostic } from "../declarations/type-check.ts";
-import { createSandbox, validateAgainstSchema } from "../sandbox/index.ts";
-import { stableJson } from "../shared/canonical.ts";
-import type { CallEvent, IssuedCall, JournalEntry } from "../shared/journal.ts";
-import type { Cassette } from "../shared/run.ts";
-import type { AdvanceResult, ScriptError } from "../shared/step.ts";
+import { compileScript, renderDts, createTypeChecker, type Diagnostic } from "../declarations/index.ts";
+import { createSandbox } from "../sandbox/index.ts";
+import { validateAgainstSchema } from "../schemas/index.ts";
+import { stableJson } from "../shared/index.ts";
+import type { CallEvent, IssuedCall, JournalEntry, Cassette, AdvanceResult, ScriptError } from "../shared/index.ts";
 
 export interface ReplayOptions {
   cassette: Cassette;

@@ -6,7 +6,7 @@
  * @example
  * throw new ToolError("toolFailed", "no customer with that email", { email });
  */
-import type { ToolErrorCode } from "../shared/tool-error.ts";
+import type { ToolErrorCode } from "../shared/index.ts";
 
 export class ToolError extends Error {
   override name = "ToolError";
@@ -20,4 +20,4 @@ export class ToolError extends Error {
   }
 }
 
-export { HOST_TOOL_ERROR_TYPE } from "../shared/call-failures.ts";
+export { HOST_TOOL_ERROR_TYPE } from "../shared/index.ts";

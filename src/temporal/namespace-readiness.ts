@@ -8,7 +8,7 @@
 import { isGrpcServiceError, type Connection } from "@temporalio/client";
 import type { SearchAttributeType } from "@temporalio/common";
 import proto, { type temporal } from "@temporalio/proto";
-import { SEARCH_ATTRIBUTES } from "../shared/run.ts";
+import { SEARCH_ATTRIBUTES } from "../shared/index.ts";
 
 /** What the checks call: a client Connection's services, or a worker's NativeConnection's (the same). */
 export type TemporalServices = Pick<Connection, "workflowService" | "operatorService">;

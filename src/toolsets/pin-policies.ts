@@ -5,10 +5,9 @@
  * dispatcher applies them, so a toolset that states a default and one that doesn't pin the same
  * way only when written alike.
  */
-import { parseDuration } from "../shared/durations.ts";
-import { HTTP_TOOL } from "../shared/journal.ts";
-import type { PinnedToolset, ToolPolicy } from "../shared/toolset.ts";
-import type { ToolPolicyInput } from "./registration-request.ts";
+import { parseDuration, HTTP_TOOL } from "../shared/index.ts";
+import type { PinnedToolset, ToolPolicy } from "../shared/index.ts";
+import type { ToolPolicyInput } from "../contract/index.ts";
 
 export class PolicyError extends Error {
   override name = "PolicyError";

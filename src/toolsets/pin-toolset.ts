@@ -6,14 +6,13 @@
  * fault, and nothing is pinned; a server's tool whose schema can't be used is only left out,
  * and said so beside the document.
  */
-import type { PinnedHostToolGroup, PinnedMcpServer, PinnedTool, PinnedToolset } from "../shared/toolset.ts";
+import type { PinnedHostToolGroup, PinnedMcpServer, PinnedTool, PinnedToolset } from "../shared/index.ts";
 import { RESERVED_EXPORTS } from "../sandbox/index.ts";
 import { AllowedHostError, normalizeAllowedHosts } from "./allowed-hosts.ts";
 import { PolicyError, pinPolicies } from "./pin-policies.ts";
-import type { OmittedTool } from "./omitted-tool.ts";
+import type { OmittedTool, RegisterToolsetBody } from "../contract/index.ts";
 import { pinListedTool, pinTool, type ListedTool } from "./pin-tool.ts";
 import { RegistrationError } from "./registration-error.ts";
-import type { RegisterToolsetBody } from "./registration-request.ts";
 import { selectTools } from "./tool-selection.ts";
 
 export interface PinDeps {

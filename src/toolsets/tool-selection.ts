@@ -6,7 +6,7 @@
  */
 import type { ListedTool } from "./pin-tool.ts";
 import { RegistrationError } from "./registration-error.ts";
-import type { ToolSelection } from "./registration-request.ts";
+import type { ToolSelection } from "../contract/index.ts";
 
 export interface SelectedTools {
   kept: ListedTool[];

@@ -4,15 +4,13 @@
  * a run that names no toolset needs no registration.
  */
 import { renderDts, renderPrompt } from "../declarations/index.ts";
-import { EMPTY_TOOLSET, type PinnedToolset } from "../shared/toolset.ts";
-import type { ObservedResults } from "../shared/toolset-record.ts";
+import { EMPTY_TOOLSET, type PinnedToolset } from "../shared/index.ts";
+import type { ObservedResults } from "../shared/index.ts";
 import { pinToolset, type PinDeps } from "./pin-toolset.ts";
-import type { OmittedTool } from "./omitted-tool.ts";
+import type { OmittedTool, RegisterToolsetBody } from "../contract/index.ts";
 import { RegistrationError } from "./registration-error.ts";
-import { WORKFLOW_ID_PATTERN } from "./workflow-store.ts";
-import type { RegisterToolsetBody } from "./registration-request.ts";
-import { toolsetId } from "./toolset-id.ts";
-import type { ToolsetStore } from "./toolset-store.ts";
+import { STORED_SCRIPT_ID_PATTERN, toolsetId } from "../storage/index.ts";
+import type { ToolsetStore } from "../storage/index.ts";
 
 export interface ResolvedToolset {
   id: string;
@@ -37,8 +35,8 @@ export interface RegistryDeps {
   loadObserved?(namespace: string, id: string): Promise<ObservedResults>;
   store: ToolsetStore;
   listTools: PinDeps["listTools"];
-  /** Whether a stored workflow script exists in the namespace (toolsets pin them by id). */
-  workflowExists(namespace: string, id: string): Promise<boolean>;
+  /** Whether a stored script exists in the namespace (toolsets pin them by id). */
+  storedScriptExists(namespace: string, id: string): Promise<boolean>;
 }
 
 export function resolveToolset(
@@ -95,7 +93,7 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
         loadBase: async (id) => (await get(id, namespace))?.document,
       });
       for (const [name, id] of Object.entries(document.workflows)) {
-        if (!WORKFLOW_ID_PATTERN.test(id) || !(await deps.workflowExists(namespace, id))) {
+        if (!STORED_SCRIPT_ID_PATTERN.test(id) || !(await deps.storedScriptExists(namespace, id))) {
           throw new RegistrationError(
             404,
             `workflows.${name}: no stored workflow ${id} in this namespace (store it with POST /v1/workflows)`,

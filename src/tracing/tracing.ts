@@ -19,7 +19,7 @@ import {
   type SpanExporter,
 } from "@opentelemetry/sdk-trace-base";
 import packageJson from "../../package.json" with { type: "json" };
-import { formatTraceparent, parseTraceparent, type FinishedSpan } from "../shared/trace-context.ts";
+import { formatTraceparent, parseTraceparent, type FinishedSpan } from "../shared/index.ts";
 import { createOtlpExporter, type OtlpOptions } from "./otlp-exporter.ts";
 
 /** `service.instance.id`: one per process, whatever number of tracers it makes (dev runs API and worker together). */

@@ -5,26 +5,22 @@
  */
 import { Client } from "@temporalio/client";
 import { Worker, type InjectedSinks, type WorkerOptions } from "@temporalio/worker";
-import type { FinishedSpan, TracingSinks } from "../shared/trace-context.ts";
-import { createTracing, type Tracing } from "../tracing/tracing.ts";
-import { createActivities } from "../activities/index.ts";
-import { createCallReports } from "../activities/call-reports.ts";
-import { createCredentialResolver } from "../credentials/credential-resolver.ts";
-import { createSecretBox } from "../credentials/secret-box.ts";
-import { createEndpointResolver } from "../events/endpoint-resolver.ts";
-import { createWebhookTokens } from "../events/webhook-token.ts";
-import type { SandboxLimits, WorkerDeployment } from "../config.ts";
+import type { FinishedSpan, TracingSinks } from "../shared/index.ts";
+import { createTracing, type Tracing } from "../tracing/index.ts";
+import { createActivities, createCallReports } from "../activities/index.ts";
+import { createCredentialResolver, createSecretBox } from "../credentials/index.ts";
+import { createEndpointResolver, createWebhookTokens } from "../events/index.ts";
+import type { SandboxLimits, WorkerDeployment, PayloadsConfig } from "../config.ts";
 import { createGuardedFetcher, type GuardedFetcherOptions, type TargetPolicy } from "../http-tool/index.ts";
 import { createMcpPool } from "../mcp/index.ts";
-import { createSandbox, validateAgainstSchema, type Sandbox } from "../sandbox/index.ts";
-import { createTemporalWorkflowStore } from "../toolsets/workflow-store.ts";
-import type { PayloadsConfig } from "../config.ts";
+import { createSandbox, type Sandbox } from "../sandbox/index.ts";
+import { validateAgainstSchema } from "../schemas/index.ts";
+import { createStoredScriptStore } from "../storage/index.ts";
 import type { StorageDriver } from "@temporalio/common";
-import { createExternalStorage, createStorageDriver, rewindDataConverter } from "../payloads/external-storage.ts";
-import { connectClient, connectNative, type TemporalConnectionSettings } from "../temporal/connection.ts";
+import { createExternalStorage, createStorageDriver, rewindDataConverter, measuredDriver } from "../payloads/index.ts";
+import { connectClient, connectNative, type TemporalConnectionSettings } from "../temporal/index.ts";
 import { loadWorkflowBundle } from "./workflow-bundle.ts";
-import { NO_METRICS, type RewindMetrics } from "../metrics/metrics.ts";
-import { measuredDriver } from "../payloads/measured-driver.ts";
+import { NO_METRICS, type RewindMetrics } from "../metrics/index.ts";
 import { runMetricsSinks } from "./run-metrics-sink.ts";
 
 /** Temporal frontend (`address`, e.g. `127.0.0.1:7233`) and how to reach it: API key, TLS, gRPC headers. */
@@ -155,7 +151,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       webhookTokens: createWebhookTokens(options.secretKey),
       publicUrl: options.publicUrl,
       client,
-      workflowStore: createTemporalWorkflowStore(client, options.taskQueue),
+      storedScripts: createStoredScriptStore(client, options.taskQueue),
       credentials: createCredentialResolver({ client, box }),
       tracing,
       validate: validateAgainstSchema,

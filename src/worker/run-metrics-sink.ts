@@ -3,8 +3,8 @@
  * workflow interceptor reports leaves the sandbox here and is recorded. Not called on replay.
  */
 import type { InjectedSinks } from "@temporalio/worker";
-import type { RunMetrics } from "../metrics/metrics.ts";
-import type { RunMetricsSinks } from "../shared/run-metrics.ts";
+import type { RunMetrics } from "../metrics/index.ts";
+import type { RunMetricsSinks } from "../shared/index.ts";
 
 export function runMetricsSinks(metrics: RunMetrics): InjectedSinks<RunMetricsSinks> {
   return {

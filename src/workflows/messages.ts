@@ -1,71 +1,11 @@
 /**
- * The run workflow's queries, signals and updates, as named definitions shared by the workflow
- * and the API's client, so both sides agree on names and payloads at compile time.
+ * What code outside the workflows may send to them: the run's and the record workflows' signals,
+ * queries and updates, and the types they carry. The API, the activities and the event delivery
+ * import this file, never a workflow: index.ts is the worker's bundle entry, where every exported
+ * function becomes a workflow type. The definitions import only @temporalio/workflow's define*
+ * and shared types, so a client loads no workflow code.
  */
-import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
-import type {
-  CallInputAnswer,
-  CallInputRequest,
-  CallInputState,
-  CallInputWithdrawal,
-  CallProgressReport,
-} from "../shared/call-input.ts";
-import type { CredentialsRenewed, RunCredentialsRenewed } from "../shared/credentials.ts";
-import type { Decider } from "../shared/journal.ts";
-import type { JournalView, RunStatus } from "../shared/run.ts";
-
-export const getStatusQuery = defineQuery<RunStatus>("getStatus");
-export const getJournalQuery = defineQuery<
-  JournalView,
-  [{ afterSeq?: number; limit?: number; maxBytes?: number; withBatches?: boolean }?]
->("getJournal");
-
-/** Delivers a named signal to the script's `waitForSignal(name)`; buffered until awaited. */
-export const deliverSignal = defineSignal<[{ name: string; payload: unknown }]>("deliverSignal");
-
-/**
- * Who decides, as the API passes it: the API key's principal and, optionally, on whose behalf.
- * Absent in updates sent before it existed (and from clients that do not say).
- */
-export interface DeciderArgs {
-  decidedBy?: { principal: string; by?: string };
-}
-
-/** What a decision answers: the call, and who decided it as the journal records it. */
-export interface CallDecided {
-  seq: number;
-  decidedBy?: Decider;
-}
-
-/** Decides a parked call. Rejected by its validator (→ HTTP 409) when the seq is not waiting. */
-export const approveCallUpdate = defineUpdate<CallDecided, [{ seq: number } & DeciderArgs]>("approveCall");
-export const rejectCallUpdate = defineUpdate<CallDecided, [{ seq: number; reason?: string } & DeciderArgs]>(
-  "rejectCall",
-);
-
-/** Sends a call parked on expired credentials again, with the same key. */
-export const resumeCallUpdate = defineUpdate<CallDecided, [{ seq: number } & DeciderArgs]>("resumeCall");
-
-/** The API tells parked runs that a scope's credentials were written. */
-export const credentialsRenewedSignal = defineSignal<[CredentialsRenewed]>("credentialsRenewed");
-
-/** The run's own credentials were replaced: calls parked on them are sent again with the new ones. */
-export const runCredentialsRenewedSignal = defineSignal<[RunCredentialsRenewed]>("runCredentialsRenewed");
-
-/** The run's own credentials as its calls now use them, sealed (a fork inherits them). */
-export const getRunCredentialsQuery = defineQuery<{ sealed: string | null }>("getRunCredentials");
-
-/** A call in flight reports its latest progress (coalesced by the activity to about one a second). */
-export const callProgressSignal = defineSignal<[CallProgressReport]>("callProgress");
-
-/** A call in flight waits for the harness's answer to its server's request for input. */
-export const callInputRequestedSignal = defineSignal<[CallInputRequest]>("callInputRequested");
-
-/** The attempt that requested input stopped waiting for it. */
-export const callInputWithdrawnSignal = defineSignal<[CallInputWithdrawal]>("callInputWithdrawn");
-
-/** Where an input request stands; the activity polls it for the answer. */
-export const getCallInputQuery = defineQuery<CallInputState, [{ seq: number; requestId: string }]>("getCallInput");
-
-/** The harness's answer to an input request. Rejected by its validator (→ HTTP 409) unless that request waits. */
-export const answerCallInputUpdate = defineUpdate<{ seq: number }, [CallInputAnswer]>("answerCallInput");
+export * from "./run/messages.ts";
+export * from "./records/toolset-record-messages.ts";
+export * from "./records/namespace-settings-messages.ts";
+export * from "./records/toolset-credentials-messages.ts";

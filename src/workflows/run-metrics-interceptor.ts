@@ -20,9 +20,13 @@ import {
   type WorkflowInterceptorsFactory,
   type WorkflowOutboundCallsInterceptor,
 } from "@temporalio/workflow";
-import { DELIVER_EVENT_WORKFLOW_TYPE, type DeliverEventInput } from "../shared/events.ts";
-import { RUN_FAILURE_TYPES, RUN_WORKFLOW_TYPE } from "../shared/run.ts";
-import type { RunMetricsSinks } from "../shared/run-metrics.ts";
+import {
+  DELIVER_EVENT_WORKFLOW_TYPE,
+  type DeliverEventInput,
+  RUN_FAILURE_TYPES,
+  RUN_WORKFLOW_TYPE,
+} from "../shared/index.ts";
+import type { RunMetricsSinks } from "../shared/index.ts";
 
 const { runMetrics } = proxySinks<RunMetricsSinks>();
 

@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES } from "../../src/shared/run.ts";
-import { deliverSignal } from "../../src/workflows/messages.ts";
+import { deliverSignal } from "../../src/workflows/run/messages.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../src/shared/journal.ts";
 import type { Logger } from "../../src/shared/logger.ts";
 import { credentialsWorkflowId } from "../../src/shared/credentials.ts";
-import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
+import { installTemporalRuntime } from "../../src/temporal/temporal-runtime.ts";
 import { startEventReceiver, type EventReceiver } from "../helpers/event-receiver.ts";
 import {
   startMcpServer,

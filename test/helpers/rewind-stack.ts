@@ -16,7 +16,7 @@ import {
   installTemporalRuntime,
   installTemporalRuntimeWithMetrics,
   temporalSdkMetricsUrl,
-} from "../../src/worker/temporal-runtime.ts";
+} from "../../src/temporal/temporal-runtime.ts";
 import { createPrometheusMetrics, type PrometheusMetrics } from "../../src/metrics/index.ts";
 import { createTargetPolicy, type GuardedFetcherOptions, type Resolver } from "../../src/http-tool/index.ts";
 import { createTracing } from "../../src/tracing/tracing.ts";

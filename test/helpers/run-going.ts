@@ -7,7 +7,7 @@
  */
 import type { Client } from "@temporalio/client";
 import { expect } from "vitest";
-import { getJournalQuery } from "../../src/workflows/messages.ts";
+import { getJournalQuery } from "../../src/workflows/run/messages.ts";
 
 const OPEN_CALLS = new Set(["pending", "running", "parked"]);
 

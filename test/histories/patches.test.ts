@@ -6,13 +6,15 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PATCHES } from "../../src/workflows/patches.ts";
+import { PATCHES } from "../../src/workflows/run/patches.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 
 const WORKFLOWS = path.join(REPO_ROOT, "src", "workflows");
 
+/** Every workflow file but patches.ts itself, by its path under src/workflows/ (sub-folders included). */
 async function workflowSources(): Promise<{ file: string; text: string }[]> {
-  const files = (await readdir(WORKFLOWS)).filter((f) => f.endsWith(".ts") && f !== "patches.ts");
+  const entries = await readdir(WORKFLOWS, { recursive: true });
+  const files = entries.filter((f) => f.endsWith(".ts") && f !== path.join("run", "patches.ts"));
   return Promise.all(files.map(async (file) => ({ file, text: await readFile(path.join(WORKFLOWS, file), "utf8") })));
 }
 
@@ -21,7 +23,7 @@ describe("patches", () => {
     const sources = await workflowSources();
     for (const { file, text } of sources) {
       // The announcement asks for each of them by value, in declaration order.
-      if (file === "patch-announcement.ts") continue;
+      if (file === path.join("run", "patch-announcement.ts")) continue;
       for (const call of text.matchAll(/\b(?:patched|deprecatePatch)\(([^)]*)\)/g)) {
         expect(call[1], `${file}: ${call[0]}`).toMatch(/^PATCHES\.\w+$/);
       }

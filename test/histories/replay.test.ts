@@ -11,7 +11,7 @@ import { createConsoleLogger } from "../../src/cli/console-logger.ts";
 import { replayCassette } from "../../src/sdk/replay.ts";
 import type { Cassette } from "../../src/shared/run.ts";
 import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
-import { installTemporalRuntime } from "../../src/worker/temporal-runtime.ts";
+import { installTemporalRuntime } from "../../src/temporal/temporal-runtime.ts";
 import { runMetricsSinks } from "../../src/worker/run-metrics-sink.ts";
 import { NO_METRICS } from "../../src/metrics/index.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";

@@ -8,6 +8,7 @@
  *
  * Environment: TEMPORAL_ADDRESS, REWIND_TASK_QUEUE, REWIND_SECRET_KEY, REWIND_STATE_DIR.
  */
+import { existsSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -49,13 +50,17 @@ interface StackModules {
 const load = async (file: string): Promise<Record<string, unknown>> =>
   (await import(pathToFileURL(path.join(root, file)).href)) as Record<string, unknown>;
 
+/** The first of `files` the tree has: a module that moved is found where its release kept it. */
+const loadFirst = (...files: string[]): Promise<Record<string, unknown>> =>
+  load(files.find((file) => existsSync(path.join(root, file))) ?? files[0]!);
+
 async function modules(): Promise<StackModules> {
   const [config, api, worker, key, runtime] = await Promise.all([
     load("src/config.ts"),
     load("src/cli/start-api.ts"),
     load("src/worker/create-worker.ts"),
     load("src/credentials/secret-key.ts"),
-    load("src/worker/temporal-runtime.ts"),
+    loadFirst("src/temporal/temporal-runtime.ts", "src/worker/temporal-runtime.ts"),
   ]);
   return {
     loadConfig: config["loadConfig"] as StackModules["loadConfig"],

@@ -23,7 +23,7 @@ import {
   type PayloadStoreListing,
   type StoredPayload,
 } from "../../src/payloads/store-listing.ts";
-import { deliverSignal } from "../../src/workflows/messages.ts";
+import { deliverSignal } from "../../src/workflows/run/messages.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";

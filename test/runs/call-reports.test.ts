@@ -16,9 +16,9 @@ import {
   type CallRef,
   type CallReports,
 } from "../../src/activities/call-reports.ts";
-import type { JournalEntryBody, RunViewBody } from "../../src/api/response-schemas.ts";
+import type { JournalEntryBody, RunViewBody } from "../../src/contract/response-schemas.ts";
 import { createCallTracker } from "../../src/cli/call-tracker.ts";
-import { answerCallInputUpdate } from "../../src/workflows/messages.ts";
+import { answerCallInputUpdate } from "../../src/workflows/run/messages.ts";
 import { startEventReceiver, type EventReceiver } from "../helpers/event-receiver.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { gateTool } from "../helpers/mcp-test-tools.ts";

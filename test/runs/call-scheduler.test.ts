@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { JournalEntry } from "../../src/shared/journal.ts";
-import { CallScheduler } from "../../src/workflows/call-scheduler.ts";
+import { CallScheduler } from "../../src/workflows/run/call-scheduler.ts";
 
 const entry = (seq: number, tool: string): JournalEntry =>
   ({ seq, tool, args: {}, status: "pending", issuedAt: 0, attempts: 0 }) as JournalEntry;

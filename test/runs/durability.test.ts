@@ -6,7 +6,7 @@
 import { Worker } from "@temporalio/worker";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getStatusQuery } from "../../src/workflows/messages.ts";
+import { getStatusQuery } from "../../src/workflows/run/messages.ts";
 import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { expectRunGoing } from "../helpers/run-going.ts";

@@ -4,7 +4,7 @@
  * An at_most_once call whose connection drops after sending is never sent again.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getStatusQuery } from "../../src/workflows/messages.ts";
+import { getStatusQuery } from "../../src/workflows/run/messages.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { IDEMPOTENCY_KEY, droppingTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";

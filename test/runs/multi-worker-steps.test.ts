@@ -10,7 +10,8 @@ import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.t
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { TEST_SECRET_KEY } from "../helpers/secret-key.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
-import { createSandbox, validateAgainstSchema } from "../../src/sandbox/index.ts";
+import { createSandbox } from "../../src/sandbox/index.ts";
+import { validateAgainstSchema } from "../../src/schemas/index.ts";
 import { createRewindWorker, type RewindWorker, type RewindWorkerOptions } from "../../src/worker/create-worker.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 

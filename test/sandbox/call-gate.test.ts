@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createCallGate } from "../../src/sandbox/call-gate.ts";
-import { validateAgainstSchema } from "../../src/sandbox/index.ts";
+import { validateAgainstSchema } from "../../src/schemas/index.ts";
 import { EMPTY_TOOLSET } from "../../src/shared/toolset.ts";
 
 describe("call gate", () => {

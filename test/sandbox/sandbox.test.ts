@@ -5,7 +5,8 @@
  */
 import { stripTypeScriptTypes } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
-import { createSandbox, validateAgainstSchema, type Sandbox } from "../../src/sandbox/index.ts";
+import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { validateAgainstSchema } from "../../src/schemas/index.ts";
 import { EMPTY_CHAIN, batchChain, type AdvanceResult } from "../../src/shared/step.ts";
 import { SANDBOX_RUNTIME_VERSION } from "../../src/shared/runtime-version.ts";
 import { EMPTY_TOOLSET, type PinnedToolset } from "../../src/shared/toolset.ts";

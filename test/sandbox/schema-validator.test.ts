@@ -4,7 +4,7 @@
  * else, and two schemas under one `$id` each validate against their own content.
  */
 import { describe, expect, it } from "vitest";
-import { schemaProblem, validateAgainstSchema } from "../../src/sandbox/index.ts";
+import { schemaProblem, validateAgainstSchema } from "../../src/schemas/index.ts";
 import type { JsonSchema } from "../../src/shared/toolset.ts";
 
 const fits = (schema: JsonSchema, args: unknown) => validateAgainstSchema(schema, args) === undefined;

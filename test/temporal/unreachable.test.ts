@@ -11,8 +11,7 @@ import {
   makeGrpcRetryInterceptor,
   WorkflowNotFoundError,
 } from "@temporalio/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import { getFreePort } from "../../src/dev/index.ts";
 import { isTemporalUnreachable, temporalAnswers, temporalCallFailure } from "../../src/temporal/unreachable.ts";
 

@@ -8,7 +8,7 @@ import type { PinnedToolset } from "../../src/shared/toolset.ts";
 import { PolicyError, pinPolicies } from "../../src/toolsets/pin-policies.ts";
 import { pinToolset } from "../../src/toolsets/pin-toolset.ts";
 import { RegistrationError } from "../../src/toolsets/registration-error.ts";
-import type { RegisterToolsetBody } from "../../src/toolsets/registration-request.ts";
+import type { RegisterToolsetBody } from "../../src/contract/registration-request.ts";
 
 const withHttp = {
   format: 1 as const,

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { ListedTool } from "../../src/toolsets/pin-tool.ts";
 import { pinToolset } from "../../src/toolsets/pin-toolset.ts";
 import { RegistrationError } from "../../src/toolsets/registration-error.ts";
-import type { RegisterToolsetBody } from "../../src/toolsets/registration-request.ts";
-import { toolsetId } from "../../src/toolsets/toolset-id.ts";
+import type { RegisterToolsetBody } from "../../src/contract/registration-request.ts";
+import { toolsetId } from "../../src/storage/toolset-id.ts";
 
 const URL_A = "http://127.0.0.1:1/a";
 const URL_B = "http://127.0.0.1:1/b";

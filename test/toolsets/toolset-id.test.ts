@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PinnedToolset } from "../../src/shared/toolset.ts";
-import { canonicalJson, toolsetId } from "../../src/toolsets/toolset-id.ts";
+import { canonicalJson, toolsetId } from "../../src/storage/toolset-id.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 
 const document: PinnedToolset = {
@@ -47,7 +47,7 @@ describe("toolset ids", () => {
   });
 
   it("are the same when another process computes them", () => {
-    const script = `import { toolsetId } from ${JSON.stringify(path.join(REPO_ROOT, "src/toolsets/toolset-id.ts"))};
+    const script = `import { toolsetId } from ${JSON.stringify(path.join(REPO_ROOT, "src/storage/toolset-id.ts"))};
 process.stdout.write(toolsetId(JSON.parse(process.argv[1])));`;
     const other = execFileSync(
       process.execPath,

@@ -7,12 +7,11 @@
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { isDeepStrictEqual, promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { workerDeploymentOptions } from "../../src/worker/create-worker.ts";
 import { toolsetWorkflowId } from "../../src/shared/toolset-record.ts";
-import { deliverSignal } from "../../src/workflows/messages.ts";
+import { deliverSignal } from "../../src/workflows/run/messages.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
 import { waitFor } from "../helpers/wait-for.ts";

@@ -6,14 +6,18 @@
  */
 import { Router } from "express";
 import { WithStartWorkflowOperation, type Client } from "@temporalio/client";
-import type { SecretBox } from "../../credentials/secret-box.ts";
-import { CREDENTIALS_WORKFLOW_TYPE, credentialsWorkflowId, type CredentialScope } from "../../shared/credentials.ts";
-import { RUN_WORKFLOW_TYPE, SEARCH_ATTRIBUTES } from "../../shared/run.ts";
-import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
-import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
-import { credentialsRenewedSignal } from "../../workflows/messages.ts";
-import { temporalCallFailure } from "../../temporal/unreachable.ts";
-import { setCredentialsUpdate } from "../../workflows/toolset-credentials.ts";
+import type { SecretBox } from "../../credentials/index.ts";
+import {
+  CREDENTIALS_WORKFLOW_TYPE,
+  credentialsWorkflowId,
+  type CredentialScope,
+  RUN_WORKFLOW_TYPE,
+  SEARCH_ATTRIBUTES,
+} from "../../shared/index.ts";
+import { TOOLSET_ID_PATTERN } from "../../contract/index.ts";
+import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/index.ts";
+import { credentialsRenewedSignal, setCredentialsUpdate } from "../../workflows/messages.ts";
+import { temporalCallFailure } from "../../temporal/index.ts";
 import { namespaceOf } from "../auth.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { quoteVisibility } from "../run-list.ts";

@@ -8,11 +8,11 @@
  */
 import { Router } from "express";
 import { WithStartWorkflowOperation, type Client } from "@temporalio/client";
-import type { SecretBox } from "../../credentials/secret-box.ts";
-import { generateWebhookSecret } from "../../events/sign-event.ts";
+import type { SecretBox } from "../../credentials/index.ts";
+import { generateWebhookSecret } from "../../events/index.ts";
 import { TargetRefusal, type TargetPolicy } from "../../http-tool/index.ts";
-import { NAMESPACE_SETTINGS_WORKFLOW_TYPE, namespaceSettingsWorkflowId } from "../../shared/events.ts";
-import { getNamespaceSettingsQuery, setEventsEndpointUpdate } from "../../workflows/namespace-settings.ts";
+import { NAMESPACE_SETTINGS_WORKFLOW_TYPE, namespaceSettingsWorkflowId } from "../../shared/index.ts";
+import { getNamespaceSettingsQuery, setEventsEndpointUpdate } from "../../workflows/messages.ts";
 import { namespaceOf } from "../auth.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { eventsEndpointBody } from "../schemas.ts";

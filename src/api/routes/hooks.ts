@@ -5,7 +5,7 @@
  */
 import { Router } from "express";
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
-import type { WebhookTokens } from "../../events/webhook-token.ts";
+import type { WebhookTokens } from "../../events/index.ts";
 import { deliverSignal } from "../../workflows/messages.ts";
 import { HttpError, notFound } from "../http-error.ts";
 

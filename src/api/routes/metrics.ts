@@ -4,7 +4,7 @@
  * tenant). Scrapers elsewhere use the listener REWIND_METRICS_PORT opens.
  */
 import type { RequestHandler } from "express";
-import type { Logger } from "../../shared/logger.ts";
+import type { Logger } from "../../shared/index.ts";
 import { HttpError } from "../http-error.ts";
 
 export interface MetricsRouteDeps {

@@ -3,9 +3,9 @@
  * the harness's part in a run's calls: decide parked calls, answer the input a call asks for.
  */
 import { Router, type Request } from "express";
-import type { TypeChecker } from "../../declarations/type-check.ts";
-import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
-import type { SecretBox } from "../../credentials/secret-box.ts";
+import type { TypeChecker } from "../../declarations/index.ts";
+import type { ToolsetRegistry } from "../../toolsets/index.ts";
+import type { SecretBox } from "../../credentials/index.ts";
 import { namespaceOf, principalOf } from "../auth.ts";
 import { compileForToolset } from "../script-compiler.ts";
 import { newRunTrace } from "../run-trace.ts";

@@ -4,12 +4,11 @@
  */
 import { Router } from "express";
 import { z } from "zod";
-import { RegistrationError } from "../../toolsets/registration-error.ts";
-import { registerToolsetBody } from "../../toolsets/registration-request.ts";
-import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
-import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
+import { RegistrationError } from "../../toolsets/index.ts";
+import { registerToolsetBody, TOOLSET_ID_PATTERN } from "../../contract/index.ts";
+import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/index.ts";
 import { namespaceOf } from "../auth.ts";
-import type { RegisteredToolsetView } from "../response-schemas.ts";
+import type { RegisteredToolsetView } from "../../contract/index.ts";
 import type { CredentialWriter } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { parseOrThrow } from "../validate.ts";

@@ -1,15 +1,15 @@
 /**
- * Stored workflow scripts: `POST /v1/workflows {name, script, toolset?}` type-checks the script
+ * Stored scripts (the API calls them workflows): `POST /v1/workflows {name, script, toolset?}` type-checks the script
  * against its toolset and stores it under a content-addressed id (`wf_…`) that toolsets pin by
  * name; `GET /v1/workflows/{id}` reads it back.
  */
 import { Router } from "express";
 import { z } from "zod";
-import { MAX_SCRIPT_BYTES } from "../../declarations/compile-script.ts";
-import type { TypeChecker } from "../../declarations/type-check.ts";
-import { TOOLSET_ID_PATTERN } from "../../toolsets/toolset-id.ts";
-import type { ToolsetRegistry } from "../../toolsets/toolset-registry.ts";
-import { WORKFLOW_ID_PATTERN, workflowScriptId, type WorkflowStore } from "../../toolsets/workflow-store.ts";
+import { MAX_SCRIPT_BYTES } from "../../declarations/index.ts";
+import type { TypeChecker } from "../../declarations/index.ts";
+import { TOOLSET_ID_PATTERN } from "../../contract/index.ts";
+import type { ToolsetRegistry } from "../../toolsets/index.ts";
+import { STORED_SCRIPT_ID_PATTERN, storedScriptId, type StoredScriptStore } from "../../storage/index.ts";
 import { namespaceOf } from "../auth.ts";
 import { compileForToolset } from "../script-compiler.ts";
 import { notFound } from "../http-error.ts";
@@ -18,7 +18,7 @@ import { parseOrThrow } from "../validate.ts";
 export interface WorkflowsRouteDeps {
   toolsets: ToolsetRegistry;
   typeChecker: TypeChecker;
-  workflows: WorkflowStore;
+  storedScripts: StoredScriptStore;
 }
 
 export const storeWorkflowBody = z.strictObject({
@@ -37,8 +37,8 @@ export function createWorkflowsRouter(deps: WorkflowsRouteDeps): Router {
     const namespace = namespaceOf(req);
     const body = parseOrThrow(storeWorkflowBody, req.body, "body");
     const { toolset, ...compiled } = await compileForToolset(deps, namespace, body.toolset, body.script);
-    const id = workflowScriptId(body.name, compiled.scriptHash, toolset.id);
-    const created = await deps.workflows.save(namespace, id, {
+    const id = storedScriptId(body.name, compiled.scriptHash, toolset.id);
+    const created = await deps.storedScripts.save(namespace, id, {
       id,
       name: body.name,
       script: compiled.javascript,
@@ -51,7 +51,7 @@ export function createWorkflowsRouter(deps: WorkflowsRouteDeps): Router {
 
   router.get("/v1/workflows/:id", async function getWorkflow(req, res) {
     const id = req.params.id ?? "";
-    const stored = WORKFLOW_ID_PATTERN.test(id) ? await deps.workflows.load(namespaceOf(req), id) : undefined;
+    const stored = STORED_SCRIPT_ID_PATTERN.test(id) ? await deps.storedScripts.load(namespaceOf(req), id) : undefined;
     if (!stored) throw notFound(`workflow ${id}`);
     res.json({ id: stored.id, name: stored.name, toolset: stored.toolsetId, scriptHash: stored.scriptHash });
   });

@@ -3,7 +3,7 @@
  * call's MCP server asked for (an elicitation), as the harness would. Exactly one of the three;
  * content that does not fit the requested schema comes back as the API's 422, field by field.
  */
-import type { ElicitationAnswer } from "../../shared/call-input.ts";
+import type { ElicitationAnswer } from "../../shared/index.ts";
 import { arg, parseCommand, seqArg, UsageError } from "../args.ts";
 import { printJson, printLine } from "../output.ts";
 import type { Command } from "./command.ts";

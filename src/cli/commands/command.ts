@@ -3,7 +3,7 @@
  * the process's exit code. Kept apart so the command files and the dispatcher share it
  * without importing each other.
  */
-import type { ApiClient } from "../../sdk/api-client.ts";
+import type { ApiClient } from "../../sdk/index.ts";
 
 export interface CliContext {
   api: ApiClient;

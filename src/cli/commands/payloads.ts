@@ -8,11 +8,9 @@
  */
 import { Client } from "@temporalio/client";
 import { ConfigError, type Config } from "../../config.ts";
-import { createExternalStorage, rewindDataConverter } from "../../payloads/external-storage.ts";
-import { prunePayloads } from "../../payloads/prune.ts";
-import { storeListing } from "../../payloads/store-listing.ts";
-import { connectClient, connectionSettings } from "../../temporal/connection.ts";
-import { parseDuration } from "../../shared/durations.ts";
+import { createExternalStorage, rewindDataConverter, prunePayloads, storeListing } from "../../payloads/index.ts";
+import { connectClient, connectionSettings } from "../../temporal/index.ts";
+import { parseDuration } from "../../shared/index.ts";
 import { parseCommand, UsageError } from "../args.ts";
 import { printJson, printLine } from "../output.ts";
 

@@ -5,7 +5,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { replayCassette } from "../../sdk/replay.ts";
-import type { Cassette } from "../../shared/run.ts";
+import type { Cassette } from "../../shared/index.ts";
 import { arg, parseCommand, UsageError } from "../args.ts";
 import { formatDiagnostics, full, printJson, printLine } from "../output.ts";
 import type { Command } from "./command.ts";

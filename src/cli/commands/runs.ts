@@ -3,7 +3,7 @@
  * that already exist. Each is one or two API calls; the human output is short and names the next
  * command to type (approve a parked call, answer a call's question, watch a running one).
  */
-import type { CallDecisionBody, JournalBody, JournalEntryBody, RunViewBody } from "../../api/response-schemas.ts";
+import type { CallDecisionBody, JournalBody, JournalEntryBody, RunViewBody } from "../../contract/index.ts";
 import { arg, parseCommand, seqArg, UsageError } from "../args.ts";
 import { compact, formatDuration, full, printJson, printLine, progressText, table } from "../output.ts";
 import { watchRun } from "../watch.ts";

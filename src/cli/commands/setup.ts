@@ -6,9 +6,8 @@
  * code: 0 ready, 1 the operator must act, 2 wrong arguments; connection errors are thrown.
  */
 import { ConfigError, type Config } from "../../config.ts";
-import { parseDuration } from "../../shared/durations.ts";
-import { connectClient, connectionSettings, describeTransport } from "../../temporal/connection.ts";
-import { setupNamespace } from "../../temporal/namespace-setup.ts";
+import { parseDuration } from "../../shared/index.ts";
+import { connectClient, connectionSettings, describeTransport, setupNamespace } from "../../temporal/index.ts";
 import { parseCommand, UsageError } from "../args.ts";
 import { printJson, printLine } from "../output.ts";
 

@@ -5,8 +5,7 @@
  * as are the tools it left out because their schemas can't be used.
  */
 import { parse as parseYaml } from "yaml";
-import type { ToolsetView } from "../../api/response-schemas.ts";
-import type { RegisterToolsetBody } from "../../toolsets/registration-request.ts";
+import type { ToolsetView, RegisterToolsetBody } from "../../contract/index.ts";
 import { arg, parseCommand, UsageError } from "../args.ts";
 import { printJson, printLine, table } from "../output.ts";
 import type { Command } from "./command.ts";

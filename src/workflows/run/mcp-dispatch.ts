@@ -1,0 +1,139 @@
+/**
+ * Sends an MCP tool call as a `callMcpTool` activity with the tool's policy: activity id = seq,
+ * the same idempotency key on every attempt, a heartbeat so a lost worker is noticed quickly.
+ * A call the server refuses for its credentials (401, or 403 for lack of scope) or that no
+ * longer fits the server's current schema is parked, not failed: once the harness renews the
+ * credentials or approves, it is sent again with the same key.
+ */
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from "@temporalio/workflow";
+import type { Activities } from "../../activities/index.ts";
+import type { CredentialRef, JournalEntry, RunInput, PinnedToolset, RunTrace } from "../../shared/index.ts";
+import { runtimeVersionOf, CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../../shared/index.ts";
+import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
+import { callTraceparent } from "./call-spans.ts";
+import type { Decision, ParkDetails, ParkReason } from "./parking.ts";
+
+export function traceOf(trace: RunTrace | undefined, seq: number): { traceparent?: string } {
+  const traceparent = callTraceparent(trace, seq);
+  return traceparent ? { traceparent } : {};
+}
+
+/** A worker that stops heartbeating for this long is taken as lost, and the attempt as interrupted. */
+const HEARTBEAT_TIMEOUT_MS = 15_000;
+
+export function splitTool(qualified: string): { group: string; tool: string } {
+  const dot = qualified.indexOf(".");
+  return { group: qualified.slice(0, dot), tool: qualified.slice(dot + 1) };
+}
+
+export interface McpDispatchContext {
+  runId: string;
+  /** The run, for the sandbox runtime it started on. */
+  run: Pick<RunInput, "runtimeVersion">;
+  trace?: RunTrace | undefined;
+  toolset: PinnedToolset;
+  credentials: CredentialRef;
+  park(entry: JournalEntry, reason: ParkReason, details: ParkDetails): Promise<Decision>;
+  /** Waits the run has finished so far, for the activity's schema check (see McpCallInput.waits). */
+  waits?: () => number;
+}
+
+/**
+ * The run's sandbox runtime, for the activity to turn the result into a value by that runtime's
+ * rule (`resultValue`). Only from runtime 3 on, so that every call of an older run is scheduled
+ * with the input it always had (absent means 1 or 2 to the activity). No patch: Temporal's
+ * determinism check compares the command (ScheduleActivityTask, its type and id), never the
+ * activity's input payload; and a run of runtime 3 can only have started on this code.
+ */
+function runtimeOf(run: Pick<RunInput, "runtimeVersion">): { runtimeVersion?: number } {
+  const version = runtimeVersionOf(run);
+  return version >= 3 ? { runtimeVersion: version } : {};
+}
+
+/** Why a failed attempt parks the call, if it does. */
+function parkingFor(cause: unknown, entry: JournalEntry): { reason: ParkReason; details: ParkDetails } | undefined {
+  if (!(cause instanceof ApplicationFailure)) return undefined;
+  const details = (cause.details?.[0] ?? {}) as {
+    scope?: ParkDetails["scope"];
+    insufficientScope?: boolean;
+    scopeAsked?: string | null;
+    current?: unknown;
+  };
+  switch (cause.type) {
+    case CALL_FAILURE.unauthorized:
+      return { reason: "credentialsExpired", details: { scope: details.scope ?? null, message: cause.message } };
+    case CALL_FAILURE.forbidden:
+      return details.insufficientScope
+        ? {
+            reason: "insufficientScope",
+            details: { scope: details.scope ?? null, scopeAsked: details.scopeAsked ?? null, message: cause.message },
+          }
+        : undefined;
+    case CALL_FAILURE.schemaChanged:
+      return {
+        reason: "schemaChanged",
+        details: { message: cause.message, tool: entry.tool, current: details.current ?? null },
+      };
+    default:
+      return undefined;
+  }
+}
+
+export async function dispatchMcp(entry: JournalEntry, context: McpDispatchContext): Promise<CallOutcome> {
+  const { group, tool } = splitTool(entry.tool);
+  const server = context.toolset.mcpServers[group];
+  if (!server) return failure(entry, "unknownTool", `${entry.tool} is not a tool of this run's toolset`);
+  const policy = context.toolset.policies[entry.tool] ?? {};
+  const timeoutMs = policy.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
+  const { callMcpTool } = proxyActivities<Activities>({
+    activityId: String(entry.seq),
+    summary: `${entry.tool} #${entry.seq}`,
+    // The request's own timeout fires first and fails the attempt cleanly; this is the backstop.
+    startToCloseTimeout: timeoutMs + 5_000,
+    heartbeatTimeout: Math.min(HEARTBEAT_TIMEOUT_MS, timeoutMs + 5_000),
+    retry: retryPolicyFor(policy),
+  });
+  let skipSchemaCheck = false;
+  for (;;) {
+    try {
+      const result = await callMcpTool({
+        runId: context.runId,
+        seq: entry.seq,
+        server: group,
+        tool,
+        url: server.url,
+        args: entry.args,
+        timeoutMs,
+        credentials: context.credentials,
+        ...(skipSchemaCheck ? { skipSchemaCheck } : {}),
+        ...traceOf(context.trace, entry.seq),
+        ...runtimeOf(context.run),
+        // Like the runtime: input only, never a command, so no patch (see runtimeOf).
+        ...(context.waits ? { waits: context.waits() } : {}),
+      });
+      entry.attempts = result.attempt;
+      if (result.credentials) entry.credentials = result.credentials;
+      if (!result.ok) return failure(entry, "toolFailed", result.error.message, result.error.details);
+      return result.step ? { ok: true, value: result.value, step: result.step } : { ok: true, value: result.value };
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      if (!(error instanceof ActivityFailure)) throw error;
+      const parking = parkingFor(error.cause, entry);
+      if (!parking) return outcomeOfFailure(entry, error, policy);
+      const pinned = server.tools.find((t) => t.name === tool)?.inputSchema ?? null;
+      const decision = await context.park(
+        entry,
+        parking.reason,
+        parking.reason === "schemaChanged" ? { ...parking.details, pinned } : parking.details,
+      );
+      if (!decision.approved)
+        return failure(
+          entry,
+          parking.reason === "schemaChanged" ? "schemaChanged" : "rejected",
+          `${entry.tool}: ${decision.reason}`,
+        );
+      if (parking.reason === "schemaChanged") skipSchemaCheck = true;
+      entry.status = "running";
+    }
+  }
+}
