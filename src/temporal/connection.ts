@@ -47,8 +47,8 @@ export function connectionSettings(
   return { address: temporal.address, apiKey: temporal.apiKey, tls: temporal.tls, grpcMetadata: temporal.grpcMetadata };
 }
 
-/** Options of `Connection.connect` (the client side: API, CLI, the worker's own client). */
-export function clientConnectionOptions(settings: TemporalConnectionSettings): ConnectionOptions {
+/** What both kinds of connection are opened with: the address, TLS, API key and metadata given. */
+function connectionFields(settings: TemporalConnectionSettings) {
   return {
     address: settings.address,
     ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
@@ -57,14 +57,14 @@ export function clientConnectionOptions(settings: TemporalConnectionSettings): C
   };
 }
 
+/** Options of `Connection.connect` (the client side: API, CLI, the worker's own client). */
+export function clientConnectionOptions(settings: TemporalConnectionSettings): ConnectionOptions {
+  return connectionFields(settings);
+}
+
 /** Options of `NativeConnection.connect` (what a Worker polls over: the Rewind and host-tool workers). */
 export function nativeConnectionOptions(settings: TemporalConnectionSettings): NativeConnectionOptions {
-  return {
-    address: settings.address,
-    ...(settings.tls !== undefined ? { tls: settings.tls } : {}),
-    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
-    ...(settings.grpcMetadata !== undefined ? { metadata: settings.grpcMetadata } : {}),
-  };
+  return connectionFields(settings);
 }
 
 /** A connection that could not be opened: the message names the address, the transport and the cause. */

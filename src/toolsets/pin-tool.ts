@@ -72,28 +72,17 @@ export function pinListedTool(
   details: Record<string, unknown>,
 ): { tool: PinnedTool } | { omitted: OmittedTool } {
   checkName(listed, where, details);
+  const omittedFor = (schema: OmittedTool["schema"], unusable: { reason: OmittedTool["reason"]; message: string }) => ({
+    server,
+    tool: listed.name,
+    schema,
+    reason: unusable.reason,
+    message: `${schema === "inputSchema" ? "input" : "output"} schema ${unusable.message}`,
+  });
   const input = readSchema(listed.inputSchema);
-  if (!("schema" in input))
-    return {
-      omitted: {
-        server,
-        tool: listed.name,
-        schema: "inputSchema",
-        reason: input.reason,
-        message: `input schema ${input.message}`,
-      },
-    };
+  if (!("schema" in input)) return { omitted: omittedFor("inputSchema", input) };
   if (listed.outputSchema === undefined) return { tool: assemble(listed, input.schema, undefined) };
   const output = readSchema(listed.outputSchema);
-  if (!("schema" in output))
-    return {
-      omitted: {
-        server,
-        tool: listed.name,
-        schema: "outputSchema",
-        reason: output.reason,
-        message: `output schema ${output.message}`,
-      },
-    };
+  if (!("schema" in output)) return { omitted: omittedFor("outputSchema", output) };
   return { tool: assemble(listed, input.schema, output.schema) };
 }
