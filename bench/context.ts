@@ -11,7 +11,10 @@ export interface Sizes {
   sandbox: { warmSteps: number; coldSizes: number[]; coldRounds: number };
   typeCheck: { coldRounds: number; warmChecks: number };
   start: { warmup: number; samples: number };
-  throughput: { runs: number; calls: number; rounds: number };
+  /** Rewind and plain side by side at `runs` each; then `completionRuns` concurrent Rewind runs must all complete. */
+  throughput: { runs: number; calls: number; rounds: number; completionRuns: number };
+  /** Runs that call once then sleep until `sleepSec` after the first start; POSTs in flight at once. */
+  idle: { runs: number; sleepSec: number; postConcurrency: number };
   replay: { sizes: [number, number]; rounds: number };
   /** Result sizes in bytes, each with the calls of one run; every size gets `rounds` runs. */
   largeResults: { sizes: { bytes: number; calls: number }[]; rounds: number };
@@ -28,7 +31,8 @@ export const FULL: Sizes = {
   sandbox: { warmSteps: 5000, coldSizes: [10, 100, 1000, 5000], coldRounds: 5 },
   typeCheck: { coldRounds: 5, warmChecks: 50 },
   start: { warmup: 3, samples: 25 },
-  throughput: { runs: 200, calls: 10, rounds: 1 },
+  throughput: { runs: 200, calls: 10, rounds: 1, completionRuns: 1000 },
+  idle: { runs: 10_000, sleepSec: 660, postConcurrency: 32 },
   replay: { sizes: [5, 100], rounds: 3 },
   largeResults: {
     sizes: [
@@ -48,10 +52,11 @@ export const QUICK: Sizes = {
     { n: 100, rounds: 1 },
     { n: 300, rounds: 1 },
   ],
-  sandbox: { warmSteps: 300, coldSizes: [10, 100, 300], coldRounds: 2 },
+  sandbox: { warmSteps: 300, coldSizes: [10, 100, 300, 5000], coldRounds: 2 },
   typeCheck: { coldRounds: 2, warmChecks: 10 },
   start: { warmup: 1, samples: 8 },
-  throughput: { runs: 30, calls: 10, rounds: 1 },
+  throughput: { runs: 30, calls: 10, rounds: 1, completionRuns: 100 },
+  idle: { runs: 200, sleepSec: 15, postConcurrency: 32 },
   replay: { sizes: [3, 20], rounds: 2 },
   largeResults: {
     sizes: [

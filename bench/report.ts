@@ -1,7 +1,7 @@
 /**
  * Turns the bench's results into what it prints (and what README's Performance section shows):
- * one markdown table per measurement, then each DESIGN §13 target with the measured value,
- * PASS or MISS, and by how much.
+ * one markdown table per measurement, then each performance target (bench/targets.ts) with the
+ * measured value, the limit, the margin and PASS, FAIL or NOT MEASURED.
  */
 import type { ProcessName } from "./process-cpu.ts";
 import type { LargeResultRow } from "./scenarios/large-results.ts";
@@ -9,10 +9,17 @@ import type { OverheadMode } from "./scenarios/overhead.ts";
 import type { SandboxResult } from "./scenarios/sandbox-steps.ts";
 import type { ScalingResult } from "./scenarios/scaling.ts";
 import type { StartLatencyResult } from "./scenarios/start-latency.ts";
-import type { ThroughputRound } from "./scenarios/throughput.ts";
+import type { IdleResult } from "./scenarios/idle.ts";
+import type { ThroughputResult } from "./scenarios/throughput.ts";
 import type { TypeCheckResult } from "./scenarios/type-check.ts";
 import type { ReplayResult } from "./scenarios/workflow-replay.ts";
+import { renderIdle, renderTargets, renderThroughput } from "./report-load.ts";
+import { renderLargeToolset, renderPayloads, renderTwoWorkers } from "./report-scale.ts";
+import type { LargeToolsetResult } from "./scenarios/large-toolset.ts";
+import type { PayloadsResult } from "./scenarios/payloads.ts";
+import type { TwoWorkersResult } from "./scenarios/two-workers.ts";
 import { ms } from "./stats.ts";
+import type { TargetRow } from "./targets.ts";
 
 export interface BenchResults {
   meta: Record<string, unknown>;
@@ -22,18 +29,13 @@ export interface BenchResults {
   overhead?: OverheadMode[];
   replay?: ReplayResult;
   scaling?: ScalingResult;
-  throughput?: ThroughputRound[];
+  throughput?: ThroughputResult;
+  idle?: IdleResult;
   largeResults?: LargeResultRow[];
+  largeToolset?: LargeToolsetResult;
+  payloads?: PayloadsResult;
+  twoWorkers?: TwoWorkersResult;
   targets?: TargetRow[];
-}
-
-export interface TargetRow {
-  target: string;
-  measured: string;
-  verdict: "PASS" | "MISS" | "n/a";
-  margin: string;
-  value?: number;
-  limit?: number;
 }
 
 export function table(headers: string[], rows: string[][]): string {
@@ -55,46 +57,6 @@ const size = (bytes: number): string => {
 /** A result size as the scenario names it (decimal: 1 KB is 1,000 bytes). */
 const resultSize = (bytes: number): string =>
   bytes >= 1e6 ? `${bytes / 1e6} MB` : bytes >= 1e3 ? `${bytes / 1e3} KB` : `${bytes} B`;
-
-/** A "lower is better" target. */
-function atMost(target: string, value: number | undefined, limit: number, format: (v: number) => string): TargetRow {
-  if (value === undefined || !Number.isFinite(value))
-    return { target, measured: "not measured", verdict: "n/a", margin: "" };
-  const pass = value <= limit;
-  const percent = Math.abs((value - limit) / limit) * 100;
-  const margin = pass
-    ? `${percent.toFixed(0)}% under the limit`
-    : `over by ${format(value - limit)} (+${percent.toFixed(0)}%)`;
-  return { target, measured: format(value), verdict: pass ? "PASS" : "MISS", margin, value, limit };
-}
-
-export function evaluateTargets(results: BenchResults): TargetRow[] {
-  const seq = results.overhead?.find((m) => m.mode === "sequential");
-  const par = results.overhead?.find((m) => m.mode === "parallel16");
-  const at1000 = results.scaling?.rows.find((r) => r.n === 1000);
-  const at100 = results.scaling?.rows.find((r) => r.n === 100);
-  const growth1000 = at1000 && at100 ? at1000.perCallMs / at100.perCallMs : undefined;
-  return [
-    atMost("Rewind / plain Temporal per-call time ≤ 1.25×, sequential", seq?.rewindOverPlain, 1.25, x),
-    atMost("Rewind / plain Temporal per-call time ≤ 1.25×, 16 in parallel", par?.rewindOverPlain, 1.25, x),
-    atMost("1,000-call run grows linearly: per-call time at 1,000 ≤ 1.25× that at 100", growth1000, 1.25, x),
-    atMost(
-      `…and at the largest run (${results.scaling?.rows.at(-1)?.n ?? "–"} calls) ≤ 1.25× that at 100`,
-      results.scaling?.growth,
-      1.25,
-      x,
-    ),
-    atMost("Warm-isolate step < 1 ms of sandbox time (median)", results.sandbox?.warm.medianMs, 1, ms),
-    atMost("Warm type-check of a typical script < 50 ms (median)", results.typeCheck?.warm.medianMs, 50, ms),
-    atMost("POST /v1/runs → first call at the MCP server < 100 ms (median, warm)", results.start?.medianMs, 100, ms),
-    {
-      target: "kill -9 of the worker during a 100-call run, 10×: exactly-once effects",
-      measured: "not a timing: asserted by test/runs/mcp-durability.test.ts",
-      verdict: "n/a",
-      margin: "",
-    },
-  ];
-}
 
 export function renderReport(results: BenchResults): string {
   const out: string[] = [];
@@ -318,38 +280,8 @@ export function renderReport(results: BenchResults): string {
     );
   }
 
-  if (results.throughput) {
-    out.push(`\n### Throughput: concurrent runs of sequential calls on one worker\n`);
-    out.push(
-      table(
-        [
-          "runs × calls",
-          "total",
-          "runs/s",
-          "calls/s",
-          "all POSTs answered",
-          "POST median / p95",
-          "run median / p95",
-          "worker RSS before / peak / after",
-          "peak warm isolates",
-        ],
-        results.throughput.map((t) => [
-          `${t.runs} × ${t.callsPerRun}`,
-          ms(t.totalMs),
-          num(t.runsPerSec),
-          num(t.callsPerSec, 0),
-          ms(t.submitMs),
-          `${ms(t.post.medianMs)} / ${ms(t.post.p95Ms)}`,
-          `${ms(t.runMs.medianMs)} / ${ms(t.runMs.p95Ms)}`,
-          `${num(t.worker.rssBeforeMb, 0)} / ${num(t.worker.peakRssMb, 0)} / ${num(t.worker.rssAfterMb, 0)} MB`,
-          String(t.worker.peakWarmIsolates),
-        ]),
-      ),
-    );
-    out.push(
-      `\nThe workers' process (Rewind worker and the baseline's plain worker) held ${String(meta["workersIdleRssMb"])} MB RSS when it was ready, before any run.`,
-    );
-  }
+  if (results.throughput) out.push(renderThroughput(results.throughput, meta["workersIdleRssMb"]));
+  if (results.idle) out.push(renderIdle(results.idle));
 
   if (results.largeResults) {
     const rows = results.largeResults;
@@ -394,14 +326,9 @@ export function renderReport(results: BenchResults): string {
       );
   }
 
-  if (results.targets) {
-    out.push(`\n### DESIGN §13 targets\n`);
-    out.push(
-      table(
-        ["target", "measured", "verdict", "by how much"],
-        results.targets.map((t) => [t.target, t.measured, t.verdict, t.margin]),
-      ),
-    );
-  }
+  if (results.twoWorkers) out.push(renderTwoWorkers(results.twoWorkers));
+  if (results.largeToolset) out.push(renderLargeToolset(results.largeToolset));
+  if (results.payloads) out.push(renderPayloads(results.payloads));
+  if (results.targets) out.push(renderTargets(results.targets, meta["mode"]));
   return out.join("\n");
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: starts a Temporal dev server (in memory, headless), the MCP server, the Rewind
  * API and both workers, measures Rewind against a plain Temporal workflow and direct MCP calls,
- * prints the tables and the DESIGN §13 targets, and writes every sample to
+ * prints the tables and the performance targets' verdicts (bench/targets.ts), and writes every sample to
  * bench/results/<timestamp>.json.
  *
  *   npm run bench                      # the full bench (a few minutes)
@@ -17,15 +17,20 @@ import path from "node:path";
 import { createConsoleLogger } from "../src/cli/console-logger.ts";
 import { installTemporalRuntime } from "../src/temporal/temporal-runtime.ts";
 import { FULL, QUICK, type BenchContext } from "./context.ts";
-import { evaluateTargets, renderReport, type BenchResults } from "./report.ts";
+import { renderReport, type BenchResults } from "./report.ts";
+import { measureIdle } from "./scenarios/idle.ts";
 import { measureLargeResults } from "./scenarios/large-results.ts";
 import { measureOverhead } from "./scenarios/overhead.ts";
 import { measureSandbox } from "./scenarios/sandbox-steps.ts";
 import { measureScaling } from "./scenarios/scaling.ts";
 import { measureStartLatency } from "./scenarios/start-latency.ts";
+import { measureLargeToolset } from "./scenarios/large-toolset.ts";
+import { measurePayloads } from "./scenarios/payloads.ts";
 import { measureThroughput } from "./scenarios/throughput.ts";
+import { measureTwoWorkers } from "./scenarios/two-workers.ts";
 import { measureTypeCheck } from "./scenarios/type-check.ts";
 import { measureWorkflowReplay } from "./scenarios/workflow-replay.ts";
+import { evaluateTargets } from "./targets.ts";
 import { BENCH_DIR, REPO_ROOT, startBenchStack, type WorkerMemory } from "./stack.ts";
 
 const SCENARIOS = [
@@ -37,6 +42,10 @@ const SCENARIOS = [
   "scaling",
   "throughput",
   "large-results",
+  "idle",
+  "large-toolset",
+  "payloads",
+  "two-workers",
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -115,6 +124,10 @@ try {
   if (args.only.has("scaling")) results.scaling = await measureScaling(ctx);
   if (args.only.has("throughput")) results.throughput = await measureThroughput(ctx);
   if (args.only.has("large-results")) results.largeResults = await measureLargeResults(ctx);
+  if (args.only.has("large-toolset")) results.largeToolset = await measureLargeToolset(ctx);
+  if (args.only.has("payloads")) results.payloads = await measurePayloads(ctx);
+  if (args.only.has("two-workers")) results.twoWorkers = await measureTwoWorkers(ctx);
+  if (args.only.has("idle")) results.idle = await measureIdle(ctx);
 } catch (error) {
   failed = error;
   log(`a measurement failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -3,10 +3,12 @@
  * at the MCP server (which notes the time; both processes read the same clock), on a warm stack,
  * one run at a time. Each sample's history splits that time: the API (type-check and start) up
  * to WorkflowExecutionStarted, the first workflow task (with the cold sandbox step), the activity
- * task's dispatch, and the activity up to the request reaching the server.
+ * task's dispatch, and the activity up to the request reaching the server. Beside each sample, the
+ * plain workflow makes the same one call, and both histories give the time from the run's start
+ * (WorkflowExecutionStarted) to its first activity scheduled.
  */
 import type { BenchContext } from "../context.ts";
-import { postRun } from "../drivers.ts";
+import { plainRun, postRun } from "../drivers.ts";
 import { fetchHistories } from "../history.ts";
 import { median, p95 } from "../stats.ts";
 
@@ -17,6 +19,8 @@ export interface StartLatencyResult {
   post: { medianMs: number; p95Ms: number };
   /** Median of each phase, ms. */
   phases: { apiToStarted: number; firstWorkflowTask: number; activityDispatch: number; activityToServer: number };
+  /** Median of WorkflowExecutionStarted → first ActivityTaskScheduled, ms: Rewind's and the plain workflow's. */
+  headMs: { rewind: number; plain: number };
 }
 
 const SCRIPT = `import { svc } from "rewind:tools";
@@ -29,6 +33,13 @@ export default async function main(input: { i: number }) {
 
 type Histories = Awaited<ReturnType<typeof fetchHistories>>;
 type Event = NonNullable<Histories[number]["events"]>[number];
+
+/** WorkflowExecutionStarted → the first ActivityTaskScheduled of a run's first execution, ms. */
+function headOf(events: Event[]): number {
+  const started = events.find((e) => e.workflowExecutionStartedEventAttributes);
+  const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes);
+  return timeOf(scheduled) - timeOf(started);
+}
 
 function timeOf(event: Event | undefined): number {
   const time = event?.eventTime;
@@ -46,6 +57,7 @@ export async function measureStartLatency(ctx: BenchContext): Promise<StartLaten
     activityDispatch: [] as number[],
     activityToServer: [] as number[],
   };
+  const heads = { rewind: [] as number[], plain: [] as number[] };
   for (let k = -warmup; k < count; k++) {
     const posted = await postRun(stack, SCRIPT, { i: k });
     await stack.client.workflow.getHandle(posted.id).result();
@@ -65,6 +77,10 @@ export async function measureStartLatency(ctx: BenchContext): Promise<StartLaten
     phases.firstWorkflowTask.push(timeOf(firstTaskDone) - timeOf(started));
     phases.activityDispatch.push(timeOf(activityStarted) - timeOf(scheduled));
     phases.activityToServer.push(arrivedAt - timeOf(activityStarted));
+    heads.rewind.push(headOf(events));
+    const plain = await plainRun(stack, 1, 1);
+    const [plainHistory] = await fetchHistories(stack.plainClient, plain.id);
+    heads.plain.push(headOf(plainHistory?.events ?? []));
   }
   const result: StartLatencyResult = {
     samples,
@@ -77,9 +93,10 @@ export async function measureStartLatency(ctx: BenchContext): Promise<StartLaten
       activityDispatch: median(phases.activityDispatch),
       activityToServer: median(phases.activityToServer),
     },
+    headMs: { rewind: median(heads.rewind), plain: median(heads.plain) },
   };
   ctx.log(
-    `start latency: median ${result.medianMs.toFixed(1)} ms, p95 ${result.p95Ms.toFixed(1)} ms over ${count} runs`,
+    `start latency: median ${result.medianMs.toFixed(1)} ms, p95 ${result.p95Ms.toFixed(1)} ms over ${count} runs; started → first activity scheduled: Rewind ${result.headMs.rewind.toFixed(1)} ms, plain ${result.headMs.plain.toFixed(1)} ms`,
   );
   return result;
 }

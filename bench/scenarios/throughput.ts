@@ -1,94 +1,213 @@
 /**
- * Throughput: many runs of ten sequential calls started at once through the API, all on the one
- * worker. Reports runs/s and calls/s from the first POST to the last completion, how long the
- * POSTs took under that load, and the worker process's memory (RSS before, peak, after) and its
- * peak count of warm isolates.
+ * Throughput: many runs of ten sequential `echo` calls started at once, all on one worker, made
+ * side by side by Rewind (runs started through the API) and by the plain Temporal workflow (one
+ * plain activity per call, started with the Temporal client) under the same load; rounds rotate
+ * which goes first. Reports runs/s and calls/s of each from the first start to the last
+ * completion, Rewind's over plain's, how long the starts took under that load, and the workers'
+ * process memory (RSS before, peak, after) and peak count of warm isolates. Then a completion
+ * check: a larger batch of concurrent Rewind runs, all of which must complete.
  */
+import { randomUUID } from "node:crypto";
 import type { BenchContext } from "../context.ts";
 import { assertTotal, callsScript, postRun } from "../drivers.ts";
-import type { WorkerMemory } from "../stack.ts";
+import type { BenchStack, WorkerMemory } from "../stack.ts";
 import { median, p95, since } from "../stats.ts";
+
+export interface ThroughputSide {
+  totalMs: number;
+  /** First start until every start was answered. */
+  submitMs: number;
+  runsPerSec: number;
+  callsPerSec: number;
+  /** Time to start one run (Rewind: POST /v1/runs; plain: the client's start). */
+  start: { medianMs: number; p95Ms: number };
+  /** Per-run time from its start to its completion. */
+  runMs: { medianMs: number; p95Ms: number };
+  /** Runs that failed or returned a wrong total. */
+  failed: number;
+  worker: WorkerFigures;
+}
+
+export interface WorkerFigures {
+  rssBeforeMb: number;
+  peakRssMb: number;
+  rssAfterMb: number;
+  peakWarmIsolates: number;
+  heapUsedAfterMb: number;
+}
 
 export interface ThroughputRound {
   runs: number;
   callsPerRun: number;
+  rewind: ThroughputSide;
+  plain: ThroughputSide;
+  /** Rewind's runs/s over plain's. */
+  ratio: number;
+}
+
+export interface CompletionCheck {
+  runs: number;
+  callsPerRun: number;
+  completed: number;
+  failed: number;
   totalMs: number;
-  submitMs: number;
   runsPerSec: number;
-  callsPerSec: number;
-  post: { medianMs: number; p95Ms: number };
-  /** Per-run time from its POST to its completion. */
-  runMs: { medianMs: number; p95Ms: number };
-  worker: {
-    rssBeforeMb: number;
-    peakRssMb: number;
-    rssAfterMb: number;
-    peakWarmIsolates: number;
-    heapUsedAfterMb: number;
-  };
-  benchRssMb: number;
+  firstError?: string;
+  worker: WorkerFigures;
+}
+
+export interface ThroughputResult {
+  rounds: ThroughputRound[];
+  /** Median over rounds of Rewind's runs/s over plain's. */
+  ratio: number;
+  completion?: CompletionCheck;
 }
 
 const MB = 1024 * 1024;
+type System = "rewind" | "plain";
 
-export async function measureThroughput(ctx: BenchContext): Promise<ThroughputRound[]> {
-  const { stack } = ctx;
-  const { runs, calls, rounds } = ctx.sizes.throughput;
-  const script = callsScript();
-  const results: ThroughputRound[] = [];
-  for (let round = 0; round < rounds; round++) {
-    await stack.workers.call("resetPeak");
-    const before = await stack.workers.call<WorkerMemory>("memory");
-    let peakWarm = before.warmIsolates;
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const memory = await stack.workers.call<WorkerMemory>("memory");
-        peakWarm = Math.max(peakWarm, memory.warmIsolates);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    })();
-    const started = performance.now();
-    let submitted = 0;
-    let submitMs = 0;
-    const posts: number[] = [];
-    const runTimes: number[] = [];
-    await Promise.all(
-      Array.from({ length: runs }, async () => {
-        const posted = await postRun(stack, script, { n: calls, width: 1 });
-        posts.push(posted.postMs);
-        if (++submitted === runs) submitMs = since(started);
-        const result = await stack.client.workflow.getHandle(posted.id).result();
-        assertTotal("Rewind run", result, calls);
-        runTimes.push(since(posted.started));
-      }),
-    );
-    const totalMs = since(started);
+/** Samples the workers' memory every 250 ms until stopped; answers the figures over that time. */
+async function watchWorker<T>(stack: BenchStack, work: () => Promise<T>): Promise<{ value: T; worker: WorkerFigures }> {
+  await stack.workers.call("resetPeak");
+  const before = await stack.workers.call<WorkerMemory>("memory");
+  let peakWarm = before.warmIsolates;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const memory = await stack.workers.call<WorkerMemory>("memory");
+      peakWarm = Math.max(peakWarm, memory.warmIsolates);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  })();
+  let value: T;
+  try {
+    value = await work();
+  } finally {
     sampling = false;
     await sampler;
-    const after = await stack.workers.call<WorkerMemory>("memory");
-    const row: ThroughputRound = {
-      runs,
-      callsPerRun: calls,
-      totalMs,
-      submitMs,
-      runsPerSec: runs / (totalMs / 1000),
-      callsPerSec: (runs * calls) / (totalMs / 1000),
-      post: { medianMs: median(posts), p95Ms: p95(posts) },
-      runMs: { medianMs: median(runTimes), p95Ms: p95(runTimes) },
-      worker: {
-        rssBeforeMb: before.rss / MB,
-        peakRssMb: after.peakRss / MB,
-        rssAfterMb: after.rss / MB,
-        peakWarmIsolates: peakWarm,
-        heapUsedAfterMb: after.heapUsed / MB,
-      },
-      benchRssMb: process.memoryUsage().rss / MB,
+  }
+  const after = await stack.workers.call<WorkerMemory>("memory");
+  return {
+    value,
+    worker: {
+      rssBeforeMb: before.rss / MB,
+      peakRssMb: after.peakRss / MB,
+      rssAfterMb: after.rss / MB,
+      peakWarmIsolates: Math.max(peakWarm, after.warmIsolates),
+      heapUsedAfterMb: after.heapUsed / MB,
+    },
+  };
+}
+
+/** Starts one run of `calls` sequential calls; answers its start time and waits for its result. */
+async function oneRun(
+  stack: BenchStack,
+  system: System,
+  calls: number,
+  script: string,
+): Promise<{ startMs: number; result: Promise<unknown>; started: number }> {
+  if (system === "rewind") {
+    const posted = await postRun(stack, script, { n: calls, width: 1 });
+    return {
+      startMs: posted.postMs,
+      started: posted.started,
+      result: stack.client.workflow.getHandle(posted.id).result(),
     };
-    results.push(row);
+  }
+  const started = performance.now();
+  const handle = await stack.plainClient.workflow.start("plainCalls", {
+    taskQueue: stack.plainTaskQueue,
+    workflowId: `plain_${randomUUID()}`,
+    args: [{ url: stack.mcpUrl, n: calls, width: 1 }],
+  });
+  return { startMs: since(started), started, result: handle.result() };
+}
+
+interface Batch {
+  totalMs: number;
+  submitMs: number;
+  starts: number[];
+  runTimes: number[];
+  failed: number;
+  firstError?: string;
+}
+
+/** `runs` concurrent runs of one system; counts the failures instead of stopping at the first. */
+async function batch(stack: BenchStack, system: System, runs: number, calls: number): Promise<Batch> {
+  const script = callsScript();
+  const started = performance.now();
+  let submitted = 0;
+  let submitMs = 0;
+  let failed = 0;
+  let firstError: string | undefined;
+  const starts: number[] = [];
+  const runTimes: number[] = [];
+  await Promise.all(
+    Array.from({ length: runs }, async () => {
+      try {
+        const run = await oneRun(stack, system, calls, script);
+        starts.push(run.startMs);
+        if (++submitted === runs) submitMs = since(started);
+        assertTotal(`${system} run`, await run.result, calls);
+        runTimes.push(since(run.started));
+      } catch (error) {
+        failed++;
+        firstError ??= error instanceof Error ? error.message : String(error);
+      }
+    }),
+  );
+  return { totalMs: since(started), submitMs, starts, runTimes, failed, ...(firstError ? { firstError } : {}) };
+}
+
+async function side(ctx: BenchContext, system: System, runs: number, calls: number): Promise<ThroughputSide> {
+  const { value: done, worker } = await watchWorker(ctx.stack, () => batch(ctx.stack, system, runs, calls));
+  if (done.failed > 0) throw new Error(`${done.failed} of ${runs} ${system} runs failed: ${done.firstError ?? ""}`);
+  const figures: ThroughputSide = {
+    totalMs: done.totalMs,
+    submitMs: done.submitMs,
+    runsPerSec: runs / (done.totalMs / 1000),
+    callsPerSec: (runs * calls) / (done.totalMs / 1000),
+    start: { medianMs: median(done.starts), p95Ms: p95(done.starts) },
+    runMs: { medianMs: median(done.runTimes), p95Ms: p95(done.runTimes) },
+    failed: done.failed,
+    worker,
+  };
+  ctx.log(
+    `throughput ${system}: ${runs} runs in ${(done.totalMs / 1000).toFixed(1)} s = ${figures.runsPerSec.toFixed(1)} runs/s, worker peak RSS ${worker.peakRssMb.toFixed(0)} MB`,
+  );
+  return figures;
+}
+
+export async function measureThroughput(ctx: BenchContext): Promise<ThroughputResult> {
+  const { runs, calls, rounds, completionRuns } = ctx.sizes.throughput;
+  const results: ThroughputRound[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const order: System[] = round % 2 === 0 ? ["plain", "rewind"] : ["rewind", "plain"];
+    const sides: Partial<Record<System, ThroughputSide>> = {};
+    for (const system of order) sides[system] = await side(ctx, system, runs, calls);
+    const { rewind, plain } = sides;
+    if (!rewind || !plain) throw new Error("a throughput side is missing");
+    results.push({ runs, callsPerRun: calls, rewind, plain, ratio: rewind.runsPerSec / plain.runsPerSec });
+  }
+  const result: ThroughputResult = { rounds: results, ratio: median(results.map((r) => r.ratio)) };
+  ctx.log(`throughput: Rewind / plain runs/s ${result.ratio.toFixed(2)}×`);
+  if (completionRuns > 0) {
+    const { value: done, worker } = await watchWorker(ctx.stack, () =>
+      batch(ctx.stack, "rewind", completionRuns, calls),
+    );
+    result.completion = {
+      runs: completionRuns,
+      callsPerRun: calls,
+      completed: completionRuns - done.failed,
+      failed: done.failed,
+      totalMs: done.totalMs,
+      runsPerSec: completionRuns / (done.totalMs / 1000),
+      ...(done.firstError ? { firstError: done.firstError } : {}),
+      worker,
+    };
     ctx.log(
-      `throughput round ${round + 1}/${rounds}: ${runs} runs in ${(totalMs / 1000).toFixed(1)} s = ${row.runsPerSec.toFixed(1)} runs/s, ${row.callsPerSec.toFixed(0)} calls/s, worker peak RSS ${row.worker.peakRssMb.toFixed(0)} MB`,
+      `throughput completion check: ${result.completion.completed}/${completionRuns} concurrent runs completed in ${(done.totalMs / 1000).toFixed(1)} s, worker peak RSS ${worker.peakRssMb.toFixed(0)} MB`,
     );
   }
-  return results;
+  return result;
 }
