@@ -43,13 +43,14 @@ export async function postRun(
   stack: BenchStack,
   script: string,
   input: unknown,
+  toolset = stack.toolsetId,
 ): Promise<{ id: string; postMs: number; sentAt: number; started: number }> {
   const started = performance.now();
   const sentAt = performance.timeOrigin + started;
   const response = await fetch(`${stack.api.url}/v1/runs`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ script, toolset: stack.toolsetId, input }),
+    body: JSON.stringify({ script, toolset, input }),
   });
   const body = (await response.json()) as { id?: string; error?: unknown };
   if (response.status !== 201 || !body.id)
@@ -58,8 +59,13 @@ export async function postRun(
 }
 
 /** Starts a run through the API and waits for its result (Temporal's long poll, not API polling). */
-export async function rewindRun(stack: BenchStack, script: string, input: unknown): Promise<RunTiming> {
-  const posted = await postRun(stack, script, input);
+export async function rewindRun(
+  stack: BenchStack,
+  script: string,
+  input: unknown,
+  toolset = stack.toolsetId,
+): Promise<RunTiming> {
+  const posted = await postRun(stack, script, input, toolset);
   const result = await stack.client.workflow.getHandle(posted.id).result();
   return { id: posted.id, ms: since(posted.started), postMs: posted.postMs, sentAt: posted.sentAt, result };
 }

@@ -13,7 +13,7 @@ serveIpc({
     const ids = Array.isArray(args) ? args.map(String) : [];
     return Object.fromEntries(ids.map((id) => [id, server.firstArrivals.get(id) ?? null]));
   },
-  stats: () => ({ calls: server.calls, rss: process.memoryUsage().rss }),
+  stats: () => ({ calls: server.calls, listings: server.listings, rss: process.memoryUsage().rss }),
   forget() {
     server.firstArrivals.clear();
     return null;

@@ -3,7 +3,9 @@
  * transport on 127.0.0.1, with one cheap tool (`echo`, which answers its `i` as structured
  * content), so what is measured is the path to the tool and not the tool, and `blob`, which
  * answers text of exactly `bytes` bytes (for the large-results scenario). It notes when the
- * first `tools/call` of each Rewind run arrives, for the start-latency measurement.
+ * first `tools/call` of each Rewind run arrives, for the start-latency measurement. At
+ * `/mcp/tools-<count>` the same server offers `count` tools (the two, then generated ones), for
+ * the large-toolset scenario.
  */
 import { createHash, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -11,6 +13,7 @@ import type { AddressInfo } from "node:net";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { toolCountOf, toolList } from "./generated-tools.ts";
 import { epochMs } from "./stats.ts";
 
 export const ECHO_TOOL: Tool = {
@@ -49,6 +52,8 @@ export interface BenchMcpServer {
   url: string;
   /** Tool calls answered so far. */
   readonly calls: number;
+  /** tools/list requests answered so far (one per page; this server answers in one page). */
+  readonly listings: number;
   /** Epoch ms at which the first tools/call of each run (by idempotency key prefix) arrived. */
   firstArrivals: Map<string, number>;
   close(): Promise<void>;
@@ -74,9 +79,22 @@ export async function startBenchMcpServer(): Promise<BenchMcpServer> {
   const firstArrivals = new Map<string, number>();
   let calls = 0;
 
-  function sessionServer(): Server {
+  const lists = new Map<number, Tool[]>();
+  const toolsAt = (pathname: string): Tool[] => {
+    const count = toolCountOf(pathname);
+    if (count === undefined) return [ECHO_TOOL, BLOB_TOOL];
+    const list = lists.get(count) ?? toolList([ECHO_TOOL, BLOB_TOOL], count);
+    lists.set(count, list);
+    return list;
+  };
+  let listings = 0;
+
+  function sessionServer(tools: Tool[]): Server {
     const server = new Server({ name: "rewind-bench", version: "1.0.0" }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [ECHO_TOOL, BLOB_TOOL] }));
+    server.setRequestHandler(ListToolsRequestSchema, () => {
+      listings++;
+      return { tools };
+    });
     server.setRequestHandler(CallToolRequestSchema, (request) => {
       calls++;
       if (request.params.name === BLOB_TOOL.name) {
@@ -109,7 +127,7 @@ export async function startBenchMcpServer(): Promise<BenchMcpServer> {
       transport.onclose = () => {
         if (transport.sessionId) sessions.delete(transport.sessionId);
       };
-      await sessionServer().connect(transport);
+      await sessionServer(toolsAt(new URL(req.url ?? "/", "http://127.0.0.1").pathname)).connect(transport);
       return transport.handleRequest(req, res, body);
     }
     const transport = sessions.get(sessionId);
@@ -137,6 +155,9 @@ export async function startBenchMcpServer(): Promise<BenchMcpServer> {
     url: `http://127.0.0.1:${port}/mcp`,
     get calls() {
       return calls;
+    },
+    get listings() {
+      return listings;
     },
     firstArrivals,
     async close() {

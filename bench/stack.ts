@@ -4,7 +4,8 @@
  * `npm start` runs it), both workers (child process), Temporal clients, a toolset registered
  * with the MCP server, and an MCP pool for the direct calls. Rewind (API and worker) and the plain
  * worker each keep payloads over the threshold in a file store of their own, in a folder under
- * .rewind/ made for this run and removed when it stops.
+ * .rewind/ made for this run and removed when it stops. A scenario may start a second workers'
+ * process on the same task queues.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -60,6 +61,15 @@ export interface BenchStack {
   workersPid: number;
   /** Processes of the stack, for CPU accounting (the dev server's only where /proc can find it). */
   pids: Partial<Record<ProcessName, number>>;
+  /** Starts one more workers' process serving the same task queues (Rewind's and the plain one). */
+  addWorkers(): Promise<WorkersProcess>;
+  stop(): Promise<void>;
+}
+
+/** A workers' process (Rewind worker and plain worker); stopping it twice is harmless. */
+export interface WorkersProcess {
+  workers: IpcClient;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -137,23 +147,29 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
     };
     if (options.profileDir) await mkdir(options.profileDir, { recursive: true });
     const profileArgs = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
-    const workersChild = forkChild("workers-main.ts", [JSON.stringify(workersOptions)], profileArgs);
-    const workers = ipcClient(workersChild.child);
-    stops.push(async () => {
-      await workers.call("stop").catch(() => undefined);
-      await new Promise<void>((resolve) => {
-        if (workersChild.child.exitCode !== null) return resolve();
-        const timer = setTimeout(() => {
-          workersChild.child.kill("SIGKILL");
-          resolve();
-        }, 30_000);
-        workersChild.child.once("exit", () => {
-          clearTimeout(timer);
-          resolve();
+    const launchWorkers = async (execArgv: string[]): Promise<WorkersProcess> => {
+      const workersChild = forkChild("workers-main.ts", [JSON.stringify(workersOptions)], execArgv);
+      const workers = ipcClient(workersChild.child);
+      const stop = async () => {
+        await workers.call("stop").catch(() => undefined);
+        await new Promise<void>((resolve) => {
+          if (workersChild.child.exitCode !== null) return resolve();
+          const timer = setTimeout(() => {
+            workersChild.child.kill("SIGKILL");
+            resolve();
+          }, 30_000);
+          workersChild.child.once("exit", () => {
+            clearTimeout(timer);
+            resolve();
+          });
         });
-      });
-    });
-    const workersReady = await waitForReady(workersChild.child, workersChild.output, 180_000, "the workers");
+      };
+      stops.push(stop);
+      const ready = await waitForReady(workersChild.child, workersChild.output, 180_000, "the workers");
+      return { workers, pid: Number(ready.info["pid"]), stop };
+    };
+    const first = await launchWorkers(profileArgs);
+    const workers = first.workers;
 
     const connection = await Connection.connect({ address: server.address });
     stops.push(() => connection.close());
@@ -192,11 +208,12 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       directPool,
       mcp,
       workers,
-      workersPid: Number(workersReady.info["pid"]),
+      workersPid: first.pid,
+      addWorkers: () => launchWorkers([]),
       stop: stopAll,
       pids: {
         bench: process.pid,
-        workers: Number(workersReady.info["pid"]),
+        workers: first.pid,
         mcp: mcpChild.child.pid,
         temporal: findPid(["start-dev", "--port", server.address.slice(server.address.lastIndexOf(":") + 1)]),
       },

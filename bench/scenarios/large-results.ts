@@ -91,7 +91,7 @@ async function dirBytes(dir: string): Promise<number> {
   return total;
 }
 
-interface Measured {
+export interface Measured {
   ms: number;
   historyBytes: number;
   payloadBytes: number;
@@ -139,7 +139,7 @@ async function directBlobs(stack: BenchStack, n: number, bytes: number): Promise
   return since(started);
 }
 
-async function measureOnce(stack: BenchStack, system: System, n: number, bytes: number): Promise<Measured> {
+export async function measureOnce(stack: BenchStack, system: System, n: number, bytes: number): Promise<Measured> {
   const dir = stack.payloadDirs[system];
   const storeBefore = await dirBytes(dir);
   const cpuBefore = cpuSnapshot(stack.pids);
@@ -175,7 +175,7 @@ async function measureOnce(stack: BenchStack, system: System, n: number, bytes: 
   };
 }
 
-function side(runs: Measured[], calls: number): LargeResultSide {
+export function side(runs: Measured[], calls: number): LargeResultSide {
   const cpu: CpuSnapshot = {};
   for (const run of runs) addCpu(cpu, run.cpu);
   const medianMs = median(runs.map((r) => r.ms));
