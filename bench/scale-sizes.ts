@@ -55,8 +55,8 @@ const QUICK_SCALE: ScaleSizes = {
     parallelN: 32,
     parallelRounds: 2,
   },
-  payloads: { bytes: 1_000_000, calls: 3, rounds: 1, lengths: [32, 320] },
-  twoWorkers: { n: 10, rounds: 1, parallelN: 32, parallelRounds: 3 },
+  payloads: { bytes: 1_000_000, calls: 3, rounds: 1, lengths: [32, 160] },
+  twoWorkers: { n: 10, rounds: 1, parallelN: 32, parallelRounds: 2 },
 };
 
 export function scaleSizes(sizes: Sizes): ScaleSizes {

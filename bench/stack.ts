@@ -150,8 +150,10 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
     const launchWorkers = async (execArgv: string[]): Promise<WorkersProcess> => {
       const workersChild = forkChild("workers-main.ts", [JSON.stringify(workersOptions)], execArgv);
       const workers = ipcClient(workersChild.child);
-      const stop = async () => {
-        await workers.call("stop").catch(() => undefined);
+      let stopping: Promise<void> | undefined;
+      const stop = () => (stopping ??= stopOnce());
+      const stopOnce = async () => {
+        if (workersChild.child.connected) await workers.call("stop").catch(() => undefined);
         await new Promise<void>((resolve) => {
           if (workersChild.child.exitCode !== null) return resolve();
           const timer = setTimeout(() => {
