@@ -12,7 +12,8 @@ import { createTypeChecker, type Diagnostic } from "../../src/declarations/type-
 import type { BenchContext } from "../context.ts";
 import { scaleSizes } from "../scale-sizes.ts";
 import { assertTotal, callsScript, rewindRun } from "../drivers.ts";
-import { historyOf } from "../history.ts";
+import { fetchHistories, summarizeHistories } from "../history.ts";
+import { startInputSizes } from "../payload-size.ts";
 import type { BenchStack } from "../stack.ts";
 import { median, p95, since } from "../stats.ts";
 
@@ -32,8 +33,9 @@ export interface LargeToolsetMode {
   large: Sample & { perCallMs: number };
   /** The 1,000-tool toolset's median time per call over the 10-tool toolset's. */
   largeOverSmall: number;
-  /** Payload bytes of the last run's start event (its input carries the pinned toolset). */
+  /** Real size of the last run's input (it carries the pinned toolset), and as history holds it. */
   startInputBytes: Record<Side, number>;
+  startInputBytesInHistory: Record<Side, number>;
   /** Workflow task time (started → completed) per call, from the last run's history. */
   workflowTaskMsPerCall: Record<Side, number>;
 }
@@ -178,10 +180,12 @@ export async function measureLargeToolset(ctx: BenchContext): Promise<LargeTools
         `large toolset ${mode} round ${round < 0 ? "warm-up" : `${round + 1}/${rounds}`}: ${sizes.smallTools} tools ${samples.small.at(-1)?.toFixed(0) ?? "-"} ms, ${sizes.largeTools} tools ${samples.large.at(-1)?.toFixed(0) ?? "-"} ms`,
       );
     }
-    const histories = {
-      small: await historyOf(stack.client, last.small),
-      large: await historyOf(stack.client, last.large),
+    const fetched = {
+      small: await fetchHistories(stack.client, last.small),
+      large: await fetchHistories(stack.client, last.large),
     };
+    const histories = { small: summarizeHistories(fetched.small), large: summarizeHistories(fetched.large) };
+    const input = (s: Side) => (fetched[s][0] ? startInputSizes(fetched[s][0]) : { real: 0, inHistory: 0 });
     const side = (s: Side) => ({ ...sample(samples[s]), perCallMs: median(samples[s]) / n });
     modes.push({
       mode,
@@ -190,10 +194,8 @@ export async function measureLargeToolset(ctx: BenchContext): Promise<LargeTools
       small: side("small"),
       large: side("large"),
       largeOverSmall: median(samples.large) / median(samples.small),
-      startInputBytes: {
-        small: histories.small.startInputBytes[0] ?? 0,
-        large: histories.large.startInputBytes[0] ?? 0,
-      },
+      startInputBytes: { small: input("small").real, large: input("large").real },
+      startInputBytesInHistory: { small: input("small").inHistory, large: input("large").inHistory },
       workflowTaskMsPerCall: {
         small: histories.small.phases.workflowTaskStartToClose / n,
         large: histories.large.phases.workflowTaskStartToClose / n,

@@ -8,14 +8,10 @@
  * reference), so a journal carried in full across continue-as-new shows as growth.
  */
 import proto from "@temporalio/proto";
-import type { Payload } from "@temporalio/common";
-import {
-  decodeReferencePayload,
-  isReferencePayload,
-} from "@temporalio/common/lib/internal-non-workflow/extstore-helpers.js";
 import type { BenchContext } from "../context.ts";
 import { assertTotal, callsScript, rewindRun } from "../drivers.ts";
 import { fetchHistories } from "../history.ts";
+import { startInputSizes } from "../payload-size.ts";
 import { scaleSizes } from "../scale-sizes.ts";
 import { median } from "../stats.ts";
 import { measureOnce, side, type LargeResultSide, type Measured } from "./large-results.ts";
@@ -42,16 +38,6 @@ export interface PayloadsResult {
   largestCarriedInputBytes: number;
 }
 
-type HistoryPayload = proto.temporal.api.common.v1.IPayload;
-
-/** A payload's size as stored in history, and its real size (a reference's referenced bytes). */
-function sizesOf(payload: HistoryPayload): { real: number; inHistory: number } {
-  const inHistory = proto.temporal.api.common.v1.Payload.encode(payload).finish().byteLength;
-  if (isReferencePayload(payload as Payload))
-    return { real: decodeReferencePayload(payload as Payload).sizeBytes, inHistory };
-  return { real: inHistory, inHistory };
-}
-
 async function growthRow(ctx: BenchContext, calls: number): Promise<PayloadsGrowthRow> {
   const done = await rewindRun(ctx.stack, callsScript(), { n: calls, width: 16 });
   assertTotal("Rewind run", done.result, calls);
@@ -63,10 +49,9 @@ async function growthRow(ctx: BenchContext, calls: number): Promise<PayloadsGrow
   for (const history of histories) {
     historyBytes += proto.temporal.api.history.v1.History.encode(history).finish().byteLength;
     events += history.events?.length ?? 0;
-    const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? [];
-    const sizes = payloads.map(sizesOf);
-    inputBytes.push(sizes.reduce((sum, s) => sum + s.real, 0));
-    inputBytesInHistory.push(sizes.reduce((sum, s) => sum + s.inHistory, 0));
+    const sizes = startInputSizes(history);
+    inputBytes.push(sizes.real);
+    inputBytesInHistory.push(sizes.inHistory);
   }
   ctx.log(
     `payloads: ${calls} calls in ${done.ms.toFixed(0)} ms, ${histories.length} executions, ${(historyBytes / calls).toFixed(0)} history bytes per call, largest input ${Math.max(...inputBytes)} B`,
