@@ -82,8 +82,11 @@ export function renderIdle(idle: IdleResult): string {
         ],
         ["warm isolates held while all sleep", num(idle.sleepingWarmIsolates, 0)],
         ["workers' peak RSS (start, sleep, wake-up)", `${num(idle.peakRssMb, 0)} MB`],
-        ["completed", `${idle.completed} of ${idle.runs}${idle.firstError ? ` (${idle.firstError})` : ""}`],
-        ["wake-up → last run closed", ms(idle.wakeToAllDoneMs)],
+        [
+          "completed",
+          `${idle.completed} of ${idle.runs}${idle.stillRunning > 0 ? `, ${idle.stillRunning} still running when the wait ended` : ""}${idle.failed > 0 ? `, ${idle.failed} closed otherwise` : ""}`,
+        ],
+        [idle.stillRunning > 0 ? "wake-up → end of the wait" : "wake-up → last run closed", ms(idle.wakeToAllDoneMs)],
       ],
     ),
   );
