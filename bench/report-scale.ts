@@ -53,7 +53,12 @@ export function renderLargeToolset(r: LargeToolsetResult): string {
               ms(m.workflowTaskMsPerCall.large),
               x(m.workflowTaskMsPerCall.large / m.workflowTaskMsPerCall.small),
             ],
-            [`${label}: run input in history`, size(m.startInputBytes.small), size(m.startInputBytes.large), ""],
+            [
+              `${label}: run input, real (in history)`,
+              `${size(m.startInputBytes.small)} (${size(m.startInputBytesInHistory.small)})`,
+              `${size(m.startInputBytes.large)} (${size(m.startInputBytesInHistory.large)})`,
+              "",
+            ],
           ];
         }),
       ],
@@ -89,7 +94,15 @@ export function renderPayloads(r: PayloadsResult): string {
   out.push(`\nHistory as Rewind runs grow (echo calls in 16 lanes, one run each):\n`);
   out.push(
     table(
-      ["calls", "time", "executions", "history bytes per call", "events per call", "largest input (real / in history)"],
+      [
+        "calls",
+        "time",
+        "executions",
+        "history bytes per call",
+        "events per call",
+        "largest input (real / in history)",
+        "each execution's input, real",
+      ],
       r.growth.map((g) => [
         String(g.calls),
         ms(g.ms),
@@ -97,6 +110,7 @@ export function renderPayloads(r: PayloadsResult): string {
         size(g.historyBytesPerCall),
         g.eventsPerCall.toFixed(2),
         `${size(Math.max(...g.inputBytes))} / ${size(Math.max(...g.inputBytesInHistory))}`,
+        g.inputBytes.map(size).join(", "),
       ]),
     ),
   );
