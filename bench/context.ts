@@ -55,8 +55,8 @@ export const QUICK: Sizes = {
   sandbox: { warmSteps: 300, coldSizes: [10, 100, 300, 5000], coldRounds: 2 },
   typeCheck: { coldRounds: 2, warmChecks: 10 },
   start: { warmup: 1, samples: 8 },
-  throughput: { runs: 30, calls: 10, rounds: 1, completionRuns: 100 },
-  idle: { runs: 200, sleepSec: 15, postConcurrency: 32 },
+  throughput: { runs: 30, calls: 10, rounds: 1, completionRuns: 50 },
+  idle: { runs: 100, sleepSec: 15, postConcurrency: 32 },
   replay: { sizes: [3, 20], rounds: 2 },
   largeResults: {
     sizes: [

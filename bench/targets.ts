@@ -184,7 +184,7 @@ const DEFINITIONS: TargetDefinition[] = [
         ? {
             value: r.idle.peakRssMb,
             source: `idle, ${r.idle.runs} runs`,
-            measured: `${mb(r.idle.peakRssMb)} peak, ${mb(r.idle.sleepingRssMb)} while sleeping`,
+            measured: `${mb(r.idle.peakRssMb)} peak${Number.isFinite(r.idle.sleepingRssMb) ? `, ${mb(r.idle.sleepingRssMb)} while sleeping` : ""}`,
             ...idleReduced(r.idle.runs),
           }
         : missing("idle not run"),

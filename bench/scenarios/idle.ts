@@ -62,7 +62,8 @@ export async function measureIdle(ctx: BenchContext): Promise<IdleResult> {
   await stack.workers.call("resetPeak");
   const before = await stack.workers.call<WorkerMemory>("memory");
   const started = performance.now();
-  const startedAtEpoch = Date.now() - 1_000;
+  // Temporal stamps each run's StartTime after its POST left: the runs of this scenario alone.
+  const startedAtEpoch = Date.now();
   const wakeAt = Date.now() + sleepSec * 1000;
   const wakeAtPerf = started + sleepSec * 1000;
 
@@ -135,7 +136,7 @@ export async function measureIdle(ctx: BenchContext): Promise<IdleResult> {
     allCalledMs,
     allSleepingBeforeWake: allSleepingBeforeWake && sleeping.length > 0,
     sleeping,
-    sleepingRssMb: Math.max(...sleeping.map((s) => s.rssMb)),
+    sleepingRssMb: sleeping.length > 0 ? Math.max(...sleeping.map((s) => s.rssMb)) : Number.NaN,
     sleepingWarmIsolates: sleeping.at(-1)?.warmIsolates ?? Number.NaN,
     peakRssMb: after.peakRss / MB,
     rssBeforeMb: before.rss / MB,
