@@ -61,6 +61,8 @@ export interface Config {
   sandbox: SandboxLimits;
   /** Warm isolates kept per worker (LRU). Default 256. */
   warmIsolates: number;
+  /** A warm isolate not stepped for this long is given back (0: never). Default 30 s. */
+  warmIdleMs: number;
   /** Runs continue as new after this many history events; unset: when Temporal suggests it. */
   continueAsNewAfterEvents: number | undefined;
   /** Where a production deployment must not run with defaults (e.g. a generated secret key). */
@@ -439,6 +441,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       cpuMsPerStep: integer(env, "REWIND_SANDBOX_CPU_MS", 2000, 10, 600_000),
     },
     warmIsolates: integer(env, "REWIND_WARM_ISOLATES", 256, 0, 100_000),
+    warmIdleMs: integer(env, "REWIND_WARM_IDLE_SECONDS", 30, 0, 86_400) * 1000,
     continueAsNewAfterEvents: env["REWIND_CONTINUE_AS_NEW_EVENTS"]
       ? integer(env, "REWIND_CONTINUE_AS_NEW_EVENTS", 0, 50, 1_000_000)
       : undefined,

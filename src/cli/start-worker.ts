@@ -47,6 +47,7 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     taskQueue: config.temporal.taskQueue,
     sandbox: config.sandbox,
     warmIsolates: config.warmIsolates,
+    warmIdleMs: config.warmIdleMs,
     cacheDir: path.join(config.stateDir, "cache"),
     secretKey,
     events: config.events,

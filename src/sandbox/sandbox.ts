@@ -37,6 +37,12 @@ export interface SandboxOptions {
   /** Warm sessions kept; 0 replays every step from the journal. */
   warmSessions: number;
   /**
+   * A warm session not stepped for this long gives its isolate back (default 30 s; 0: never): a
+   * run parked, waiting for a signal or a long call holds no isolate. A run that sleeps at least
+   * `LONG_WAIT_MS` gives it back as soon as its step ends.
+   */
+  warmIdleMs?: number;
+  /**
    * How long a speculative step waits for the run's other steps (default 1 s): it counts
    * against the call's timeout, so past this the workflow feeds the call instead.
    */
@@ -62,6 +68,7 @@ export interface Sandbox {
 }
 
 const SPECULATIVE_STEP_WAIT_MS = 1_000;
+const DEFAULT_WARM_IDLE_MS = 30_000;
 
 export function createSandbox(options: SandboxOptions): Sandbox {
   const warm = new Map<string, ScriptSession>();
@@ -99,21 +106,48 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     };
   }
 
+  /** When each warm session was last kept: the map is in that order too (oldest first). */
+  const keptAt = new Map<string, number>();
+
+  /** Takes the run's session out of the warm set (to step it, or to keep it again as the newest). */
+  const takeOut = (runId: string): void => {
+    warm.delete(runId);
+    keptAt.delete(runId);
+  };
+
   const drop = (runId: string): void => {
     warm.get(runId)?.dispose();
-    warm.delete(runId);
+    takeOut(runId);
   };
 
   const keep = (runId: string, session: ScriptSession): void => {
-    if (options.warmSessions === 0) return session.dispose();
-    warm.delete(runId);
+    if (options.warmSessions === 0 || session.waitsOnlyLongly) return session.dispose();
+    takeOut(runId);
     warm.set(runId, session);
+    keptAt.set(runId, Date.now());
     while (warm.size > options.warmSessions) {
       const oldest = warm.keys().next().value;
       if (oldest === undefined) break;
       drop(oldest);
     }
   };
+
+  const idleMs = options.warmIdleMs ?? DEFAULT_WARM_IDLE_MS;
+  // Sessions kept longest ago come first: the sweep stops at the first one still in use.
+  const sweeper =
+    idleMs > 0
+      ? setInterval(
+          () => {
+            const cutoff = Date.now() - idleMs;
+            for (const [runId, at] of keptAt) {
+              if (at > cutoff) break;
+              drop(runId);
+            }
+          },
+          Math.max(50, Math.min(idleMs / 2, 5_000)),
+        )
+      : undefined;
+  sweeper?.unref();
 
   async function coldSession(runId: string, cold: ColdStart): Promise<ScriptSession | ScriptError> {
     const version = runtimeVersionOf(cold);
@@ -180,7 +214,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       drop(input.runId);
       session = undefined;
     }
-    warm.delete(input.runId);
+    takeOut(input.runId);
     if (!session) {
       if (!input.cold) return { kind: "needsColdStart" };
       const created = await coldSession(input.runId, input.cold);
@@ -204,7 +238,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const chain = session.chain;
     const after = session.lastFedSeqs;
     const at = Math.max(Date.now(), session.lastAt);
-    warm.delete(runId);
+    takeOut(runId);
     session.beginStep();
     const fault = await session.feed({ at, events: [event] });
     if (fault) return { chain, after, at, result: { kind: "failed", error: fault, ...session.takeStepOutput() } };
@@ -252,6 +286,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return bytes;
     },
     dispose() {
+      clearInterval(sweeper);
       for (const runId of [...warm.keys()]) drop(runId);
     },
   };

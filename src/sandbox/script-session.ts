@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import type { CallEvent, EventBatch, IssuedCall, ToolErrorData, PinnedToolset } from "../shared/index.ts";
-import { EMPTY_CHAIN, batchChain, type ScriptError } from "../shared/index.ts";
+import { BUILTIN_TOOLS, EMPTY_CHAIN, batchChain, type ScriptError } from "../shared/index.ts";
 import { createCallGate, type GateVerdict, type SchemaValidator } from "./call-gate.ts";
 import { createScriptIsolate, type IsolateFault, type ScriptIsolate } from "./isolate.ts";
 import { toolsModuleSource } from "./module-sources.ts";
@@ -83,6 +83,17 @@ function cleanStack(stack: string | undefined): string | undefined {
     .join("\n");
 }
 
+/**
+ * A sleep this long makes the script's isolate cost more kept warm than replayed: a sleeping run
+ * holds no isolate, and replaying even 5,000 completions costs a few hundred ms against 10 s.
+ */
+export const LONG_WAIT_MS = 10_000;
+
+function isLongWait(tool: string, args: unknown): boolean {
+  if (tool !== BUILTIN_TOOLS.sleep || typeof args !== "object" || args === null || !("ms" in args)) return false;
+  return typeof args.ms === "number" && args.ms >= LONG_WAIT_MS;
+}
+
 export class ScriptSession {
   consumedBatches = 0;
   /** `batchChain` of every batch fed so far. */
@@ -92,6 +103,8 @@ export class ScriptSession {
   /** Time of the last batch fed (the run's start before any): a script's clock never goes back. */
   lastAt: number;
   private seq = 0;
+  /** Calls issued and not fed back yet, by seq: whether each is a long wait (see {@link LONG_WAIT_MS}). */
+  private readonly open = new Map<number, boolean>();
   private newCalls: IssuedCall[] = [];
   private logs: string[] = [];
   private settlement: Settlement | undefined;
@@ -153,6 +166,7 @@ export class ScriptSession {
 
   async feed(batch: EventBatch): Promise<ScriptError | undefined> {
     for (const event of batch.events) {
+      this.open.delete(event.seq);
       if (this.settlement) break;
       const fault = this.fault(
         (await this.required().feed(JSON.stringify(event satisfies CallEvent), batch.at, this.wallTimeout())) ??
@@ -165,6 +179,16 @@ export class ScriptSession {
     this.chain = batchChain(this.chain, batch.at, this.lastFedSeqs);
     this.lastAt = Math.max(this.lastAt, batch.at);
     return undefined;
+  }
+
+  /**
+   * True when everything the script waits for is a long wait: a sleep of at least
+   * {@link LONG_WAIT_MS}. Such a run gives its isolate back at once; its next step replays it.
+   */
+  get waitsOnlyLongly(): boolean {
+    if (this.open.size === 0) return false;
+    for (const long of this.open.values()) if (!long) return false;
+    return true;
   }
 
   /** Heap the script's isolate uses, in bytes: read between steps, when the isolate is idle. */
@@ -285,6 +309,7 @@ export class ScriptSession {
         };
     if (fits) this.stepBytes += bytes;
     const refused: ToolErrorData | undefined = "refused" in verdict ? { ...verdict.refused, tool, seq } : undefined;
+    if (!refused) this.open.set(seq, isLongWait(tool, "args" in verdict ? verdict.args : args));
     if (seq > this.options.knownCalls) {
       this.newCalls.push(
         refused

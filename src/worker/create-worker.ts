@@ -30,6 +30,8 @@ export interface RewindWorkerOptions extends TemporalConnectionSettings {
   sandbox: SandboxLimits;
   /** Warm isolates kept (LRU). */
   warmIsolates: number;
+  /** A warm isolate not stepped for this long is given back (default 30 s; 0: never). */
+  warmIdleMs?: number;
   /** Where the workflow bundle is cached. */
   cacheDir: string;
   /** Workflows kept in the sticky cache. Default 1000. */
@@ -116,6 +118,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       memoryMb: options.sandbox.memoryMb,
       cpuMsPerStep: options.sandbox.cpuMsPerStep,
       warmSessions: options.warmIsolates,
+      ...(options.warmIdleMs === undefined ? {} : { warmIdleMs: options.warmIdleMs }),
       validate: validateAgainstSchema,
       metrics,
     });

@@ -5,6 +5,7 @@
  */
 import { stripTypeScriptTypes } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
+import { waitFor } from "../helpers/wait-for.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { validateAgainstSchema } from "../../src/schemas/index.ts";
 import { EMPTY_CHAIN, batchChain, type AdvanceResult } from "../../src/shared/step.ts";
@@ -150,6 +151,68 @@ describe("sandbox steps", () => {
     });
     expect(last.kind).toBe("done");
     expect(await box.speculate("run_none", { seq: 1, ok: true, value: null })).toBeUndefined();
+  });
+
+  it("gives a sleeping run's isolate back when its step ends, keeps one that waits for anything else, and replays it alike", async () => {
+    const script = `import { sleep, waitForSignal } from "rewind:tools";
+export default async function main() {
+  await sleep("5s");
+  const raced = await Promise.race([sleep("1m"), waitForSignal("go")]);
+  await sleep("1m");
+  return [Date.now(), raced];
+}`;
+    const box = make();
+    const fed = (seq: number, at: number, value: unknown = null) => ({
+      at,
+      events: [{ seq, ok: true as const, value }],
+    });
+    // A 5 s sleep is short: the session stays warm and takes the next step.
+    expect(await box.advance({ runId: "run_s", consumedBatches: 0, batches: [], cold: cold(script) })).toMatchObject({
+      kind: "waiting",
+      calls: [{ seq: 1, tool: "rewind.sleep", args: { ms: 5_000 } }],
+    });
+    expect(box.warmCount).toBe(1);
+    // A long sleep raced with a signal: the signal may come at any time, so it stays warm.
+    const raced = await box.advance({ runId: "run_s", consumedBatches: 0, batches: [fed(1, 6_000)] });
+    expect(raced).toMatchObject({ kind: "waiting", calls: [{ seq: 2 }, { seq: 3, tool: "rewind.waitForSignal" }] });
+    expect(box.warmCount).toBe(1);
+    // The signal wins; what is left is one long sleep: the isolate is given back at once.
+    const sleeping = await box.advance({ runId: "run_s", consumedBatches: 1, batches: [fed(3, 7_000, "hi")] });
+    expect(sleeping).toMatchObject({
+      kind: "waiting",
+      calls: [{ seq: 4, tool: "rewind.sleep", args: { ms: 60_000 } }],
+    });
+    expect(box.warmCount).toBe(0);
+    const woken = fed(4, 70_000);
+    expect(await box.advance({ runId: "run_s", consumedBatches: 2, batches: [woken] })).toEqual({
+      kind: "needsColdStart",
+    });
+    const replayed = await box.advance({
+      runId: "run_s",
+      consumedBatches: 2,
+      batches: [woken],
+      cold: cold(script, null, EMPTY_TOOLSET, 4, [fed(1, 6_000), fed(3, 7_000, "hi")]),
+    });
+    expect(replayed).toMatchObject({ kind: "done", result: [70_000, "hi"] });
+  });
+
+  it("gives back a warm isolate that is not stepped within the idle time", async () => {
+    sandbox = createSandbox({
+      memoryMb: 64,
+      cpuMsPerStep: 300,
+      warmSessions: 8,
+      warmIdleMs: 300,
+      validate: validateAgainstSchema,
+    });
+    await sandbox.advance({ runId: "run_idle", consumedBatches: 0, batches: [], cold: cold(SLEEPER) });
+    expect(sandbox.warmCount).toBe(1);
+    const box = sandbox;
+    await waitFor("the idle session to be given back", () => (box.warmCount === 0 ? true : undefined), {
+      timeoutMs: 5_000,
+    });
+    expect(await box.advance({ runId: "run_idle", consumedBatches: 0, batches: [] })).toEqual({
+      kind: "needsColdStart",
+    });
   });
 
   it("takes no speculative step while the run's other step outlasts the wait, and takes the next one", async () => {
