@@ -186,21 +186,10 @@ describe("metrics", () => {
     expect([open(settled, "running"), open(settled, "parked")]).toEqual([0, 0]);
   }, 120_000);
 
-  it("serves only GET /metrics on the worker's listener, and a scrape costs little", async () => {
+  it("serves only GET /metrics on the worker's listener", async () => {
     expect((await fetch(workerMetricsUrl.replace(/\/metrics$/, "/v1/runs"))).status).toBe(404);
-    const times: number[] = [];
-    let bytes = 0;
-    for (let i = 0; i < 20; i++) {
-      const began = performance.now();
-      const text = await (await fetch(workerMetricsUrl)).text();
-      times.push(performance.now() - began);
-      bytes = text.length;
-    }
-    times.sort((a, b) => a - b);
-    const median = times[10] ?? 0;
-    console.log(
-      `worker scrape: ${bytes} bytes, median ${median.toFixed(1)} ms, max ${(times.at(-1) ?? 0).toFixed(1)} ms`,
-    );
-    expect(median).toBeLessThan(250);
+    const scrape = await fetch(workerMetricsUrl);
+    expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toContain("rewind_sandbox_warm_isolates");
   });
 });
