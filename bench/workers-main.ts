@@ -11,6 +11,7 @@ import { NativeConnection, Worker } from "@temporalio/worker";
 import { createConsoleLogger } from "../src/cli/console-logger.ts";
 import type { PayloadsConfig } from "../src/config.ts";
 import { createMcpPool } from "../src/mcp/index.ts";
+import { NO_METRICS, type StepStart } from "../src/metrics/index.ts";
 import { createRewindWorker } from "../src/worker/create-worker.ts";
 import { installTemporalRuntime } from "../src/temporal/temporal-runtime.ts";
 import { createPlainActivities } from "./baseline/activities.ts";
@@ -38,6 +39,9 @@ const BASELINE_WORKFLOWS = path.join(path.dirname(fileURLToPath(import.meta.url)
 const options = JSON.parse(process.argv[2] ?? "{}") as WorkersOptions;
 installTemporalRuntime(createConsoleLogger("warn", "temporal-sdk"), "WARN");
 
+/** Steps the sandbox took, cold (a replay from the journal) and warm: where a run's isolate was. */
+const steps: Record<StepStart, number> = { cold: 0, warm: 0 };
+
 const rewind = await createRewindWorker({
   address: options.address,
   namespace: options.namespace,
@@ -48,6 +52,12 @@ const rewind = await createRewindWorker({
   secretKey: Buffer.alloc(32, 42),
   publicUrl: options.publicUrl,
   payloads: options.payloads,
+  metrics: {
+    ...NO_METRICS,
+    step(start) {
+      steps[start] += 1;
+    },
+  },
 });
 const plainPool = createMcpPool({});
 const plainConnection = await NativeConnection.connect({ address: options.address });
@@ -78,6 +88,9 @@ serveIpc({
       external: usage.external,
       warmIsolates: rewind.sandbox.warmCount,
     };
+  },
+  steps() {
+    return { ...steps };
   },
   resetPeak() {
     peakRss = process.memoryUsage.rss();

@@ -13,6 +13,7 @@ import { scaleSizes } from "../scale-sizes.ts";
 import { median, p95 } from "../stats.ts";
 
 type System = "plain" | "rewind";
+type Steps = { cold: number; warm: number };
 
 export interface TwoWorkersMode {
   width: number;
@@ -24,6 +25,8 @@ export interface TwoWorkersMode {
   rewindOverPlain: number;
   /** CPU ms each workers' process used over the measured rounds (first, second). */
   workerCpuMs: [number, number];
+  /** Sandbox steps over the measured rounds, both processes: cold ones replay the script from its journal. */
+  steps: { cold: number; warm: number; coldPerRun: number };
 }
 
 export interface TwoWorkersResult {
@@ -44,7 +47,13 @@ export async function measureTwoWorkers(ctx: BenchContext): Promise<TwoWorkersRe
       const pids = { first: { workers: stack.workersPid }, second: { workers: second.pid } };
       let firstCpu = 0;
       let secondCpu = 0;
+      const stepsNow = async () => {
+        const both = await Promise.all([stack.workers.call<Steps>("steps"), second.workers.call<Steps>("steps")]);
+        return { cold: both[0].cold + both[1].cold, warm: both[0].warm + both[1].warm };
+      };
+      let stepsBefore: Steps = { cold: 0, warm: 0 };
       for (let round = -1; round < rounds; round++) {
+        if (round === 0) stepsBefore = await stepsNow();
         const before = { first: cpuSnapshot(pids.first), second: cpuSnapshot(pids.second) };
         for (const system of round % 2 === 0 ? (["rewind", "plain"] as const) : (["plain", "rewind"] as const)) {
           if (system === "plain") {
@@ -65,6 +74,10 @@ export async function measureTwoWorkers(ctx: BenchContext): Promise<TwoWorkersRe
           `two workers, width ${width}, round ${round < 0 ? "warm-up" : `${round + 1}/${rounds}`}: plain ${samples.plain.at(-1)?.toFixed(0) ?? "-"} ms, Rewind ${samples.rewind.at(-1)?.toFixed(0) ?? "-"} ms`,
         );
       }
+      const stepsAfter = await stepsNow();
+      const cold = stepsAfter.cold - stepsBefore.cold;
+      const warm = stepsAfter.warm - stepsBefore.warm;
+      ctx.log(`two workers, width ${width}: ${cold} cold and ${warm} warm sandbox steps over ${rounds} Rewind runs`);
       const med = { plain: median(samples.plain), rewind: median(samples.rewind) };
       return {
         width,
@@ -75,6 +88,7 @@ export async function measureTwoWorkers(ctx: BenchContext): Promise<TwoWorkersRe
         perCall: { plain: med.plain / n, rewind: med.rewind / n },
         rewindOverPlain: med.rewind / med.plain,
         workerCpuMs: [firstCpu, secondCpu],
+        steps: { cold, warm, coldPerRun: cold / rounds },
       };
     };
     const sequential = await measure(1, sizes.n, sizes.rounds);
