@@ -5,7 +5,13 @@
 import express, { type Express } from "express";
 import type { Logger } from "../shared/index.ts";
 import { createAuth } from "./auth.ts";
-import { createErrorHandler, notFoundRoute, type TemporalReach } from "./error-handler.ts";
+import {
+  TEMPORAL_UNAVAILABLE_MESSAGE,
+  createErrorHandler,
+  notFoundRoute,
+  type TemporalReach,
+} from "./error-handler.ts";
+import { HttpError } from "./http-error.ts";
 import { serveOpenApi } from "./openapi.ts";
 import { createCodecCors, createCodecRouter, type CodecRouteDeps } from "./routes/codec.ts";
 import { createCredentialWriter, createCredentialsRouter, type CredentialsRouteDeps } from "./routes/credentials.ts";
@@ -38,6 +44,12 @@ export function createApp(deps: ApiDeps): Express {
   app.set("query parser", "simple");
   app.get("/healthz", function health(_req, res) {
     res.json({ ok: true });
+  });
+  // Readiness asks Temporal each time: a load balancer stops sending requests that would only 503.
+  app.get("/readyz", async function ready(_req, res) {
+    if (!deps.temporal) return void res.json({ ok: true, temporal: "unchecked" });
+    if (await deps.temporal.answers()) return void res.json({ ok: true, temporal: "reachable" });
+    throw new HttpError(503, "unavailable", TEMPORAL_UNAVAILABLE_MESSAGE);
   });
   app.get("/openapi.json", serveOpenApi);
   // Before the API keys: a tenant's key does not open the operator's metrics (loopback only).

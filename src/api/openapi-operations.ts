@@ -57,6 +57,7 @@ export const RESPONSE_SCHEMAS = {
   RunCredentialsRenewed: responses.runCredentialsRenewed,
   HookAccepted: responses.hookAccepted,
   Health: responses.health,
+  Readiness: responses.readiness,
   CodecPayloadsAnswer: responses.codecPayloads,
 } satisfies Record<string, z.ZodType>;
 
@@ -118,6 +119,15 @@ export const OPERATIONS: Operation[] = [
     public: true,
     withoutTemporal: true,
     responses: { 200: "Health" },
+  },
+  {
+    method: "get",
+    path: "/readyz",
+    operationId: "ready",
+    summary: "Readiness: whether Temporal answers (503 unavailable while it does not)",
+    tag: "system",
+    public: true,
+    responses: { 200: "Readiness" },
   },
   {
     method: "get",

@@ -253,6 +253,12 @@ export const credentialsWritten = z.object({
 export const runCredentialsRenewed = z.object({ runId: z.string(), scope: z.literal("run") });
 export const hookAccepted = z.object({ accepted: z.literal(true) });
 export const health = z.object({ ok: z.literal(true) });
+export const readiness = z.object({
+  ok: z.literal(true),
+  temporal: z
+    .enum(["reachable", "unchecked"])
+    .describe("`reachable`: Temporal answered just now; `unchecked`: this API was built without a Temporal to ask"),
+});
 
 const codecPayloadView = z.looseObject({
   metadata: z.record(z.string(), z.string()).optional().describe("Values base64-encoded"),

@@ -78,6 +78,7 @@ function requests(toolset: string, runId: string, outageKey: string): Record<str
   const hookToken = createWebhookTokens(TEST_SECRET_KEY).token(runId, "nudge");
   return {
     "GET /healthz": [{ route: "/healthz" }],
+    "GET /readyz": [{ route: "/readyz" }],
     "GET /openapi.json": [{ route: "/openapi.json" }],
     "POST /v1/toolsets": [{ route: "/v1/toolsets", body: { mcpServers: { other: { url: mcp.url } } } }],
     "GET /v1/toolsets/{id}": [{ route: `/v1/toolsets/${UNKNOWN_TOOLSET}` }],
@@ -155,6 +156,7 @@ it("answers 503 unavailable on every route that needs Temporal while it is stopp
   const table = requests(toolset, runId, outageKey);
   // Every documented operation has a request here, and nothing here is undocumented.
   expect(Object.keys(table).sort()).toEqual([...operations].sort());
+  expect(await (await fetch(`${stack.api.url}/readyz`)).json()).toEqual({ ok: true, temporal: "reachable" });
 
   await temporal.stop();
   const sdk = createApiClient({ url: stack.api.url });
@@ -238,6 +240,7 @@ it("answers 503 unavailable on every route that needs Temporal while it is stopp
     await fresh.stop();
   }
 
+  expect(await (await fetch(`${stack.api.url}/readyz`)).json()).toEqual({ ok: true, temporal: "reachable" });
   // And every route answers again (whatever its answer for a run that has ended).
   for (const answer of await sendAll(table))
     expect(answer.status, `${answer.operation} → ${answer.status} ${JSON.stringify(answer.body)}`).toBeLessThan(500);
