@@ -106,25 +106,16 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     };
   }
 
-  /** When each warm session was last kept: the map is in that order too (oldest first). */
-  const keptAt = new Map<string, number>();
-
-  /** Takes the run's session out of the warm set (to step it, or to keep it again as the newest). */
-  const takeOut = (runId: string): void => {
-    warm.delete(runId);
-    keptAt.delete(runId);
-  };
-
   const drop = (runId: string): void => {
     warm.get(runId)?.dispose();
-    takeOut(runId);
+    warm.delete(runId);
   };
 
   const keep = (runId: string, session: ScriptSession): void => {
     if (options.warmSessions === 0 || session.waitsOnlyLongly) return session.dispose();
-    takeOut(runId);
+    warm.delete(runId);
+    session.keptAt = Date.now();
     warm.set(runId, session);
-    keptAt.set(runId, Date.now());
     while (warm.size > options.warmSessions) {
       const oldest = warm.keys().next().value;
       if (oldest === undefined) break;
@@ -133,14 +124,14 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   };
 
   const idleMs = options.warmIdleMs ?? DEFAULT_WARM_IDLE_MS;
-  // Sessions kept longest ago come first: the sweep stops at the first one still in use.
+  // The warm set is in the order sessions were kept (oldest first): the sweep stops at the first one still in use.
   const sweeper =
     idleMs > 0
       ? setInterval(
           () => {
             const cutoff = Date.now() - idleMs;
-            for (const [runId, at] of keptAt) {
-              if (at > cutoff) break;
+            for (const [runId, session] of warm) {
+              if (session.keptAt > cutoff) break;
               drop(runId);
             }
           },
@@ -214,7 +205,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       drop(input.runId);
       session = undefined;
     }
-    takeOut(input.runId);
+    warm.delete(input.runId);
     if (!session) {
       if (!input.cold) return { kind: "needsColdStart" };
       const created = await coldSession(input.runId, input.cold);
@@ -238,7 +229,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const chain = session.chain;
     const after = session.lastFedSeqs;
     const at = Math.max(Date.now(), session.lastAt);
-    takeOut(runId);
+    warm.delete(runId);
     session.beginStep();
     const fault = await session.feed({ at, events: [event] });
     if (fault) return { chain, after, at, result: { kind: "failed", error: fault, ...session.takeStepOutput() } };

@@ -100,6 +100,8 @@ export class ScriptSession {
   chain = EMPTY_CHAIN;
   /** Seqs of the batch fed last (none before the first): a speculative step taken next follows them. */
   lastFedSeqs: number[] = [];
+  /** When the sandbox last kept this session warm (wall clock): an idle one is given back. */
+  keptAt = 0;
   /** Time of the last batch fed (the run's start before any): a script's clock never goes back. */
   lastAt: number;
   private seq = 0;
