@@ -7,7 +7,7 @@
 import { TOOL_ERROR_CODES, listToolGroups } from "../shared/index.ts";
 import type { PinnedTool, PinnedToolset } from "../shared/index.ts";
 import { isIdentifierName, jsonSchemaToTs } from "./json-schema-to-ts.ts";
-import { UNDECLARED_MCP_RESULT, isBindingName, resultSchemaOf } from "./render-dts.ts";
+import { UNDECLARED_MCP_RESULT, isBindingName, observedTag, resultSchemaOf } from "./render-dts.ts";
 import type { RenderOptions } from "./render-dts.ts";
 
 const SUMMARY_LENGTH = 200;
@@ -64,7 +64,7 @@ function toolLine(
   const args = jsonSchemaToTs(tool.inputSchema, { style: "prompt" });
   const result = resultSchemaOf(group, kind, tool, options);
   const summary = summarize(tool.description);
-  const note = result.observed === undefined ? "" : `${summary ? " " : ""}(result type observed)`;
+  const note = result.observed === undefined ? "" : `${summary ? " " : ""}${observedTag(result.observed)}`;
   const tail = summary || note ? ` · ${summary}${note}` : "";
   return `${local}${access}(${args}) → ${jsonSchemaToTs(result.schema, { style: "prompt" })}${tail}`;
 }

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { jsonSchemaToTs, renderDts, renderPrompt } from "../../src/declarations/index.ts";
+import { jsonSchemaToTs, renderDts, renderPrompt, withScriptGuide } from "../../src/declarations/index.ts";
 import type { ObservedResult } from "../../src/declarations/index.ts";
 import { EMPTY_TOOLSET } from "../../src/shared/toolset.ts";
 import type { PinnedToolset } from "../../src/shared/toolset.ts";
@@ -49,6 +49,10 @@ describe("toolset golden", () => {
 
   it("renders the fixture toolset for the prompt", () => {
     expectGolden("toolset.prompt.txt", renderPrompt(toolset, { observed }));
+  });
+
+  it("renders the fixture toolset for the prompt after the guide to writing a script", () => {
+    expectGolden("toolset.guide.prompt.txt", withScriptGuide(renderPrompt(toolset, { observed })));
   });
 
   it("renders only the built-ins for an empty toolset", () => {

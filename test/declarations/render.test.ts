@@ -82,7 +82,7 @@ describe("renderDts and renderPrompt", () => {
     );
     expect(dts).toContain("    b(args?: {}): Promise<string>;");
     const text = renderPrompt(toolsetWith("g", tools), { observed });
-    expect(text).toContain("\ng.a({}) → { n: number } · (result type observed)\n");
+    expect(text).toContain("\ng.a({}) → { n: number } · @observed from 1 result\n");
     expect(text).toContain("\ng.b({}) → string\n");
   });
 
@@ -124,7 +124,7 @@ describe("renderDts and renderPrompt", () => {
     const tools = [{ name: "a", inputSchema: { type: "object" } }];
     const toolset: PinnedToolset = { ...toolsetWith("g", tools), hostTools: { h: { taskQueue: "harness", tools } } };
     const text = renderPrompt(toolset, { observed });
-    expect(text).toContain("\ng.a({}) → string | {} · (result type observed)\n");
-    expect(text).toContain("\nh.a({}) → number · (result type observed)\n");
+    expect(text).toContain("\ng.a({}) → string | {} · @observed from 3 results\n");
+    expect(text).toContain("\nh.a({}) → number · @observed from 2 results\n");
   });
 });

@@ -101,7 +101,7 @@ describe("observed result types", () => {
     const prompt = await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=prompt`).then((r) =>
       r.text(),
     );
-    expect(prompt).toContain("(result type observed)");
+    expect(prompt).toContain("@observed from 4 results");
     for (const text of [dts, prompt]) expect(text).not.toContain(CANARY);
 
     // Scripts are now checked against what was observed.

@@ -4,6 +4,7 @@
  */
 import { Router } from "express";
 import { z } from "zod";
+import { withScriptGuide } from "../../declarations/index.ts";
 import { RegistrationError } from "../../toolsets/index.ts";
 import { registerToolsetBody, TOOLSET_ID_PATTERN } from "../../contract/index.ts";
 import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/index.ts";
@@ -18,7 +19,21 @@ export interface ToolsetsRouteDeps {
   credentialWriter: CredentialWriter;
 }
 
-export const declarationsQuery = z.strictObject({ format: z.enum(["dts", "prompt"]).default("dts") });
+export const declarationsQuery = z
+  .strictObject({
+    format: z
+      .enum(["dts", "prompt"])
+      .default("dts")
+      .describe("dts: the .d.ts the type-checker reads; prompt: the compact text a model reads"),
+    guide: z
+      .enum(["true", "false"])
+      .default("false")
+      .describe("With format=prompt: begin with the short guide to writing a Rewind script"),
+  })
+  .refine((query) => query.guide === "false" || query.format === "prompt", {
+    path: ["guide"],
+    message: "guide goes with format=prompt",
+  });
 
 function view(toolset: ResolvedToolset) {
   return { id: toolset.id, document: toolset.document };
@@ -57,9 +72,10 @@ export function createToolsetsRouter(deps: ToolsetsRouteDeps): Router {
   });
 
   router.get("/v1/toolsets/:id/declarations", async function getDeclarations(req, res) {
-    const { format } = parseOrThrow(declarationsQuery, req.query, "query");
+    const { format, guide } = parseOrThrow(declarationsQuery, req.query, "query");
     const toolset = await find(req.params.id, namespaceOf(req));
-    res.type("text/plain; charset=utf-8").send(format === "dts" ? toolset.dts : toolset.prompt);
+    const prompt = guide === "true" ? withScriptGuide(toolset.prompt) : toolset.prompt;
+    res.type("text/plain; charset=utf-8").send(format === "dts" ? toolset.dts : prompt);
   });
 
   return router;

@@ -1,5 +1,5 @@
 /**
- * `rewind toolsets register <file.json|yaml>` and `rewind toolsets show <id> [--dts|--prompt]`.
+ * `rewind toolsets register <file.json|yaml>` and `rewind toolsets show <id> [--dts|--prompt [--guide]]`.
  * A toolset document is easier to write in YAML, so both are accepted; the API validates it,
  * and its errors (a server that does not answer, a policy naming no tool) are shown as sent,
  * as are the tools it left out because their schemas can't be used.
@@ -76,15 +76,16 @@ export const registerToolset: Command = async (argv, { api }) => {
 
 export const showToolset: Command = async (argv, { api }) => {
   const cmd = parseCommand(argv, {
-    usage: "rewind toolsets show <id> [--dts|--prompt] [--json]",
+    usage: "rewind toolsets show <id> [--dts|--prompt [--guide]] [--json]",
     positionals: ["id"],
-    booleans: ["dts", "prompt"],
+    booleans: ["dts", "prompt", "guide"],
   });
   const id = arg(cmd, 0);
   if (cmd.flag("dts") && cmd.flag("prompt")) throw new UsageError("--dts and --prompt go one at a time");
+  if (cmd.flag("guide") && !cmd.flag("prompt")) throw new UsageError("--guide goes with --prompt");
   const format = cmd.flag("dts") ? "dts" : cmd.flag("prompt") ? "prompt" : undefined;
   if (format) {
-    const text = await api.getDeclarations(id, format);
+    const text = await api.getDeclarations(id, format, { guide: cmd.flag("guide") });
     if (cmd.json) printJson(text);
     else process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
     return 0;
