@@ -52,7 +52,16 @@ const CLI_EXCEPTIONS = ["sdk/api-client.ts", "sdk/replay.ts"];
 
 export default tseslint.config(
   // Example scripts are written against rewind:tools, which only a toolset's declarations define.
-  { ignores: ["node_modules/**", ".rewind/**", "bench/results/**", "coverage/**", "examples/**/script.ts"] },
+  {
+    ignores: [
+      "node_modules/**",
+      ".rewind/**",
+      "bench/results/**",
+      "coverage/**",
+      "examples/**/script.ts",
+      "examples/cli/*.ts",
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     files: ["**/*.ts"],

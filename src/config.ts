@@ -476,3 +476,16 @@ export function loadClientConfig(env: Env = process.env): ClientConfig {
   if (!/^https?:\/\/[^/]/.test(raw)) throw new ConfigError(`REWIND_URL must be an http(s) URL, got "${raw}"`);
   return { url: raw.replace(/\/+$/, ""), apiKey: env["REWIND_API_KEY"] || undefined };
 }
+
+// ---------------------------------------------------------------------------------------------
+// The examples (`npm run example`, `npm run example:server`): where their MCP server listens.
+
+export interface ExampleConfig {
+  /** REWIND_EXAMPLE_PORT: the example tickets MCP server's port on 127.0.0.1. Default 8788. */
+  serverPort: number;
+}
+
+/** Reads REWIND_EXAMPLE_PORT. Throws ConfigError naming the variable at fault. */
+export function loadExampleConfig(env: Env = process.env): ExampleConfig {
+  return { serverPort: integer(env, "REWIND_EXAMPLE_PORT", 8788, 1, 65535) };
+}

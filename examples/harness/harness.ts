@@ -1,107 +1,96 @@
 /**
- * A small harness on Rewind: it starts an MCP server, serves the host tool `harness.ask_user`
- * (answered in this terminal), registers a toolset, shows the declarations a model would see,
- * runs the model's script, waits for the approval the script needs, and prints the result.
+ * A small harness on Rewind: it serves the host tool `harness.ask_user` (answered in this
+ * terminal), registers a toolset with the tickets MCP server, shows the declarations a model would
+ * see, runs the model's script, waits for the approval the script needs, and prints the result.
+ * Ctrl-C cancels the run it started before it stops, so no run is left parked behind it.
  *
  *   npm start                      # in one terminal: Temporal, the Rewind worker and the API
  *   npm run example                # in another: this harness (add -- --yes to answer for you)
  */
 import { readFile } from "node:fs/promises";
-import { createInterface } from "node:readline/promises";
-import { createHostToolWorker } from "../../src/sdk/index.ts";
-import { startTicketsServer } from "./tickets-server.ts";
+import { ConfigError } from "../../src/config.ts";
+import { createApiClient, createHostToolWorker, type ApiClient } from "../../src/sdk/index.ts";
+import { followRun } from "./follow-run.ts";
+import { harnessOptions, USAGE, UsageError, type HarnessOptions } from "./harness-options.ts";
+import { askUserTool, harnessToolset, HOST_TOOLS_TASK_QUEUE } from "./harness-tools.ts";
+import { useOrStartTicketsServer } from "./tickets-endpoint.ts";
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: string) => {
-  const i = args.indexOf(name);
-  return i >= 0 && args[i + 1] ? (args[i + 1] as string) : fallback;
-};
-const api = option("--api", "http://127.0.0.1:8787");
-const temporal = option("--temporal", "127.0.0.1:7233");
-const autoAnswer = args.includes("--yes");
+/** The run this harness started, while it may still be going. */
+let current: string | undefined;
 
-async function call(method: string, route: string, body?: unknown): Promise<Record<string, unknown>> {
-  const response = await fetch(api + route, {
-    method,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
+async function runHarness(options: HarnessOptions, api: ApiClient, signal: AbortSignal, interrupt: () => void) {
+  const tickets = await useOrStartTicketsServer(options.serverPort);
+  const how = tickets.startedHere ? "started here; npm run example:server keeps one running" : "already running";
+  console.log(`tickets MCP server ${tickets.url} (${how})`);
+  console.log(`Temporal ${options.temporal.address} (${options.temporalSource}) · Rewind API ${api.url}`);
+  const worker = await createHostToolWorker({
+    ...options.temporal,
+    taskQueue: HOST_TOOLS_TASK_QUEUE,
+    tools: { "harness.ask_user": askUserTool({ yes: options.yes, stopping: signal, onInterrupt: interrupt }) },
   });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${route} → ${response.status} ${text}`);
-  return text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : { text };
-}
-
-async function ask(question: string): Promise<boolean> {
-  if (autoAnswer) {
-    console.log(`? ${question} (answered yes by --yes)`);
-    return true;
-  }
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  const serving = worker.run();
   try {
-    return /^y/i.test(await rl.question(`? ${question} [y/n] `));
+    const toolset = await api.registerToolset(harnessToolset(tickets.url));
+    console.log(`toolset ${toolset.id}\n\nWhat the model sees:\n`);
+    console.log(await api.getDeclarations(toolset.id, "prompt"));
+
+    const script = await readFile(new URL("./script.ts", import.meta.url), "utf8");
+    signal.throwIfAborted();
+    const run = await api.startRun({ toolset: toolset.id, script, input: { title: "Checkout page is slow" } });
+    current = run.id;
+    console.log(`\nrun ${run.id}  ${run.temporalUrl ?? ""}`);
+    const end = await followRun({ api, id: run.id, approve: options.yes, signal });
+    current = undefined;
+    console.log(`\n${end.status}: ${JSON.stringify(end.result ?? end.error)}`);
+    if (end.status !== "completed") process.exitCode = 1;
   } finally {
-    rl.close();
-  }
-}
-
-const tickets = await startTicketsServer();
-const worker = await createHostToolWorker({
-  address: temporal,
-  taskQueue: "example-harness",
-  tools: { "harness.ask_user": async ({ question }) => ({ yes: await ask(String(question)) }) },
-});
-const serving = worker.run();
-
-try {
-  const toolset = await call("POST", "/v1/toolsets", {
-    mcpServers: { tickets: { url: tickets.url } },
-    hostTools: {
-      harness: {
-        taskQueue: "example-harness",
-        tools: {
-          ask_user: {
-            description: "Ask the user a yes/no question in the terminal.",
-            inputSchema: { type: "object", properties: { question: { type: "string" } }, required: ["question"] },
-            outputSchema: { type: "object", properties: { yes: { type: "boolean" } }, required: ["yes"] },
-          },
-        },
-      },
-    },
-    policies: { "tickets.create_ticket": { approval: true, onInterruption: "retry" } },
-  });
-  console.log(`toolset ${String(toolset["id"])}\n\nWhat the model sees:\n`);
-  console.log((await call("GET", `/v1/toolsets/${String(toolset["id"])}/declarations?format=prompt`))["text"]);
-
-  const script = await readFile(new URL("./script.ts", import.meta.url), "utf8");
-  const run = await call("POST", "/v1/runs", {
-    toolset: toolset["id"],
-    script,
-    input: { title: "Checkout page is slow" },
-  });
-  const id = String(run["id"]);
-  console.log(`\nrun ${id}  ${String(run["temporalUrl"] ?? "")}`);
-
-  for (;;) {
-    const state = await call("GET", `/v1/runs/${id}`);
-    if (state["status"] === "parked") {
-      const [parked] = state["parked"] as { seq: number; tool: string; args: unknown }[];
-      if (parked) {
-        console.log(`\nparked: call ${parked.seq} ${parked.tool}(${JSON.stringify(parked.args)}) waits for approval`);
-        console.log(`  approve from another terminal: npx rewind runs approve ${id} ${parked.seq}`);
-        console.log(`  (or: curl -X POST ${api}/v1/runs/${id}/calls/${parked.seq}/approve)`);
-        if (autoAnswer) await call("POST", `/v1/runs/${id}/calls/${parked.seq}/approve`);
-        else console.log("  waiting for the approval…");
-        while ((await call("GET", `/v1/runs/${id}`))["status"] === "parked")
-          await new Promise((resolve) => setTimeout(resolve, 300));
-      }
-    } else if (state["status"] !== "running") {
-      console.log(`\n${String(state["status"])}: ${JSON.stringify(state["result"] ?? state["error"])}`);
-      break;
+    // The run is cancelled first, while the worker still serves the call it may be waiting on.
+    if (current !== undefined) {
+      const id = current;
+      await api.cancelRun(id).then(
+        () => console.log(`cancelled ${id}`),
+        (error: unknown) => console.error(`could not cancel ${id}: ${(error as Error).message}`),
+      );
     }
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await worker.shutdown();
+    await serving.catch(() => undefined);
+    await tickets.close();
+    if (signal.aborted)
+      console.log(`stopped the host tools' worker${tickets.startedHere ? " and the tickets MCP server" : ""}`);
   }
-} finally {
-  await worker.shutdown();
-  await serving;
-  await tickets.close();
 }
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const options = await harnessOptions(argv);
+  const api = createApiClient(options.api);
+  const stopping = new AbortController();
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping.signal.aborted) return;
+    console.log(`\n${signal}: stopping${current ? ` and cancelling ${current}` : ""}`);
+    stopping.abort(new Error(signal));
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  try {
+    await runHarness(options, api, stopping.signal, () => stop("SIGINT"));
+  } catch (error) {
+    if (!stopping.signal.aborted) throw error;
+    process.exitCode = 130;
+  }
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    process.stderr.write(`example: ${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
+  process.stderr.write(`example: ${message}\n`);
+  process.exitCode = 1;
+});

@@ -1,7 +1,7 @@
 /**
- * The example's MCP server: a tiny ticket tracker made with the official MCP SDK, served over
- * streamable HTTP on a free loopback port. It honours Rewind's idempotency key, so a retried
- * `create_ticket` never opens two tickets.
+ * The examples' MCP server: a tiny ticket tracker made with the official MCP SDK, served over
+ * streamable HTTP on loopback. It honours Rewind's idempotency key, so a retried `create_ticket`
+ * never opens two tickets. Its tickets live in memory, one list per started server.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,10 +9,13 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 
-const tickets: { number: number; title: string; priority: string }[] = [];
-const byKey = new Map<string, number>();
+interface Ticket {
+  number: number;
+  title: string;
+  priority: string;
+}
 
-function buildServer(): McpServer {
+function buildServer(tickets: Ticket[], byKey: Map<string, number>): McpServer {
   const server = new McpServer({ name: "tickets", version: "1.0.0" });
   server.registerTool(
     "list_tickets",
@@ -44,10 +47,27 @@ function buildServer(): McpServer {
   return server;
 }
 
-export async function startTicketsServer(): Promise<{ url: string; close(): Promise<void> }> {
+export interface TicketsServer {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:8788/mcp`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The endpoint a tickets server on `port` (of 127.0.0.1) answers at. */
+export function ticketsUrl(port: number): string {
+  return `http://127.0.0.1:${port}/mcp`;
+}
+
+/**
+ * Starts a tickets server on 127.0.0.1:`port` (0, the default: a free port). Rejects with the
+ * listen error (`EADDRINUSE` when the port is taken).
+ */
+export async function startTicketsServer(options: { port?: number } = {}): Promise<TicketsServer> {
+  const tickets: Ticket[] = [];
+  const byKey = new Map<string, number>();
   const http = createServer(async (req, res) => {
     // Stateless: one server and transport per request, as the SDK's stateless example does.
-    const server = buildServer();
+    const server = buildServer(tickets, byKey);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     res.on("close", () => {
       void transport.close();
@@ -56,9 +76,15 @@ export async function startTicketsServer(): Promise<{ url: string; close(): Prom
     await server.connect(transport);
     await transport.handleRequest(req, res);
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 0, "127.0.0.1", () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
   return {
-    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    url: ticketsUrl((http.address() as AddressInfo).port),
     close: () =>
       new Promise((resolve) => {
         http.closeAllConnections();
