@@ -4,8 +4,9 @@
  * gets a Python tool's result and the tool sees `<run_id>/<seq>`, its attempt and the call's
  * traceparent; a ToolError raised in Python as a HostToolError reaches the script with its code,
  * message and details, unretried; an ordinary exception is an interruption, retried with the same
- * key; and cancelling the run reaches a tool that heartbeats. The toolset registered is the
- * example's own toolset.json, on a task queue of this file's.
+ * key; the example's script.ts type-checks and runs; and cancelling the run reaches a tool that
+ * heartbeats. The toolset registered is the example's own toolset.json, on a task queue of this
+ * file's.
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
@@ -136,6 +137,22 @@ describe("host tools served with Temporal's Python SDK", () => {
     expect(started[0]?.lastFailure?.message).toBe("the pricing service dropped the connection");
     expect(started[0]?.lastFailure?.applicationFailureInfo?.type).toBe("ConnectionError");
     expect(await journalEntry(id, 1)).toMatchObject({ status: "completed", result: done.result });
+  });
+
+  it("runs the example's script.ts with the example's input", async () => {
+    const id = await startRun(stack, {
+      toolset,
+      script: await readFile(path.join(EXAMPLE_DIR, "script.ts"), "utf8"),
+      input: { item: "lamp", email: "nobody@example.com" },
+    });
+    const done = await waitForRun(stack, id);
+    expect(done.result, JSON.stringify(done)).toEqual({
+      price: 12.5,
+      quoteAttempt: 2,
+      order: expect.stringMatching(/^order-\d+$/),
+      key: `${id}/2`,
+      customer: "unknown (toolFailed: no customer with that email)",
+    });
   });
 
   it("cancels a heartbeating Python tool when the run is cancelled", async () => {
