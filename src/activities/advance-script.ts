@@ -11,10 +11,18 @@ import { withEventsEndpoint } from "./run-end.ts";
 export interface AdvanceDeps {
   sandbox: Sandbox;
   endpoints: EndpointResolver;
+  /** The task queue only this worker polls, told with each step it takes (`StepPlace`). */
+  sessionQueue?: string | undefined;
+}
+
+/** A step's result with the queue of the worker that now holds the run's isolate, when it has one. */
+export function placed<T extends AdvanceResult>(result: T, sessionQueue: string | undefined): T {
+  return result.kind === "needsColdStart" || sessionQueue === undefined ? result : { ...result, sessionQueue };
 }
 
 export function createAdvanceScript(deps: AdvanceDeps) {
   return async function advanceScript(input: AdvanceInput): Promise<AdvanceResult> {
-    return withEventsEndpoint(await deps.sandbox.advance(input), input.namespace, deps.endpoints);
+    const result = await withEventsEndpoint(await deps.sandbox.advance(input), input.namespace, deps.endpoints);
+    return placed(result, deps.sessionQueue);
   };
 }

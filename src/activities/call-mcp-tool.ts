@@ -41,6 +41,7 @@ import {
 } from "../shared/index.ts";
 import type { Tracing } from "../tracing/index.ts";
 import { exchangeAttributes, mcpAttemptSpan, thrownErrorType } from "./attempt-spans.ts";
+import { placed } from "./advance-script.ts";
 import { withEventsEndpoint } from "./run-end.ts";
 import type { CallRef, CallReports } from "./call-reports.ts";
 import { createSchemaWatch, schemaChangeOf, type SchemaWatch } from "./schema-watch.ts";
@@ -51,6 +52,8 @@ export interface McpCallDeps {
   sandbox?: Pick<Sandbox, "speculate">;
   /** Whether a run's namespace takes events, told with a step that ends the run. */
   endpoints?: EndpointResolver;
+  /** The task queue only this worker polls, told with each speculative step (`StepPlace`). */
+  sessionQueue?: string | undefined;
   tracing: Tracing;
   credentials: CredentialResolver;
   validate: SchemaValidator;
@@ -162,7 +165,13 @@ async function takeSpeculativeStep(
     const step = await deps.sandbox?.speculate(input.runId, { seq: input.seq, ok: true, value });
     return step
       ? {
-          step: { ...step, result: await withEventsEndpoint(step.result, input.credentials.namespace, deps.endpoints) },
+          step: {
+            ...step,
+            result: placed(
+              await withEventsEndpoint(step.result, input.credentials.namespace, deps.endpoints),
+              deps.sessionQueue,
+            ),
+          },
         }
       : {};
   } catch {

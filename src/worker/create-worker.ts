@@ -3,6 +3,7 @@
  * dispatchers, on the `rewind` task queue. Everything it needs comes in as options, so tests
  * and the embedded stack build it the same way.
  */
+import { randomUUID } from "node:crypto";
 import { Client } from "@temporalio/client";
 import { Worker, type InjectedSinks, type WorkerOptions } from "@temporalio/worker";
 import type { FinishedSpan, TracingSinks } from "../shared/index.ts";
@@ -91,9 +92,19 @@ export function workerDeploymentOptions(
   };
 }
 
+/**
+ * The task queue only this worker process polls: `<taskQueue>-session-<random>`. Runs whose
+ * isolate this worker holds send their MCP calls there (`StepPlace`).
+ */
+export function sessionQueueName(taskQueue: string): string {
+  return `${taskQueue}-session-${randomUUID()}`;
+}
+
 export interface RewindWorker {
   worker: Worker;
   sandbox: Sandbox;
+  /** The queue only this worker polls, where runs whose isolate it holds send their MCP calls. */
+  sessionQueue: string | undefined;
   /** Runs until shutdown() is called; rejects if the worker fails. */
   run(): Promise<void>;
   shutdown(): Promise<void>;
@@ -135,6 +146,25 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
   const client = new Client({ connection: clientConnection, namespace: options.namespace, dataConverter });
   const box = createSecretBox(options.secretKey);
   const endpoints = createEndpointResolver({ client, box, fallback: options.events });
+  // A worker that takes workflow tasks holds runs' isolates, and polls a queue of its own for their calls.
+  const sessionQueue = options.activitiesOnly ? undefined : sessionQueueName(options.taskQueue);
+  const activities = createActivities({
+    sandbox,
+    sessionQueue,
+    mcpPool,
+    endpoints,
+    ...(options.targets ? { targets: options.targets } : {}),
+    guardedFetch: createGuardedFetcher(options.httpTool),
+    webhookTokens: createWebhookTokens(options.secretKey),
+    publicUrl: options.publicUrl,
+    client,
+    storedScripts: createStoredScriptStore(client, options.taskQueue),
+    credentials: createCredentialResolver({ client, box }),
+    tracing,
+    validate: validateAgainstSchema,
+    callReports: createCallReports(client),
+    metrics,
+  });
   const worker = await Worker.create({
     connection,
     dataConverter,
@@ -145,22 +175,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       : {
           workflowBundle: await loadWorkflowBundle(options.cacheDir, { versioned: options.deployment !== undefined }),
         }),
-    activities: createActivities({
-      sandbox,
-      mcpPool,
-      endpoints,
-      ...(options.targets ? { targets: options.targets } : {}),
-      guardedFetch: createGuardedFetcher(options.httpTool),
-      webhookTokens: createWebhookTokens(options.secretKey),
-      publicUrl: options.publicUrl,
-      client,
-      storedScripts: createStoredScriptStore(client, options.taskQueue),
-      credentials: createCredentialResolver({ client, box }),
-      tracing,
-      validate: validateAgainstSchema,
-      callReports: createCallReports(client),
-      metrics,
-    }),
+    activities,
     maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
     ...(options.identity ? { identity: options.identity } : {}),
     ...workerDeploymentOptions(options.deployment),
@@ -171,12 +186,31 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       ...runMetricsSinks(metrics),
     },
   });
+  // Unversioned on purpose: the queue is this process's alone, never part of a deployment.
+  const sessionWorker =
+    sessionQueue === undefined
+      ? undefined
+      : await Worker.create({
+          connection,
+          dataConverter,
+          namespace: options.namespace,
+          taskQueue: sessionQueue,
+          activities,
+          ...(options.identity ? { identity: options.identity } : {}),
+        });
   let running: Promise<void> | undefined;
+  const shutdownAll = () => {
+    for (const each of [worker, sessionWorker]) if (each?.getState() === "RUNNING") each.shutdown();
+  };
   return {
     worker,
     sandbox,
+    sessionQueue,
     run() {
-      running ??= worker.run().finally(async () => {
+      const both = Promise.all([worker.run().finally(shutdownAll), sessionWorker?.run().finally(shutdownAll)]).then(
+        () => undefined,
+      );
+      running ??= both.finally(async () => {
         unwatchSandbox();
         if (!options.sharedSandbox) sandbox.dispose();
         await mcpPool.close();
@@ -187,7 +221,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       return running;
     },
     async shutdown() {
-      if (worker.getState() === "RUNNING") worker.shutdown();
+      shutdownAll();
       await running;
     },
   };

@@ -42,6 +42,8 @@ const WAITING_BUILTINS = new Set(["rewind.sleep", "rewind.waitForSignal", "rewin
 export class CallRunner {
   /** Set while the run drains for continue-as-new: no speculative step is adopted. */
   draining = false;
+  /** Where MCP calls are sent: the queue of the worker holding the run's isolate (`follow`). */
+  private sessionQueue: string | undefined;
   /** Waits finished so far (waiting built-ins, parked calls): MCP calls carry it (`McpCallInput.waits`). */
   private waits = 0;
   private readonly scheduler: CallScheduler;
@@ -69,12 +71,25 @@ export class CallRunner {
         return decision;
       },
       waits: () => this.waits,
+      sessionQueue: () => this.sessionQueue,
+      sessionGone: (queue) => {
+        if (this.sessionQueue === queue) this.sessionQueue = undefined;
+      },
     };
     this.scheduler = new CallScheduler(
       RUN_CONCURRENCY,
       (tool) => run.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY,
       (entry, release) => void this.perform(entry, release),
     );
+  }
+
+  /**
+   * Sends the MCP calls issued from now on to the worker that took this step, where the run's
+   * isolate is (`StepPlace`). Only for runs past `PATCHES.callsFollowTheirSession`, which the
+   * caller checks.
+   */
+  follow(sessionQueue: string): void {
+    this.sessionQueue = sessionQueue;
   }
 
   /** Calls not finished: sent, queued for a place, built-ins pending, or parked. */

@@ -5,7 +5,13 @@
  * longer fits the server's current schema is parked, not failed: once the harness renews the
  * credentials or approves, it is sent again with the same key.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from "@temporalio/workflow";
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  TimeoutFailure,
+  isCancellation,
+  proxyActivities,
+} from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
 import type { CredentialRef, JournalEntry, RunInput, PinnedToolset, RunTrace } from "../../shared/index.ts";
 import { runtimeVersionOf, CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../../shared/index.ts";
@@ -36,6 +42,24 @@ export interface McpDispatchContext {
   park(entry: JournalEntry, reason: ParkReason, details: ParkDetails): Promise<Decision>;
   /** Waits the run has finished so far, for the activity's schema check (see McpCallInput.waits). */
   waits?: () => number;
+  /**
+   * The queue of the worker holding the run's isolate, where its calls go (`StepPlace`); none
+   * before the first step or for runs from before `PATCHES.callsFollowTheirSession`.
+   */
+  sessionQueue?: () => string | undefined;
+  /** Told when no worker took a call from `queue` in time: that worker is gone. */
+  sessionGone?: (queue: string) => void;
+}
+
+/**
+ * How long a call waits on its session's queue for the worker that holds the run's isolate. Past
+ * it (that worker is gone, or too busy to start it) the call goes to the run's shared queue:
+ * an attempt that never started can be sent anywhere.
+ */
+const SESSION_START_TIMEOUT_MS = 5_000;
+
+function neverStarted(error: ActivityFailure): boolean {
+  return error.cause instanceof TimeoutFailure && error.cause.timeoutType === "SCHEDULE_TO_START";
 }
 
 /**
@@ -85,16 +109,22 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
   if (!server) return failure(entry, "unknownTool", `${entry.tool} is not a tool of this run's toolset`);
   const policy = context.toolset.policies[entry.tool] ?? {};
   const timeoutMs = policy.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
-  const { callMcpTool } = proxyActivities<Activities>({
+  const options = {
     activityId: String(entry.seq),
     summary: `${entry.tool} #${entry.seq}`,
     // The request's own timeout fires first and fails the attempt cleanly; this is the backstop.
     startToCloseTimeout: timeoutMs + 5_000,
     heartbeatTimeout: Math.min(HEARTBEAT_TIMEOUT_MS, timeoutMs + 5_000),
     retry: retryPolicyFor(policy),
-  });
+  };
   let skipSchemaCheck = false;
   for (;;) {
+    const sessionQueue = context.sessionQueue?.();
+    const { callMcpTool } = proxyActivities<Activities>(
+      sessionQueue === undefined
+        ? options
+        : { ...options, taskQueue: sessionQueue, scheduleToStartTimeout: SESSION_START_TIMEOUT_MS },
+    );
     try {
       const result = await callMcpTool({
         runId: context.runId,
@@ -118,6 +148,10 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (!(error instanceof ActivityFailure)) throw error;
+      if (sessionQueue !== undefined && neverStarted(error)) {
+        context.sessionGone?.(sessionQueue);
+        continue;
+      }
       const parking = parkingFor(error.cause, entry);
       if (!parking) return outcomeOfFailure(entry, error, policy);
       const pinned = server.tools.find((t) => t.name === tool)?.inputSchema ?? null;

@@ -80,4 +80,14 @@ export const PATCHES = {
    * ApplicationFailure typed Error) and run.failed carried its type.
    */
   typedRunFailures: "rewind-typed-run-failures",
+  /**
+   * 2026-11-30 (after ea3e6ee): MCP calls are scheduled on the task queue of the worker that took
+   * the run's last step (`StepPlace.sessionQueue`), where the run's isolate is warm, with a 5 s
+   * schedule-to-start timeout after which the call goes to the shared queue. Before, they went to
+   * the shared queue, and with several workers a result reaching history from a worker without
+   * the isolate discarded the speculative steps of the one with it: that isolate then replayed
+   * the whole journal cold. Asked once as the run starts: runs that started before it keep the
+   * shared queue to their end.
+   */
+  callsFollowTheirSession: "rewind-calls-follow-their-session",
 } as const;

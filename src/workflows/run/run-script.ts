@@ -67,6 +67,9 @@ function shouldContinueAsNew(afterEvents: number | undefined): boolean {
 
 export async function runScript(input: RunInput): Promise<unknown> {
   announcePatches();
+  // Asked once, at the start: a run that started before this release keeps the shared queue to
+  // its end, so no marker of it can follow a local activity's result in a replay.
+  const followsSessions = patched(PATCHES.callsFollowTheirSession);
   const journal = new JournalBook(input.carried);
   const inbox = new SignalInbox(input.carried?.signals);
   let startedAt = input.carried?.startedAt ?? Date.now();
@@ -183,6 +186,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     }
     for (;;) {
       if (outcome.kind === "needsColdStart") throw ApplicationFailure.nonRetryable("the sandbox refused a cold start");
+      if (followsSessions && outcome.sessionQueue !== undefined) calls.follow(outcome.sessionQueue);
       for (const call of outcome.calls) {
         const entry = journal.record(call, Date.now());
         if (!call.refused) calls.dispatch(entry);
