@@ -18,6 +18,7 @@ import { createCredentialWriter, createCredentialsRouter, type CredentialsRouteD
 import { createEventsRouter, type EventsRouteDeps } from "./routes/events.ts";
 import { createHooksRouter, type HooksRouteDeps } from "./routes/hooks.ts";
 import { createMetricsRoute, type MetricsRouteDeps } from "./routes/metrics.ts";
+import { createRunSaveRouter } from "./routes/run-save.ts";
 import { createRunsRouter, type RunsRouteDeps } from "./routes/runs.ts";
 import { createToolsetsRouter } from "./routes/toolsets.ts";
 import { createWorkflowsRouter, type WorkflowsRouteDeps } from "./routes/workflows.ts";
@@ -71,6 +72,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(createWorkflowsRouter(deps));
   app.use(createCredentialsRouter(credentialWriter));
   app.use(createRunsRouter(deps));
+  app.use(createRunSaveRouter(deps));
   app.use(createCodecRouter(deps.codec));
   app.use(notFoundRoute);
   app.use(createErrorHandler(deps.logger, deps.temporal));

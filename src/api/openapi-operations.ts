@@ -6,7 +6,8 @@
  */
 import type { z } from "zod";
 import { registerToolsetBody } from "../contract/index.ts";
-import { declarationsQuery } from "./routes/toolsets.ts";
+import { declarationsQuery, toolSearchQuery } from "./routes/toolsets.ts";
+import { saveRunBody } from "./routes/run-save.ts";
 import { storeWorkflowBody } from "./routes/workflows.ts";
 import {
   codecBody,
@@ -31,6 +32,7 @@ export const REQUEST_SCHEMAS = {
   ElicitationAnswerRequest: elicitationAnswerBody,
   EventsEndpointRequest: eventsEndpointBody,
   StoreWorkflowRequest: storeWorkflowBody,
+  SaveRunRequest: saveRunBody,
   CredentialsRequest: credentialsBody,
   ForkRunRequest: forkRunBody,
   CodecPayloads: codecBody,
@@ -43,6 +45,7 @@ export const RESPONSE_SCHEMAS = {
   PinnedToolset: responses.pinnedToolset,
   Toolset: responses.toolsetView,
   RegisteredToolset: responses.registeredToolsetView,
+  ToolSearch: responses.toolSearchView,
   Run: responses.runView,
   ForkedRun: responses.forkedRunView,
   RunList: responses.runList,
@@ -169,8 +172,18 @@ export const OPERATIONS: Operation[] = [
     operationId: "getDeclarations",
     tag: "toolsets",
     query: declarationsQuery,
-    summary: "The rewind:tools declarations, for the type-checker (dts) or for a prompt",
+    summary:
+      "The rewind:tools declarations, for the type-checker (dts) or for a prompt: in full, compact (one line per tool), or for chosen tools (400 naming the unknown ones)",
     responses: { 200: "text", 400: "Error", 404: "Error" },
+  },
+  {
+    method: "get",
+    path: "/v1/toolsets/{id}/tools",
+    operationId: "searchTools",
+    tag: "toolsets",
+    query: toolSearchQuery,
+    summary: "The tools that best match a few words (BM25 over name, group and description), best first",
+    responses: { 200: "ToolSearch", 400: "Error", 404: "Error" },
   },
   {
     method: "post",
@@ -266,6 +279,16 @@ export const OPERATIONS: Operation[] = [
     tag: "runs",
     summary: "The run, self-contained, to replay its script offline (never credentials)",
     responses: { 200: "Cassette", 404: "Error" },
+  },
+  {
+    method: "post",
+    path: "/v1/runs/{id}/save",
+    operationId: "saveRun",
+    tag: "runs",
+    body: "SaveRunRequest",
+    summary:
+      "Store the run's script as a workflow that toolsets pin by name, pinned to the run's toolset or the one named (201, or 200 when already stored); 422 when it does not fit that toolset",
+    responses: { 201: "StoredWorkflow", 200: "StoredWorkflow", 400: "Error", 404: "Error", 409: "Error", 422: "Error" },
   },
   {
     method: "put",

@@ -15,7 +15,6 @@ import {
 } from "@temporalio/client";
 import { TypedSearchAttributes } from "@temporalio/common";
 import { ulid } from "ulid";
-import { fromHistoryPayload } from "../payloads/index.ts";
 import {
   SANDBOX_RUNTIME_VERSION,
   runtimeVersionOf,
@@ -47,6 +46,7 @@ import {
 import { sendCallUpdate } from "./call-updates.ts";
 import { HttpError, notFound } from "./http-error.ts";
 import { listRuns, type RunListFilters } from "./run-list.ts";
+import { readCalledTools, readRunStart, type CalledTool } from "./run-start.ts";
 
 export interface RunServiceOptions {
   client: Client;
@@ -129,6 +129,14 @@ export function createRunService(options: RunServiceOptions) {
         `run ${runId} is ${TEMPORAL_STATUS[d.status.name] ?? "not running"}; ${noLonger}`,
       );
     return d;
+  }
+
+  /** What the run started from (its current execution's start: continue-as-new keeps script and toolset). */
+  async function startOf(runId: string, namespace: string): Promise<RunInput> {
+    const d = await describeOwned(runId, namespace);
+    const input = await readRunStart(client, runId, d.runId);
+    if (!input) throw new HttpError(409, "conflict", `run ${runId} has no readable start`);
+    return input;
   }
 
   return {
@@ -295,20 +303,18 @@ export function createRunService(options: RunServiceOptions) {
       );
     },
 
+    /** What saving a run's script needs: what the run started from, and every tool its journal shows it called. */
+    async scriptSource(runId: string, namespace: string): Promise<{ input: RunInput; called: CalledTool[] }> {
+      const input = await startOf(runId, namespace);
+      return { input, called: await readCalledTools(client, runId) };
+    },
+
     /** What a fork needs of its parent: its toolset, end user, input, own credentials and finished calls. */
     async forkSource(
       runId: string,
       namespace: string,
     ): Promise<{ toolsetId: string; endUser?: string; input: RunInput; seed: ForkSeed }> {
-      const d = await describeOwned(runId, namespace);
-      const history = await client.workflowService.getWorkflowExecutionHistory({
-        namespace: client.options.namespace,
-        execution: { workflowId: runId, runId: d.runId },
-        maximumPageSize: 1,
-      });
-      const payload = history.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-      if (!payload) throw new HttpError(409, "conflict", `run ${runId} has no readable start`);
-      const input = await fromHistoryPayload<RunInput>(client.options.loadedDataConverter, payload);
+      const input = await startOf(runId, namespace);
       const view = await client.workflow
         .getHandle(runId)
         .query(getJournalQuery, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER });

@@ -245,8 +245,20 @@ export const eventsEndpointView = z.object({
   url: z.string(),
   secret: z.string().optional().describe("Only when generated, and only once"),
 });
-export const storedWorkflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string() });
-export const workflowView = z.object({ id: z.string(), name: z.string(), toolset: z.string(), scriptHash: z.string() });
+const workflowDescription = z.string().optional().describe("Given when the script was saved from a run");
+export const storedWorkflowView = z.object({
+  id: z.string(),
+  name: z.string(),
+  toolset: z.string(),
+  description: workflowDescription,
+});
+export const workflowView = z.object({
+  id: z.string(),
+  name: z.string(),
+  toolset: z.string(),
+  scriptHash: z.string(),
+  description: workflowDescription,
+});
 export const credentialsWritten = z.object({
   resumedRuns: z.number().int().min(0).describe("Parked runs woken to send their calls again"),
 });

@@ -19,6 +19,8 @@ export const API_ERRORS = {
   toolsetRejected: { status: 422 },
   /** The outbound target policy refuses the address. */
   targetNotAllowed: { status: 422 },
+  /** A run's script cannot be saved against a toolset that lacks tools the run called; `details.tools` names them. */
+  toolsMissing: { status: 422 },
   /** An answer to a parked call does not fit the schema the call asked for. */
   invalidAnswer: { status: 422 },
   /** No valid API key, or a caller the route does not serve. */

@@ -11,6 +11,8 @@ export const STORED_SCRIPT_RECORD_TYPE = "workflowScriptRecord";
 export interface StoredScript {
   id: string;
   name: string;
+  /** What the script does, in a sentence, when it was saved with one (`POST /v1/runs/{id}/save`). */
+  description?: string;
   /** The script as JavaScript (types stripped), as runs take it. */
   script: string;
   scriptHash: string;

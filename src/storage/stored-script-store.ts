@@ -1,7 +1,7 @@
 /**
  * Stored scripts (the `workflows` a toolset pins and `/v1/workflows` stores), kept in Temporal as
- * record workflows (see record-store.ts). Their id is the digest of name, script and toolset, so
- * storing the same script twice gives one id.
+ * record workflows (see record-store.ts). Their id is the digest of name, script and toolset (and
+ * description, when there is one), so storing the same script twice gives one id.
  */
 import { createHash } from "node:crypto";
 import type { Client } from "@temporalio/client";
@@ -13,8 +13,11 @@ export type StoredScriptStore = RecordStore<StoredScript>;
 
 export const STORED_SCRIPT_ID_PATTERN = /^wf_[0-9a-f]{64}$/;
 
-export function storedScriptId(name: string, scriptHash: string, toolsetId: string): string {
-  return `wf_${createHash("sha256").update(canonicalJson({ name, scriptHash, toolsetId })).digest("hex")}`;
+export function storedScriptId(name: string, scriptHash: string, toolsetId: string, description?: string): string {
+  // Without a description the digest is the one scripts stored before descriptions existed got.
+  const addressed =
+    description === undefined ? { name, scriptHash, toolsetId } : { name, scriptHash, toolsetId, description };
+  return `wf_${createHash("sha256").update(canonicalJson(addressed)).digest("hex")}`;
 }
 
 export function createStoredScriptStore(client: Client, taskQueue: string): StoredScriptStore {

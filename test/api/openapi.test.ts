@@ -200,6 +200,20 @@ describe("answers match the document", () => {
       result: 4,
     });
     expect((await call("GET", "/v1/runs/{id}/journal", `/v1/runs/${String(fork.body.id)}/journal`)).status).toBe(200);
+    const saveRoute = "/v1/runs/{id}/save";
+    expect(
+      (await call("POST", saveRoute, `/v1/runs/${id}/save`, { name: "echoN", description: "Echoes" })).status,
+    ).toBe(201);
+    expect(
+      (await call("POST", saveRoute, `/v1/runs/${id}/save`, { name: "echoN", description: "Echoes" })).status,
+    ).toBe(200);
+    expect((await call("POST", saveRoute, `/v1/runs/${id}/save`, { name: "echo-n" })).status).toBe(400);
+    expect((await call("POST", saveRoute, "/v1/runs/run_0123456789ABCDEFGHJK/save", { name: "x" })).status).toBe(404);
+    const httpOnly = String(
+      (await call("POST", "/v1/toolsets", "/v1/toolsets", { http: { allowedHosts: ["example.com"] } })).body.id,
+    );
+    const misfit = await call("POST", saveRoute, `/v1/runs/${id}/save`, { name: "echoN", toolset: httpOnly });
+    expect(misfit.body.error).toMatchObject({ code: "typeCheckFailed" });
     expect((await call("POST", "/v1/hooks/{runId}/{name}", `/v1/hooks/${id}/done?token=nope`, {}, {})).status).toBe(
       404,
     );

@@ -21,13 +21,18 @@ export interface WorkflowsRouteDeps {
   storedScripts: StoredScriptStore;
 }
 
+/** The name scripts call a stored script by (`workflows.<name>`); saving a run's script checks it the same way. */
+export const workflowName = z
+  .string()
+  .regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, "name must be a JavaScript identifier (scripts call workflows.<name>)")
+  .max(64);
+
+export const workflowToolset = z.string().regex(TOOLSET_ID_PATTERN, "toolset must be a toolset id");
+
 export const storeWorkflowBody = z.strictObject({
-  name: z
-    .string()
-    .regex(/^[A-Za-z_$][A-Za-z0-9_$]*$/, "name must be a JavaScript identifier (scripts call workflows.<name>)")
-    .max(64),
+  name: workflowName,
   script: z.string().min(1).max(MAX_SCRIPT_BYTES),
-  toolset: z.string().regex(TOOLSET_ID_PATTERN, "toolset must be a toolset id").optional(),
+  toolset: workflowToolset.optional(),
 });
 
 export function createWorkflowsRouter(deps: WorkflowsRouteDeps): Router {
@@ -53,7 +58,13 @@ export function createWorkflowsRouter(deps: WorkflowsRouteDeps): Router {
     const id = req.params.id ?? "";
     const stored = STORED_SCRIPT_ID_PATTERN.test(id) ? await deps.storedScripts.load(namespaceOf(req), id) : undefined;
     if (!stored) throw notFound(`workflow ${id}`);
-    res.json({ id: stored.id, name: stored.name, toolset: stored.toolsetId, scriptHash: stored.scriptHash });
+    res.json({
+      id: stored.id,
+      name: stored.name,
+      toolset: stored.toolsetId,
+      scriptHash: stored.scriptHash,
+      ...(stored.description === undefined ? {} : { description: stored.description }),
+    });
   });
 
   return router;
