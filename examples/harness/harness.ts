@@ -10,6 +10,7 @@
 import { readFile } from "node:fs/promises";
 import { ConfigError } from "../../src/config.ts";
 import { createApiClient, createHostToolWorker, type ApiClient } from "../../src/sdk/index.ts";
+import { cancelRun } from "./cancel-run.ts";
 import { followRun } from "./follow-run.ts";
 import { harnessOptions, USAGE, UsageError, type HarnessOptions } from "./harness-options.ts";
 import { askUserTool, harnessToolset, HOST_TOOLS_TASK_QUEUE } from "./harness-tools.ts";
@@ -45,13 +46,7 @@ async function runHarness(options: HarnessOptions, api: ApiClient, signal: Abort
     if (end.status !== "completed") process.exitCode = 1;
   } finally {
     // The run is cancelled first, while the worker still serves the call it may be waiting on.
-    if (current !== undefined) {
-      const id = current;
-      await api.cancelRun(id).then(
-        () => console.log(`cancelled ${id}`),
-        (error: unknown) => console.error(`could not cancel ${id}: ${(error as Error).message}`),
-      );
-    }
+    if (current !== undefined) console.log(await cancelRun(api, current));
     await worker.shutdown();
     await serving.catch(() => undefined);
     await tickets.close();

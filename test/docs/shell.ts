@@ -1,0 +1,108 @@
+/**
+ * Runs a README command as a user types it: `sh -c` in a process group of its own, with exactly
+ * the environment given (plus PATH with a `rewind` command on it). Stopping sends the signal to
+ * the whole group, as a terminal's Ctrl-C does, so `npm run …` and the node process under it
+ * both get it.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { REPO_ROOT } from "../helpers/paths.ts";
+
+export interface ShellProcess {
+  child: ChildProcess;
+  /** stdout and stderr so far, interleaved. */
+  output(): string;
+  /** Resolves with the match once the output matches; rejects when the process exits first or after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  exited: Promise<{ code: number | null; output: string }>;
+  /** Sends `signal` to the process group unless it ended, and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; output: string }>;
+}
+
+/** A folder holding a `rewind` executable that runs this repository's CLI on this Node. */
+export async function rewindBinDir(): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "rewind-bin-"));
+  const main = path.join(REPO_ROOT, "src/cli/main.ts");
+  await writeFile(
+    path.join(dir, "rewind"),
+    `#!/bin/sh\nexec "${process.execPath}" --no-node-snapshot --disable-warning=ExperimentalWarning "${main}" "$@"\n`,
+    { mode: 0o755 },
+  );
+  return dir;
+}
+
+export function spawnShell(command: string, options: { cwd: string; env: Record<string, string> }): ShellProcess {
+  const child = spawn("sh", ["-c", command], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  const listeners = new Set<() => void>();
+  const append = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on("data", append);
+  child.stderr?.on("data", append);
+  let ended = false;
+  const exited = new Promise<{ code: number | null; output: string }>((resolve) =>
+    child.once("close", (code) => {
+      ended = true;
+      for (const listener of listeners) listener();
+      resolve({ code, output });
+    }),
+  );
+  return {
+    child,
+    output: () => output,
+    exited,
+    waitFor(pattern, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => finish(new Error(`no ${String(pattern)} within ${timeoutMs} ms:\n${output}`)),
+          timeoutMs,
+        );
+        const check = () => {
+          const match = pattern.exec(output);
+          if (match) finish(undefined, match);
+          else if (ended) finish(new Error(`\`${command}\` exited before printing ${String(pattern)}:\n${output}`));
+        };
+        function finish(error?: Error, match?: RegExpMatchArray) {
+          clearTimeout(timer);
+          listeners.delete(check);
+          if (match) resolve(match);
+          else reject(error);
+        }
+        listeners.add(check);
+        check();
+      });
+    },
+    async stop(signal = "SIGTERM") {
+      if (!ended && child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, signal);
+        } catch {
+          // The group is gone already.
+        }
+      }
+      return exited;
+    },
+  };
+}
+
+/** Runs a command to its end (killed after `timeoutMs`): exit code and everything it printed. */
+export async function runShell(
+  command: string,
+  options: { cwd: string; env: Record<string, string>; timeoutMs?: number },
+): Promise<{ code: number | null; output: string }> {
+  const shell = spawnShell(command, options);
+  shell.child.stdin?.end();
+  const timer = setTimeout(() => void shell.stop("SIGKILL"), options.timeoutMs ?? 60_000);
+  const result = await shell.exited;
+  clearTimeout(timer);
+  return result;
+}
