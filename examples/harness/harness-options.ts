@@ -55,12 +55,16 @@ async function devServerAddress(): Promise<string> {
   return `${host}:${config.port}`;
 }
 
-export async function harnessOptions(argv: string[]): Promise<HarnessOptions> {
+/** `env`: the environment as src/config.ts reads it (by default, this process's). */
+export async function harnessOptions(
+  argv: string[],
+  env?: Record<string, string | undefined>,
+): Promise<HarnessOptions> {
   const given = flags(argv);
-  const client = loadClientConfig();
+  const client = loadClientConfig(env);
   const api = { url: (given.api ?? client.url).replace(/\/+$/, ""), apiKey: client.apiKey };
-  const settings = temporalSettings();
-  const { serverPort } = loadExampleConfig();
+  const settings = temporalSettings(env);
+  const { serverPort } = loadExampleConfig(env);
   const base = { api, serverPort, yes: given.yes };
   if (given.temporal)
     return { ...base, temporal: { ...settings, address: given.temporal }, temporalSource: "--temporal" };
