@@ -5,13 +5,16 @@
  * first difference stops the replay with the seq, the call the recording expected and the one
  * the script made. This is how a harness tests a script or prompt change deterministically.
  *
+ * The engine (isolated-vm, TypeScript's checker, ajv) is loaded on the first replay, not when the
+ * SDK is imported: a harness that only serves host tools or calls the API never loads it, and runs
+ * on Node versions isolated-vm has no build for. Replaying needs the `isolated-vm` package (Node 24
+ * or newer) and Node started with `--no-node-snapshot`.
+ *
  * @example
  * const outcome = await replayCassette({ cassette, script: await readFile("script.ts", "utf8") });
  * if (!outcome.ok) console.error(outcome.error.message);
  */
-import { compileScript, renderDts, createTypeChecker, type Diagnostic } from "../declarations/index.ts";
-import { createSandbox } from "../sandbox/index.ts";
-import { validateAgainstSchema } from "../schemas/index.ts";
+import type { Diagnostic } from "../declarations/index.ts";
 import { stableJson } from "../shared/index.ts";
 import type { CallEvent, IssuedCall, JournalEntry, Cassette, AdvanceResult, ScriptError } from "../shared/index.ts";
 
@@ -61,8 +64,27 @@ function eventOf(entry: JournalEntry): CallEvent {
       };
 }
 
+/** Loads what a replay runs on; a failure says what replaying needs. */
+async function loadEngine() {
+  try {
+    const [declarations, sandbox, schemas] = await Promise.all([
+      import("../declarations/index.ts"),
+      import("../sandbox/index.ts"),
+      import("../schemas/index.ts"),
+    ]);
+    return { ...declarations, ...sandbox, ...schemas };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `replaying needs the isolated-vm package (npm install isolated-vm; Node 24 or newer, started with --no-node-snapshot): ${reason}`,
+      { cause: error },
+    );
+  }
+}
+
 export async function replayCassette(options: ReplayOptions): Promise<ReplayOutcome> {
   const { cassette } = options;
+  const { compileScript, createSandbox, createTypeChecker, renderDts, validateAgainstSchema } = await loadEngine();
   let script = cassette.script;
   if (options.script !== undefined) {
     const compiled = compileScript(createTypeChecker(), options.script, {
