@@ -60,6 +60,8 @@ export default tseslint.config(
       "coverage/**",
       "examples/**/script.ts",
       "examples/cli/*.ts",
+      "packages/*/dist/**",
+      "packages/tarballs/**",
     ],
   },
   ...tseslint.configs.recommended,

@@ -7,20 +7,12 @@
 import { ConfigError, loadConfig } from "../config.ts";
 import { CLIENT_COMMANDS, CLIENT_USAGE, runClientCommand } from "./client-commands.ts";
 import { createConsoleLogger } from "./console-logger.ts";
+import { SERVER_USAGE } from "./server-usage.ts";
 
 const USAGE = `usage: rewind <command>
 
 commands:
-  dev       start the embedded stack: Temporal dev server (unless TEMPORAL_ADDRESS is set), worker and API
-  setup [--retention 30d]
-            create the namespace (TEMPORAL_NAMESPACE) on TEMPORAL_ADDRESS if missing and register
-            Rewind's search attributes, or print what to do where the cluster refuses (Temporal Cloud)
-  worker    run a Rewind worker against TEMPORAL_ADDRESS
-  api       run the HTTP API against TEMPORAL_ADDRESS
-  payloads prune [--older-than 30d] [--dry-run]
-            delete stored payloads written before the cut-off (default: the namespace's
-            retention period) that no open run, nor one closed since, refers to
-
+${SERVER_USAGE}
 talking to a running API:
 ${CLIENT_USAGE}`;
 
