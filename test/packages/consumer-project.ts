@@ -1,0 +1,76 @@
+/**
+ * A project of a user of the packages: the tarballs `npm run pack:packages` makes, installed with
+ * npm into a fresh folder outside the repository, on a given Node. Commands run in it see only
+ * PATH (that Node first) and HOME (npm's cache), as in a user's shell.
+ */
+import { execFile } from "node:child_process";
+import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { REPO_ROOT } from "../helpers/paths.ts";
+
+export interface Exit {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ConsumerProject {
+  dir: string;
+  /** The `node` the project runs on. */
+  node: string;
+  /** Runs `file args…` in the project with this Node first on PATH; resolves with the exit, whatever it is. */
+  run(file: string, args: string[], env?: Record<string, string>): Promise<Exit>;
+}
+
+/** The environment of a user's shell with `node` first on PATH. */
+export function shellEnv(node: string, env: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: `${path.dirname(node)}${path.delimiter}${process.env["PATH"] ?? ""}`,
+    HOME: process.env["HOME"] ?? "",
+    ...env,
+  };
+}
+
+/** Runs a command to its end and answers its exit code and output (never rejects on a failed exit). */
+export function exec(
+  file: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { ...options, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== "number") reject(new Error(`${file} ${args.join(" ")}: ${error.message}`));
+      else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Builds and packs the packages into `out`; answers the tarballs. */
+export async function packPackages(node: string, out: string): Promise<string[]> {
+  const built = await exec(
+    node,
+    ["--disable-warning=ExperimentalWarning", "packages/build.ts", "--pack", "--out", out],
+    {
+      cwd: REPO_ROOT,
+      env: shellEnv(node),
+    },
+  );
+  if (built.code !== 0) throw new Error(`packing failed:\n${built.stdout}${built.stderr}`);
+  return (await readdir(out)).filter((name) => name.endsWith(".tgz")).map((name) => path.join(out, name));
+}
+
+/** Makes a project in `dir` and installs `tarballs` into it with npm running on `node`. */
+export async function createConsumerProject(dir: string, node: string, tarballs: string[]): Promise<ConsumerProject> {
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    path.join(dir, "package.json"),
+    `${JSON.stringify({ name: "harness", private: true, type: "module" }, null, 2)}\n`,
+  );
+  const installed = await exec("npm", ["install", ...tarballs, "--prefer-offline", "--no-audit", "--no-fund"], {
+    cwd: dir,
+    env: shellEnv(node),
+  });
+  if (installed.code !== 0) throw new Error(`npm install on ${node} failed:\n${installed.stderr}`);
+  await copyFile(path.join(REPO_ROOT, "test/fixtures/package-harness.mjs"), path.join(dir, "harness.mjs"));
+  return { dir, node, run: (file, args, env) => exec(file, args, { cwd: dir, env: shellEnv(node, env) }) };
+}
