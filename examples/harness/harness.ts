@@ -9,7 +9,13 @@
  */
 import { readFile } from "node:fs/promises";
 import { ConfigError } from "../../src/config.ts";
-import { createApiClient, createHostToolWorker, type ApiClient } from "../../src/sdk/index.ts";
+import {
+  createApiClient,
+  createHostToolWorker,
+  RewindApiError,
+  type ApiClient,
+  type HostToolWorker,
+} from "../../src/sdk/index.ts";
 import { cancelRun } from "./cancel-run.ts";
 import { followRun } from "./follow-run.ts";
 import { harnessOptions, USAGE, UsageError, type HarnessOptions } from "./harness-options.ts";
@@ -20,17 +26,21 @@ import { useOrStartTicketsServer } from "./tickets-endpoint.ts";
 let current: string | undefined;
 
 async function runHarness(options: HarnessOptions, api: ApiClient, signal: AbortSignal, interrupt: () => void) {
+  // The API first: a stack that is not running is reported at once, not after Temporal's retries.
+  await api.listRuns({ pageSize: 1 });
   const tickets = await useOrStartTicketsServer(options.serverPort);
   const how = tickets.startedHere ? "started here; npm run example:server keeps one running" : "already running";
   console.log(`tickets MCP server ${tickets.url} (${how})`);
   console.log(`Temporal ${options.temporal.address} (${options.temporalSource}) · Rewind API ${api.url}`);
-  const worker = await createHostToolWorker({
-    ...options.temporal,
-    taskQueue: HOST_TOOLS_TASK_QUEUE,
-    tools: { "harness.ask_user": askUserTool({ yes: options.yes, stopping: signal, onInterrupt: interrupt }) },
-  });
-  const serving = worker.run();
+  let worker: HostToolWorker | undefined;
+  let serving: Promise<void> | undefined;
   try {
+    worker = await createHostToolWorker({
+      ...options.temporal,
+      taskQueue: HOST_TOOLS_TASK_QUEUE,
+      tools: { "harness.ask_user": askUserTool({ yes: options.yes, stopping: signal, onInterrupt: interrupt }) },
+    });
+    serving = worker.run();
     const toolset = await api.registerToolset(harnessToolset(tickets.url));
     console.log(`toolset ${toolset.id}\n\nWhat the model sees:\n`);
     console.log(await api.getDeclarations(toolset.id, "prompt"));
@@ -47,8 +57,8 @@ async function runHarness(options: HarnessOptions, api: ApiClient, signal: Abort
   } finally {
     // The run is cancelled first, while the worker still serves the call it may be waiting on.
     if (current !== undefined) console.log(await cancelRun(api, current));
-    await worker.shutdown();
-    await serving.catch(() => undefined);
+    await worker?.shutdown();
+    await serving?.catch(() => undefined);
     await tickets.close();
     if (signal.aborted)
       console.log(`stopped the host tools' worker${tickets.startedHere ? " and the tickets MCP server" : ""}`);
@@ -68,6 +78,8 @@ async function main(): Promise<void> {
     if (stopping.signal.aborted) return;
     console.log(`\n${signal}: stopping${current ? ` and cancelling ${current}` : ""}`);
     stopping.abort(new Error(signal));
+    // With no run to cancel, nothing waits on the way out but a connection still being tried.
+    if (current === undefined) setTimeout(() => process.exit(130), 3_000).unref();
   };
   process.once("SIGINT", () => stop("SIGINT"));
   process.once("SIGTERM", () => stop("SIGTERM"));
@@ -86,6 +98,10 @@ main().catch((error: unknown) => {
     return;
   }
   const message = error instanceof ConfigError || error instanceof Error ? error.message : String(error);
-  process.stderr.write(`example: ${message}\n`);
+  const hint =
+    error instanceof RewindApiError && error.code === "unreachable"
+      ? "\nIs the stack running (npm start)? REWIND_URL or --api says where its API is."
+      : "";
+  process.stderr.write(`example: ${message}${hint}\n`);
   process.exitCode = 1;
 });
