@@ -191,6 +191,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
     const secrets = secretsOf(headers, input.url);
     const clean = (text: string) => scrub(text, secrets);
     // A session of the run's own: a server's per-session state never mixes runs or tenants.
+    const sharedKey = `${input.credentials.namespace}#${input.url}#${fingerprint(headers)}`;
     const poolKey = `${input.credentials.namespace}/${input.runId}#${input.url}#${fingerprint(headers)}`;
     const notes: AttemptNotes = notesOf(context.info.heartbeatDetails);
     const beat = () => context.heartbeat(notes);
@@ -212,7 +213,14 @@ export function createCallMcpTool(deps: McpCallDeps) {
       const resumed = notes.task;
       const listed = resumed
         ? undefined
-        : await schemas.current({ url: input.url, headers, poolKey, tool: input.tool, waits: input.waits ?? 0 });
+        : await schemas.current({
+            url: input.url,
+            headers,
+            poolKey,
+            sharedKey,
+            tool: input.tool,
+            waits: input.waits ?? 0,
+          });
       if (!input.skipSchemaCheck && !resumed) {
         const change = schemaChangeOf(listed, input.tool, input.args ?? {}, deps.validate);
         if (change) {

@@ -8,6 +8,11 @@
  * - the run waited (sleep, signal, parked call, child) since it was listed — the workflow counts
  *   its waits and each call carries the count;
  * - it is older than a minute and the server does not announce changes.
+ *
+ * A run that has not waited yet may start from another run's opening listing (the first one made
+ * on a session, before any call on it) of the same namespace, server and credentials, under the
+ * same rules: a new session would list the same tools, so the round trip (a page per hundred
+ * tools) is saved for every run but the first.
  */
 import type { McpListing, McpPool, McpToolDescriptor } from "../mcp/index.ts";
 import type { SchemaValidator } from "../sandbox/index.ts";
@@ -21,6 +26,8 @@ export interface SchemaCheck {
   args: unknown;
   /** Waits the run has finished so far; a listing made before the last of them is stale. */
   waits: number;
+  /** Namespace, server and credentials: runs with the same one may share an opening listing. */
+  sharedKey?: string;
   validate: SchemaValidator;
 }
 
@@ -71,8 +78,11 @@ function stale(listing: McpListing, waits: number, keptWaits: number, now: numbe
 export function createSchemaWatch(pool: McpPool, options: { maxAgeMs?: number } = {}): SchemaWatch {
   const maxAgeMs = options.maxAgeMs ?? MAX_LISTING_AGE_MS;
   const kept = new Map<string, Kept>();
+  /** Opening listings, by `sharedKey`. */
+  const opening = new Map<string, Promise<McpListing>>();
 
   function sweep(now: number): void {
+    if (opening.size >= MAX_KEPT) opening.clear();
     if (kept.size < MAX_KEPT) return;
     for (const [key, entry] of kept) {
       void entry.listing.then(
@@ -92,11 +102,23 @@ export function createSchemaWatch(pool: McpPool, options: { maxAgeMs?: number } 
       if (listing && !stale(listing, call.waits, entry.waits, now, maxAgeMs)) return listing;
       if (kept.get(call.poolKey) !== entry) return listingFor(call);
     }
+    const opens = !entry && call.waits === 0 && call.sharedKey !== undefined;
+    if (opens) {
+      const shared = opening.get(call.sharedKey ?? "");
+      const listing = await shared?.catch(() => undefined);
+      if (shared && listing && !stale(listing, 0, 0, now, maxAgeMs) && !kept.has(call.poolKey)) {
+        kept.set(call.poolKey, { listing: shared, waits: 0 });
+        return listing;
+      }
+      if (kept.has(call.poolKey)) return listingFor(call);
+    }
     sweep(now);
     const fresh: Kept = { listing: pool.listTools(call.url, call.headers, call.poolKey), waits: call.waits };
     kept.set(call.poolKey, fresh);
+    if (opens) opening.set(call.sharedKey ?? "", fresh.listing);
     fresh.listing.catch(() => {
       if (kept.get(call.poolKey) === fresh) kept.delete(call.poolKey);
+      if (opening.get(call.sharedKey ?? "") === fresh.listing) opening.delete(call.sharedKey ?? "");
     });
     return fresh.listing;
   }

@@ -3,7 +3,8 @@
  * server's per-session state never crosses runs), a server that restarts mid-run and answers the
  * old session with 400 costs the run one more attempt and nothing else, a tool the server only
  * runs as a task is called as one, and the schema check lists a server's tools once per run
- * rather than once per call.
+ * rather than once per call — and a run that has not waited starts from another run's fresh
+ * opening listing of the same server and credentials, so a second run lists nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverythingServer, type EverythingServer } from "../helpers/everything-server.ts";
@@ -19,7 +20,6 @@ let server: TestMcpServer;
 let everything: EverythingServer;
 let toolset: string;
 let tasksToolset: string;
-let listRequests = 0;
 const effects = effectCounterTool();
 
 /** Counts per MCP session, as a stateful server keeps a cart or a cursor per session. */
@@ -55,9 +55,6 @@ beforeAll(async () => {
       },
     ],
     unknownSessionStatus: 400,
-    onRequest: (info) => {
-      if (info.method === "tools/list") listRequests++;
-    },
   });
   everything = await startEverythingServer();
   toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
@@ -101,26 +98,40 @@ describe("MCP sessions per run", () => {
     }
   });
 
-  it("lists the server's tools once for a run's many calls", async () => {
-    const before = listRequests;
-    const done = await run(`export default async function main() {
+  it("lists the server's tools once for a run's many calls, and a run started while that listing is fresh lists nothing", async () => {
+    let lists = 0;
+    const quiet = await startMcpServer({
+      tools: [echoTool()],
+      onRequest: (info) => {
+        if (info.method === "tools/list") lists++;
+      },
+    });
+    try {
+      const own = await registerToolset(stack, { mcpServers: { svc: { url: quiet.url } } });
+      const afterRegistration = lists;
+      const many = `export default async function main() {
   for (let i = 0; i < 10; i++) await svc.echo({ message: String(i) });
   return "ok";
-}`);
-    expect(done.status).toBe("completed");
-    expect(listRequests - before).toBe(1);
-  });
-
-  it("lists them again after the run slept", async () => {
-    const before = listRequests;
-    const done = await run(`export default async function main() {
+}`;
+      expect((await run(many, own)).status).toBe("completed");
+      expect(lists - afterRegistration).toBe(1);
+      expect((await run(many, own)).status).toBe("completed");
+      expect(lists - afterRegistration).toBe(1);
+      // A run that waited lists again: a listing made before its wait may be stale.
+      const slept = await run(
+        `export default async function main() {
   await svc.echo({ message: "before" });
   await sleep("100ms");
   await svc.echo({ message: "after" });
   return "ok";
-}`);
-    expect(done.status).toBe("completed");
-    expect(listRequests - before).toBe(2);
+}`,
+        own,
+      );
+      expect(slept.status).toBe("completed");
+      expect(lists - afterRegistration).toBe(2);
+    } finally {
+      await quiet.close();
+    }
   });
 
   it("a server that restarts mid-run and answers 400 for the old session costs the call one more attempt", async () => {
