@@ -16,12 +16,25 @@ const toolName = z.string().min(1).max(128);
 const jsonSchema = z.union([z.record(z.string(), z.unknown()), z.boolean()]);
 const duration = z.union([z.number().int().positive(), z.string().min(1).max(40)]);
 
+/** How a rollback undoes a completed call of the tool; registration checks the template against the toolset. */
+export const revertPolicySchema = z
+  .strictObject({
+    tool: z.string().min(3).max(200).describe("The tool that undoes the call, `group.tool`, of the same toolset"),
+    args: z
+      .unknown()
+      .describe(
+        "The revert's arguments: JSON where a string that is exactly `{{args.path}}` or `{{result.path}}` takes that value of the original call (dot-separated keys or indices); everything else is literal",
+      ),
+  })
+  .describe('How POST /v1/runs/{id}/rollback (or `onFailure: "rollback"`) undoes a completed call of this tool');
+
 export const toolPolicySchema = z.strictObject({
   onInterruption: z.enum(["retry", "at_most_once"]).optional(),
   approval: z.boolean().optional(),
   timeout: duration.optional(),
   heartbeatTimeout: duration.optional(),
   concurrency: z.number().int().min(1).max(16).optional(),
+  revert: revertPolicySchema.optional(),
 });
 
 export const hostToolSchema = z.strictObject({

@@ -48,6 +48,10 @@ const pinnedPolicy = z.object({
   timeoutMs: z.number().int().optional(),
   heartbeatTimeoutMs: z.number().int().optional(),
   concurrency: z.number().int().optional(),
+  revert: z
+    .object({ tool: z.string(), args: z.unknown() })
+    .optional()
+    .describe("The call a rollback makes to undo a completed call of this tool"),
 });
 
 export const pinnedToolset = z.object({

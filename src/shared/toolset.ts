@@ -39,6 +39,17 @@ export interface ToolPolicy {
   heartbeatTimeoutMs?: number;
   /** Calls of this tool in flight per run, within the run-wide limit. */
   concurrency?: number;
+  /** How a rollback undoes a completed call of this tool: another tool's call, its arguments a template. */
+  revert?: RevertPolicy;
+}
+
+/**
+ * The call that undoes another: `tool` (`group.tool`, of the same toolset) and its arguments, a
+ * template filled in from the original call's arguments and result (see revert-template.ts).
+ */
+export interface RevertPolicy {
+  tool: string;
+  args: unknown;
 }
 
 export interface HttpToolSettings {

@@ -8,6 +8,7 @@
 import { parseDuration, HTTP_TOOL } from "../shared/index.ts";
 import type { PinnedToolset, ToolPolicy } from "../shared/index.ts";
 import type { ToolPolicyInput } from "../contract/index.ts";
+import { pinRevert } from "./pin-revert.ts";
 
 export class PolicyError extends Error {
   override name = "PolicyError";
@@ -66,6 +67,7 @@ export function pinPolicies(
       policy.heartbeatTimeoutMs = milliseconds(input.heartbeatTimeout, `policies["${tool}"].heartbeatTimeout`);
     }
     if (input.concurrency !== undefined) policy.concurrency = input.concurrency;
+    if (input.revert !== undefined) policy.revert = pinRevert(tool, input.revert, toolset, new Set(kinds.keys()));
     if (Object.keys(policy).length > 0) pinned[tool] = policy;
   }
   return pinned;

@@ -10,6 +10,7 @@ import type { PinnedHostToolGroup, PinnedMcpServer, PinnedTool, PinnedToolset } 
 import { RESERVED_EXPORTS } from "../sandbox/index.ts";
 import { AllowedHostError, normalizeAllowedHosts } from "./allowed-hosts.ts";
 import { PolicyError, pinPolicies } from "./pin-policies.ts";
+import { RevertPolicyError } from "./pin-revert.ts";
 import type { OmittedTool, RegisterToolsetBody } from "../contract/index.ts";
 import { pinListedTool, pinTool, type ListedTool } from "./pin-tool.ts";
 import { RegistrationError } from "./registration-error.ts";
@@ -177,6 +178,8 @@ export async function pinToolset(request: RegisterToolsetBody, deps: PinDeps): P
     return { document: { ...unpinned, policies }, omittedTools: omitted };
   } catch (error) {
     if (error instanceof PolicyError) throw new RegistrationError(400, error.message, { field: "policies" });
+    if (error instanceof RevertPolicyError)
+      throw new RegistrationError(error.status, error.message, { field: "policies", problems: error.problems });
     throw error;
   }
 }
