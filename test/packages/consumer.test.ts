@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,7 +61,11 @@ afterAll(async () => {
 });
 
 it("packs rewind-sdk and rewind-cli, compiled JavaScript with the SDK's declarations", async () => {
-  expect(tarballs.map((file) => path.basename(file)).sort()).toEqual(["rewind-cli-0.1.0.tgz", "rewind-sdk-0.1.0.tgz"]);
+  const { version } = JSON.parse(await readFile(path.join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+  expect(tarballs.map((file) => path.basename(file)).sort()).toEqual([
+    `rewind-cli-${version}.tgz`,
+    `rewind-sdk-${version}.tgz`,
+  ]);
   const project = projects.get(24) as ConsumerProject;
   const sdk = path.join(project.dir, "node_modules/rewind-sdk/dist/sdk");
   expect(await readdir(sdk)).toEqual(expect.arrayContaining(["index.js", "index.d.ts", "host-tool-worker.js"]));
