@@ -12,11 +12,15 @@ import { replay } from "./commands/replay.ts";
 import { EVENTS_ENDPOINT_COMMANDS } from "./commands/events.ts";
 import { runScript } from "./commands/run.ts";
 import { RUNS_COMMANDS } from "./commands/runs.ts";
-import { registerToolset, showToolset } from "./commands/toolsets.ts";
+import { registerToolset, searchToolset, showToolset } from "./commands/toolsets.ts";
 import { WORKFLOWS_COMMANDS } from "./commands/workflows.ts";
 
 export const CLIENT_USAGE = `  toolsets register <file.json|yaml>                  register a toolset (MCP servers, host tools, policies)
-  toolsets show <id> [--dts|--prompt]                 the pinned toolset, or the declarations a model sees
+  toolsets show <id> [--dts|--prompt [--guide] [--compact]] [--tools a.b,c.d]
+                                                      the pinned toolset, or the declarations a model sees
+                                                      (--guide: after the guide to writing a script;
+                                                      --compact: one line per tool; --tools: only those)
+  toolsets search <id> <query> [--limit n]            the tools that best match a few words, best first
   run <script.ts> [--toolset id] [--input json|@file] [--watch]
                                                       type-check and start a run; --watch follows it to the end
   runs list [--status s] [--toolset id] [--end-user name] [--started-after iso] [--started-before iso]
@@ -46,7 +50,7 @@ interface Group {
 
 const GROUPS: Group = {
   run: runScript,
-  toolsets: { register: registerToolset, show: showToolset },
+  toolsets: { register: registerToolset, show: showToolset, search: searchToolset },
   runs: RUNS_COMMANDS,
   workflows: WORKFLOWS_COMMANDS,
   events: { endpoint: EVENTS_ENDPOINT_COMMANDS },

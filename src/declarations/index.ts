@@ -7,6 +7,7 @@ export type { JsonSchemaToTsOptions, TypeStyle } from "./json-schema-to-ts.ts";
 export { BUILTIN_EXPORTS, argsAreOptional, isBindingName, renderDts } from "./render-dts.ts";
 export type { ObservedResult, RenderOptions } from "./render-dts.ts";
 export { renderPrompt, summarize } from "./render-prompt.ts";
+export { compactLine, renderCompactPrompt } from "./render-compact.ts";
 export { SCRIPT_GUIDE, withScriptGuide } from "./script-guide.ts";
 export { compileScript, MAX_SCRIPT_BYTES } from "./compile-script.ts";
 export { createTypeChecker, type TypeChecker, type Diagnostic } from "./type-check.ts";

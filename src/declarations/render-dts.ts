@@ -18,6 +18,11 @@ export interface ObservedResult {
 export interface RenderOptions {
   /** Observed result shapes by qualified tool name (`group.tool`); ignored where an outputSchema exists. */
   observed?: Record<string, ObservedResult>;
+  /**
+   * Render only these tools (qualified names, `group.tool`), and only the groups holding one; the
+   * built-ins always. Default: every tool. Type-checks always read the full declarations.
+   */
+  tools?: ReadonlySet<string>;
 }
 
 /** Names `rewind:tools` exports besides the groups; a group must not take one of them. */
@@ -77,13 +82,23 @@ export function argsAreOptional(inputSchema: unknown): boolean {
   return !own && !inAllOf;
 }
 
+/** The toolset's groups in rendering order, narrowed to `options.tools` when it is given. */
+export function renderedGroups(toolset: PinnedToolset, options: RenderOptions): ReturnType<typeof listToolGroups> {
+  const groups = listToolGroups(toolset);
+  const chosen = options.tools;
+  if (!chosen) return groups;
+  return groups
+    .map((g) => ({ ...g, tools: g.tools.filter((tool) => chosen.has(`${g.group}.${tool.name}`)) }))
+    .filter((g) => g.tools.length > 0);
+}
+
 export function observedTag(count: number): string {
   return `@observed from ${count} result${count === 1 ? "" : "s"}`;
 }
 
 export function renderDts(toolset: PinnedToolset, options: RenderOptions = {}): string {
   const body: string[] = [];
-  listToolGroups(toolset).forEach(({ group, kind, tools }, i) => {
+  renderedGroups(toolset, options).forEach(({ group, kind, tools }, i) => {
     const title =
       kind === "mcp" ? `Tools of the MCP server \`${group}\`.` : `Host tools of the harness, group \`${group}\`.`;
     const methods = tools.map((tool) => `${renderMethod(group, kind, tool, options)}\n`).join("");

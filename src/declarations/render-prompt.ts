@@ -4,24 +4,25 @@
  * is spent on every prompt, so types are single-line and descriptions cut to their first
  * sentence; the .d.ts keeps the full text for the type-checker.
  */
-import { TOOL_ERROR_CODES, listToolGroups } from "../shared/index.ts";
+import { TOOL_ERROR_CODES } from "../shared/index.ts";
 import type { PinnedTool, PinnedToolset } from "../shared/index.ts";
 import { isIdentifierName, jsonSchemaToTs } from "./json-schema-to-ts.ts";
-import { UNDECLARED_MCP_RESULT, isBindingName, observedTag, resultSchemaOf } from "./render-dts.ts";
+import { UNDECLARED_MCP_RESULT, isBindingName, observedTag, renderedGroups, resultSchemaOf } from "./render-dts.ts";
 import type { RenderOptions } from "./render-dts.ts";
 
 const SUMMARY_LENGTH = 200;
 
 export function renderPrompt(toolset: PinnedToolset, options: RenderOptions = {}): string {
-  const groups = listToolGroups(toolset);
+  const groups = renderedGroups(toolset, options);
   const workflows = Object.keys(toolset.workflows);
-  const imports = groups.map(({ group }) =>
-    isBindingName(group) ? group : `${JSON.stringify(group)} as ${localName(group)}`,
-  );
-  imports.push("sleep", "waitForSignal", "webhook", ...(workflows.length > 0 ? ["workflows"] : []), "ToolError");
-  const lines = [`import { ${imports.join(", ")} } from "rewind:tools";`];
+  const lines = [
+    importLine(
+      groups.map(({ group }) => group),
+      workflows.length > 0,
+    ),
+  ];
   for (const { group, kind, tools } of groups) {
-    for (const tool of tools) lines.push(toolLine(localName(group), group, kind, tool, options));
+    for (const tool of tools) lines.push(toolLine(group, kind, tool, options));
   }
   const undeclared = groups.some(
     ({ kind, tools }) => kind === "mcp" && tools.some((tool) => tool.outputSchema === undefined),
@@ -31,8 +32,22 @@ export function renderPrompt(toolset: PinnedToolset, options: RenderOptions = {}
   return `${lines.join("\n")}\n`;
 }
 
-/** The first sentence of a description, on one line and short enough for a prompt. */
-export function summarize(description: string | undefined): string {
+/** The line a script copies: the groups (aliased where a name cannot be a binding) and the built-ins. */
+export function importLine(groups: string[], withWorkflows: boolean): string {
+  const imports = groups.map((group) =>
+    isBindingName(group) ? group : `${JSON.stringify(group)} as ${localName(group)}`,
+  );
+  imports.push("sleep", "waitForSignal", "webhook", ...(withWorkflows ? ["workflows"] : []), "ToolError");
+  return `import { ${imports.join(", ")} } from "rewind:tools";`;
+}
+
+/** How a script names a tool: `group.tool`, or `group["a-tool"]` when the name is not an identifier. */
+export function toolReference(group: string, name: string): string {
+  return `${localName(group)}${isIdentifierName(name) ? `.${name}` : `[${JSON.stringify(name)}]`}`;
+}
+
+/** The first sentence of a description, on one line, cut near `length` characters. */
+export function summarize(description: string | undefined, length = SUMMARY_LENGTH): string {
   const text =
     (description ?? "")
       .trim()
@@ -40,10 +55,10 @@ export function summarize(description: string | undefined): string {
       ?.replace(/\s+/g, " ")
       .trim() ?? "";
   const sentence = /^(.+?[.!?])\s(?=\S)/.exec(text)?.[1] ?? text;
-  if (sentence.length <= SUMMARY_LENGTH) return sentence;
-  const cut = sentence.slice(0, SUMMARY_LENGTH - 1);
+  if (sentence.length <= length) return sentence;
+  const cut = sentence.slice(0, length - 1);
   const space = cut.lastIndexOf(" ");
-  return `${space > SUMMARY_LENGTH / 2 ? cut.slice(0, space) : cut}…`;
+  return `${space > length / 2 ? cut.slice(0, space) : cut}…`;
 }
 
 /** How a script refers to a group: its own name, or an alias when the name cannot be a binding. */
@@ -53,23 +68,16 @@ function localName(group: string): string {
   return isBindingName(alias) ? alias : `_${alias}`;
 }
 
-function toolLine(
-  local: string,
-  group: string,
-  kind: "mcp" | "host",
-  tool: PinnedTool,
-  options: RenderOptions,
-): string {
-  const access = isIdentifierName(tool.name) ? `.${tool.name}` : `[${JSON.stringify(tool.name)}]`;
+function toolLine(group: string, kind: "mcp" | "host", tool: PinnedTool, options: RenderOptions): string {
   const args = jsonSchemaToTs(tool.inputSchema, { style: "prompt" });
   const result = resultSchemaOf(group, kind, tool, options);
   const summary = summarize(tool.description);
   const note = result.observed === undefined ? "" : `${summary ? " " : ""}${observedTag(result.observed)}`;
   const tail = summary || note ? ` · ${summary}${note}` : "";
-  return `${local}${access}(${args}) → ${jsonSchemaToTs(result.schema, { style: "prompt" })}${tail}`;
+  return `${toolReference(group, tool.name)}(${args}) → ${jsonSchemaToTs(result.schema, { style: "prompt" })}${tail}`;
 }
 
-function builtinLines(workflows: string[], allowedHosts: string[] | undefined): string[] {
+export function builtinLines(workflows: string[], allowedHosts: string[] | undefined): string[] {
   const from = 'From "rewind":';
   const lines = [
     `sleep(duration: number | string) → void · ${from} pauses the run durably, in milliseconds or a string such as "2s" or "10 days".`,

@@ -19,6 +19,7 @@ import type {
   RunListBody,
   RunViewBody,
   StoredWorkflowBody,
+  ToolSearchBody,
   ToolsetView,
   WorkflowViewBody,
 } from "../contract/index.ts";
@@ -35,6 +36,7 @@ export type {
   RegisteredToolsetView,
   RunListBody,
   RunViewBody,
+  ToolSearchBody,
   ToolsetView,
 } from "../contract/index.ts";
 
@@ -89,6 +91,16 @@ export interface StartRunRequest {
   endUser?: string;
   /** Retries with the same key start one run. */
   idempotencyKey?: string;
+}
+
+/** What `getDeclarations` renders besides the chosen format. */
+export interface DeclarationsOptions {
+  /** With `prompt`: begin with the short guide to writing a Rewind script. Default false. */
+  guide?: boolean;
+  /** With `prompt`: one line per tool, its qualified name and first sentence, no types. Default false. */
+  compact?: boolean;
+  /** Only these tools (`group.tool`), e.g. the ones a model picked from the compact list. Default: all. */
+  tools?: string[];
 }
 
 /** Which runs `listRuns` answers: a page, and filters (each optional). */
@@ -170,12 +182,33 @@ export function createApiClient(options: ApiClientOptions) {
     url: base,
     registerToolset: (body: RegisterToolsetBody) => json<RegisteredToolsetView>("POST", "/v1/toolsets", body),
     getToolset: (id: string) => json<ToolsetView>("GET", `/v1/toolsets/${encodeURIComponent(id)}`),
-    async getDeclarations(id: string, format: "dts" | "prompt" = "dts"): Promise<string> {
-      const response = await send("GET", `/v1/toolsets/${encodeURIComponent(id)}/declarations?format=${format}`);
+    /**
+     * The `rewind:tools` declarations; a tool name `options.tools` does not find is a 400 listing it.
+     * @example const lines = await api.getDeclarations(id, "prompt", { compact: true });
+     */
+    async getDeclarations(
+      id: string,
+      format: "dts" | "prompt" = "dts",
+      options: DeclarationsOptions = {},
+    ): Promise<string> {
+      const query = new URLSearchParams({ format });
+      if (options.guide) query.set("guide", "true");
+      if (options.compact) query.set("compact", "true");
+      if (options.tools) query.set("tools", options.tools.join(","));
+      const response = await send("GET", `/v1/toolsets/${encodeURIComponent(id)}/declarations?${query}`);
       const text = await response.text();
       if (!response.ok) throw errorFrom(response.status, parseJson(text));
       return text;
     },
+    /**
+     * The tools of a toolset that best match a few words, best first, as compact lines.
+     * @example const { tools } = await api.searchTools(id, "open a pull request", { limit: 5 });
+     */
+    searchTools: (id: string, query: string, options: { limit?: number } = {}) =>
+      json<ToolSearchBody>(
+        "GET",
+        `/v1/toolsets/${encodeURIComponent(id)}/tools?${new URLSearchParams({ query, ...(options.limit === undefined ? {} : { limit: String(options.limit) }) })}`,
+      ),
     startRun: ({ idempotencyKey, ...body }: StartRunRequest) =>
       json<RunViewBody>("POST", "/v1/runs", body, idempotencyKey ? { "idempotency-key": idempotencyKey } : {}),
     /** A page of runs, newest first; `nextPageToken` fetches the next with the same filters. */

@@ -17,6 +17,7 @@ export {
   type ApiClientOptions,
   type ApiErrorCode,
   type ClientErrorCode,
+  type DeclarationsOptions,
   type StartRunRequest,
 } from "./api-client.ts";
 export type {

@@ -4,3 +4,10 @@
  */
 export { RegistrationError } from "./registration-error.ts";
 export { createToolsetRegistry, type ResolvedToolset, type ToolsetRegistry } from "./toolset-registry.ts";
+export {
+  renderDeclarations,
+  searchTools,
+  unknownToolNames,
+  type DeclarationsRequest,
+  type FoundTool,
+} from "./toolset-views.ts";

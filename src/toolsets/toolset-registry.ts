@@ -17,6 +17,8 @@ export interface ResolvedToolset {
   document: PinnedToolset;
   dts: string;
   prompt: string;
+  /** The observed result shapes both renderings were made with, for renderings made on request. */
+  observed: ObservedResults;
 }
 
 export interface ToolsetRegistry {
@@ -44,7 +46,13 @@ export function resolveToolset(
   id = toolsetId(document),
   observed: ObservedResults = {},
 ): ResolvedToolset {
-  return { id, document, dts: renderDts(document, { observed }), prompt: renderPrompt(document, { observed }) };
+  return {
+    id,
+    document,
+    dts: renderDts(document, { observed }),
+    prompt: renderPrompt(document, { observed }),
+    observed,
+  };
 }
 
 /** Observed shapes change as runs record results; each toolset's are re-read at most this often. */

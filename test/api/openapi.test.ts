@@ -129,6 +129,22 @@ describe("answers match the document", () => {
     expect(
       (await call("GET", "/v1/toolsets/{id}/declarations", `/v1/toolsets/${id}/declarations?format=xml`)).status,
     ).toBe(400);
+    expect(
+      (
+        await call(
+          "GET",
+          "/v1/toolsets/{id}/declarations",
+          `/v1/toolsets/${id}/declarations?format=prompt&tools=tools.nope`,
+        )
+      ).status,
+    ).toBe(400);
+    expect((await call("GET", "/v1/toolsets/{id}/tools", `/v1/toolsets/${id}/tools?query=echo`)).body).toEqual({
+      tools: [expect.objectContaining({ name: "tools.echo" })],
+    });
+    expect((await call("GET", "/v1/toolsets/{id}/tools", `/v1/toolsets/${id}/tools?limit=2`)).status).toBe(400);
+    expect(
+      (await call("GET", "/v1/toolsets/{id}/tools", `/v1/toolsets/ts_${"0".repeat(64)}/tools?query=echo`)).status,
+    ).toBe(404);
     const prompt = await fetch(`${stack.api.url}/v1/toolsets/${id}/declarations?format=prompt`, { headers: auth });
     expect([prompt.status, prompt.headers.get("content-type")]).toEqual([200, "text/plain; charset=utf-8"]);
     const credentials = await call("PUT", "/v1/toolsets/{id}/credentials", `/v1/toolsets/${id}/credentials`, {

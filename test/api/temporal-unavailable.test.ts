@@ -83,6 +83,7 @@ function requests(toolset: string, runId: string, outageKey: string): Record<str
     "POST /v1/toolsets": [{ route: "/v1/toolsets", body: { mcpServers: { other: { url: mcp.url } } } }],
     "GET /v1/toolsets/{id}": [{ route: `/v1/toolsets/${UNKNOWN_TOOLSET}` }],
     "GET /v1/toolsets/{id}/declarations": [{ route: `/v1/toolsets/${UNKNOWN_TOOLSET}/declarations?format=prompt` }],
+    "GET /v1/toolsets/{id}/tools": [{ route: `/v1/toolsets/${UNKNOWN_TOOLSET}/tools?query=echo` }],
     "POST /v1/runs": [
       { route: "/v1/runs", body: { script: QUICK_SCRIPT, toolset }, headers: { "idempotency-key": outageKey } },
     ],

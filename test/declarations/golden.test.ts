@@ -5,7 +5,13 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { jsonSchemaToTs, renderDts, renderPrompt, withScriptGuide } from "../../src/declarations/index.ts";
+import {
+  jsonSchemaToTs,
+  renderCompactPrompt,
+  renderDts,
+  renderPrompt,
+  withScriptGuide,
+} from "../../src/declarations/index.ts";
 import type { ObservedResult } from "../../src/declarations/index.ts";
 import { EMPTY_TOOLSET } from "../../src/shared/toolset.ts";
 import type { PinnedToolset } from "../../src/shared/toolset.ts";
@@ -58,5 +64,17 @@ describe("toolset golden", () => {
   it("renders only the built-ins for an empty toolset", () => {
     expectGolden("empty.d.ts.txt", renderDts(EMPTY_TOOLSET));
     expectGolden("empty.prompt.txt", renderPrompt(EMPTY_TOOLSET));
+  });
+});
+
+describe("compact and selected golden", () => {
+  it("renders the fixture toolset compact: one line per tool, no types", () => {
+    expectGolden("toolset.compact.prompt.txt", renderCompactPrompt(toolset, { observed }));
+  });
+
+  it("renders only the chosen tools and the built-ins, for the prompt and the type-checker", () => {
+    const tools = new Set(["file-system.read_tree", "github.list_issues", "harness.lookup"]);
+    expectGolden("toolset.selected.prompt.txt", renderPrompt(toolset, { observed, tools }));
+    expectGolden("toolset.selected.d.ts.txt", renderDts(toolset, { observed, tools }));
   });
 });

@@ -276,6 +276,7 @@ describe("namespace A against namespace B's toolsets, workflows, credentials and
     for (const [route, missing] of [
       [`/v1/toolsets/${ids.gatedB}`, `/v1/toolsets/${missingToolset}`],
       [`/v1/toolsets/${ids.gatedB}/declarations`, `/v1/toolsets/${missingToolset}/declarations`],
+      [`/v1/toolsets/${ids.gatedB}/tools?query=echo`, `/v1/toolsets/${missingToolset}/tools?query=echo`],
       [`/v1/workflows/${ids.workflowB}`, "/v1/workflows/wf_missing"],
     ] as const) {
       const theirs = await stack.request("GET", route, undefined, A);

@@ -1,15 +1,16 @@
 /**
  * The toolsets routes: register (pin the servers' tools under a content address, and say which
- * tools were left out), read the pinned document, and render the declarations a model is shown.
+ * tools were left out), read the pinned document, render the declarations a model is shown (in
+ * full, compact, or for chosen tools), and find the tools that match a few words.
  */
 import { Router } from "express";
 import { z } from "zod";
 import { withScriptGuide } from "../../declarations/index.ts";
-import { RegistrationError } from "../../toolsets/index.ts";
+import { RegistrationError, renderDeclarations, searchTools, unknownToolNames } from "../../toolsets/index.ts";
 import { registerToolsetBody, TOOLSET_ID_PATTERN } from "../../contract/index.ts";
 import type { ResolvedToolset, ToolsetRegistry } from "../../toolsets/index.ts";
 import { namespaceOf } from "../auth.ts";
-import type { RegisteredToolsetView } from "../../contract/index.ts";
+import type { RegisteredToolsetView, ToolSearchBody } from "../../contract/index.ts";
 import type { CredentialWriter } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { parseOrThrow } from "../validate.ts";
@@ -19,21 +20,57 @@ export interface ToolsetsRouteDeps {
   credentialWriter: CredentialWriter;
 }
 
+const flag = (description: string) => z.enum(["true", "false"]).default("false").describe(description);
+
+/** At most this many names in `?tools=`: a selection, not the whole toolset. */
+const MAX_SELECTED_TOOLS = 200;
+
 export const declarationsQuery = z
   .strictObject({
     format: z
       .enum(["dts", "prompt"])
       .default("dts")
       .describe("dts: the .d.ts the type-checker reads; prompt: the compact text a model reads"),
-    guide: z
-      .enum(["true", "false"])
-      .default("false")
-      .describe("With format=prompt: begin with the short guide to writing a Rewind script"),
+    guide: flag("With format=prompt: begin with the short guide to writing a Rewind script"),
+    compact: flag("With format=prompt: one line per tool (qualified name and first sentence), no types"),
+    tools: z
+      .string()
+      .max(20_000)
+      .optional()
+      .describe("Comma-separated qualified names (`group.tool`): render only these tools, and the built-ins"),
   })
   .refine((query) => query.guide === "false" || query.format === "prompt", {
     path: ["guide"],
     message: "guide goes with format=prompt",
+  })
+  .refine((query) => query.compact === "false" || query.format === "prompt", {
+    path: ["compact"],
+    message: "compact goes with format=prompt",
+  })
+  .refine((query) => query.compact === "false" || query.tools === undefined, {
+    path: ["tools"],
+    message: "tools and compact go one at a time (compact lists every tool)",
+  })
+  .refine((query) => query.tools === undefined || toolNames(query.tools).length > 0, {
+    path: ["tools"],
+    message: "tools must name at least one tool, e.g. tools=github.list_issues",
+  })
+  .refine((query) => query.tools === undefined || toolNames(query.tools).length <= MAX_SELECTED_TOOLS, {
+    path: ["tools"],
+    message: `tools names at most ${MAX_SELECTED_TOOLS} tools`,
   });
+
+export const toolSearchQuery = z.strictObject({
+  query: z.string().trim().min(1).max(500).describe("A few words: what the tool should do, or part of its name"),
+  limit: z.coerce.number().int().min(1).max(100).default(10).describe("How many tools at most"),
+});
+
+function toolNames(list: string): string[] {
+  return list
+    .split(",")
+    .map((name) => name.trim())
+    .filter(Boolean);
+}
 
 function view(toolset: ResolvedToolset) {
   return { id: toolset.id, document: toolset.document };
@@ -72,10 +109,22 @@ export function createToolsetsRouter(deps: ToolsetsRouteDeps): Router {
   });
 
   router.get("/v1/toolsets/:id/declarations", async function getDeclarations(req, res) {
-    const { format, guide } = parseOrThrow(declarationsQuery, req.query, "query");
+    const query = parseOrThrow(declarationsQuery, req.query, "query");
     const toolset = await find(req.params.id, namespaceOf(req));
-    const prompt = guide === "true" ? withScriptGuide(toolset.prompt) : toolset.prompt;
-    res.type("text/plain; charset=utf-8").send(format === "dts" ? toolset.dts : prompt);
+    const tools = query.tools === undefined ? undefined : toolNames(query.tools);
+    const unknown = tools ? unknownToolNames(toolset.document, tools) : [];
+    if (unknown.length > 0)
+      throw new HttpError(400, "badRequest", `tools: no tool ${unknown.join(", ")} in toolset ${toolset.id}`, {
+        unknownTools: unknown,
+      });
+    const text = renderDeclarations(toolset, { format: query.format, compact: query.compact === "true", tools });
+    res.type("text/plain; charset=utf-8").send(query.guide === "true" ? withScriptGuide(text) : text);
+  });
+
+  router.get("/v1/toolsets/:id/tools", async function searchToolset(req, res) {
+    const { query, limit } = parseOrThrow(toolSearchQuery, req.query, "query");
+    const toolset = await find(req.params.id, namespaceOf(req));
+    res.json({ tools: searchTools(toolset, query, limit) } satisfies ToolSearchBody);
   });
 
   return router;

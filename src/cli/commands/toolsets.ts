@@ -1,5 +1,6 @@
 /**
- * `rewind toolsets register <file.json|yaml>` and `rewind toolsets show <id> [--dts|--prompt [--guide]]`.
+ * `rewind toolsets register <file.json|yaml>`, `rewind toolsets show <id> [--dts|--prompt]` (in
+ * full, compact, or for chosen tools) and `rewind toolsets search <id> <query>`.
  * A toolset document is easier to write in YAML, so both are accepted; the API validates it,
  * and its errors (a server that does not answer, a policy naming no tool) are shown as sent,
  * as are the tools it left out because their schemas can't be used.
@@ -76,16 +77,26 @@ export const registerToolset: Command = async (argv, { api }) => {
 
 export const showToolset: Command = async (argv, { api }) => {
   const cmd = parseCommand(argv, {
-    usage: "rewind toolsets show <id> [--dts|--prompt [--guide]] [--json]",
+    usage: "rewind toolsets show <id> [--dts|--prompt [--guide] [--compact]] [--tools a.b,c.d] [--json]",
     positionals: ["id"],
-    booleans: ["dts", "prompt", "guide"],
+    booleans: ["dts", "prompt", "guide", "compact"],
+    strings: ["tools"],
   });
   const id = arg(cmd, 0);
   if (cmd.flag("dts") && cmd.flag("prompt")) throw new UsageError("--dts and --prompt go one at a time");
-  if (cmd.flag("guide") && !cmd.flag("prompt")) throw new UsageError("--guide goes with --prompt");
+  for (const flag of ["guide", "compact"])
+    if (cmd.flag(flag) && !cmd.flag("prompt")) throw new UsageError(`--${flag} goes with --prompt`);
+  const tools = cmd.string("tools");
+  if (tools !== undefined && !cmd.flag("dts") && !cmd.flag("prompt"))
+    throw new UsageError("--tools goes with --dts or --prompt");
+  if (tools !== undefined && cmd.flag("compact")) throw new UsageError("--tools and --compact go one at a time");
   const format = cmd.flag("dts") ? "dts" : cmd.flag("prompt") ? "prompt" : undefined;
   if (format) {
-    const text = await api.getDeclarations(id, format, { guide: cmd.flag("guide") });
+    const text = await api.getDeclarations(id, format, {
+      guide: cmd.flag("guide"),
+      compact: cmd.flag("compact"),
+      ...(tools === undefined ? {} : { tools: tools.split(",") }),
+    });
     if (cmd.json) printJson(text);
     else process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
     return 0;
@@ -93,5 +104,24 @@ export const showToolset: Command = async (argv, { api }) => {
   const view = await api.getToolset(id);
   if (cmd.json) printJson(view);
   else printLine(summary(view));
+  return 0;
+};
+
+/** `rewind toolsets search <id> <query…>`: the best-matching tools' compact lines, best first. */
+export const searchToolset: Command = async (argv, { api }) => {
+  const cmd = parseCommand(argv, {
+    usage: "rewind toolsets search <id> <query> [--limit n] [--json]",
+    positionals: ["id", "query"],
+    optionalPositionals: 20,
+    strings: ["limit"],
+  });
+  const limitText = cmd.string("limit");
+  const limit = limitText === undefined ? undefined : Number(limitText);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > 100))
+    throw new UsageError(`--limit must be an integer from 1 to 100, got "${limitText ?? ""}"`);
+  const found = await api.searchTools(arg(cmd, 0), cmd.args.slice(1).join(" "), limit === undefined ? {} : { limit });
+  if (cmd.json) printJson(found);
+  else if (found.tools.length === 0) printLine("no tool matches");
+  else printLine(found.tools.map((tool) => tool.line).join("\n"));
   return 0;
 };
