@@ -34,6 +34,8 @@ export const CLIENT_USAGE = `  toolsets register <file.json|yaml>               
                                                       answer the input a call's MCP server asked for
   runs fork <id> <script.ts> [--cancel-parent]        a new run reusing the parent's calls until the script differs
   runs cassette <id> [--out file]                     the run, self-contained, for offline replay
+  runs save <id> <name> [--description text] [--toolset id]
+                                                      store the run's script as a workflow toolsets can pin
   replay <cassette.json> [script.ts]                  replay a script against a cassette, offline
   workflows store <name> <script.ts> [--toolset id]   store a workflow script toolsets can pin
   workflows show <id>                                 a stored workflow script

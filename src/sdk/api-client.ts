@@ -251,6 +251,13 @@ export function createApiClient(options: ApiClientOptions) {
         `${endUser === undefined ? "/v1" : `/v1/end-users/${encodeURIComponent(endUser)}`}/toolsets/${encodeURIComponent(toolsetId)}/credentials`,
         credentials,
       ),
+    /**
+     * Stores the run's script as a workflow toolsets pin by name (`workflows.<name>` in scripts),
+     * pinned to the run's toolset, or to `toolset` when the script fits it.
+     * @example const { id } = await api.saveRun(runId, { name: "triage", description: "Files a ticket per report" });
+     */
+    saveRun: (id: string, body: { name: string; description?: string; toolset?: string }) =>
+      json<StoredWorkflowBody>("POST", `${run(id)}/save`, body),
     getCassette: (id: string) => json<Cassette>("GET", `${run(id)}/cassette`),
     cancelRun: (id: string) => json<RunViewBody>("POST", `${run(id)}/cancel`),
     storeWorkflow: (body: { name: string; script: string; toolset?: string }) =>

@@ -232,6 +232,22 @@ describe("--json and errors", () => {
     ]);
   });
 
+  it("saves a run's script as a workflow a toolset can pin", async () => {
+    const started = await cli("run", "echo.ts", "--toolset", toolset, "--input", '{"n":2}', "--watch", "--json");
+    const run = JSON.parse(started.stdout) as { id: string };
+    const saved = await cli("runs", "save", run.id, "doubler", "--description", "Doubles n");
+    expect(saved.code, saved.stderr).toBe(0);
+    const id = /^saved the script of run_\w+ as (wf_[0-9a-f]{64}),/.exec(saved.stdout)?.[1];
+    expect(saved.stdout).toBe(
+      `saved the script of ${run.id} as ${id}, workflows.doubler (toolset ${toolset})\npin it in a toolset: workflows: { doubler: ${id} }\n`,
+    );
+    const again = await cli("runs", "save", run.id, "doubler", "--description", "Doubles n", "--json");
+    expect(JSON.parse(again.stdout)).toEqual({ id, name: "doubler", toolset, description: "Doubles n" });
+    const bad = await cli("runs", "save", run.id, "not-a-name");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("JavaScript identifier");
+  });
+
   it("says in one sentence that a run does not exist, with exit code 1", async () => {
     const { code, stdout, stderr } = await cli("runs", "show", "run_0123456789ABCDEFGHJK");
     expect(code).toBe(1);

@@ -1,7 +1,8 @@
 /**
- * `rewind runs list|show|journal|watch|cancel|approve|reject|answer`: reading and steering runs
- * that already exist. Each is one or two API calls; the human output is short and names the next
- * command to type (approve a parked call, answer a call's question, watch a running one).
+ * `rewind runs list|show|journal|watch|cancel|approve|reject|answer|save`: reading and steering
+ * runs that already exist, and keeping a run's script as a workflow. Each is one or two API
+ * calls; the human output is short and names the next command to type (approve a parked call,
+ * answer a call's question, watch a running one, pin a saved script).
  */
 import type { CallDecisionBody, JournalBody, JournalEntryBody, RunViewBody } from "../../contract/index.ts";
 import { arg, parseCommand, seqArg, UsageError } from "../args.ts";
@@ -222,8 +223,30 @@ const fork: Command = async (argv, { api }) => {
   return 0;
 };
 
+const save: Command = async (argv, { api }) => {
+  const cmd = parseCommand(argv, {
+    usage: "rewind runs save <id> <name> [--description text] [--toolset id] [--json]",
+    positionals: ["id", "name"],
+    strings: ["description", "toolset"],
+  });
+  const description = cmd.string("description");
+  const toolset = cmd.string("toolset");
+  const saved = await api.saveRun(arg(cmd, 0), {
+    name: arg(cmd, 1),
+    ...(description ? { description } : {}),
+    ...(toolset ? { toolset } : {}),
+  });
+  if (cmd.json) printJson(saved);
+  else
+    printLine(
+      `saved the script of ${arg(cmd, 0)} as ${saved.id}, workflows.${saved.name} (toolset ${saved.toolset})\npin it in a toolset: workflows: { ${saved.name}: ${saved.id} }`,
+    );
+  return 0;
+};
+
 export const RUNS_COMMANDS: Record<string, Command> = {
   resume,
+  save,
   fork,
   cassette: saveCassette,
   list,
