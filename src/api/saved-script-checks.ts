@@ -4,9 +4,11 @@
  * its own, and every tool its journal shows it called must be there (a call made through a name
  * computed at run time escapes the type-checker). A run keeps its script with the types stripped,
  * so the JavaScript is checked against both toolsets and only the diagnostics the other toolset
- * adds are held against it: what stripping the types causes shows against both.
+ * adds are held against it: what stripping the types causes shows against both. Both are rendered
+ * without observed result types: those depend on what runs of each toolset happened to record,
+ * not on which tools it has, and would otherwise tell two toolsets with the same tools apart.
  */
-import type { Diagnostic, TypeChecker } from "../declarations/index.ts";
+import { renderDts, type Diagnostic, type TypeChecker } from "../declarations/index.ts";
 import type { PinnedToolset } from "../shared/index.ts";
 import type { ResolvedToolset } from "../toolsets/index.ts";
 import type { CalledTool } from "./run-start.ts";
@@ -21,7 +23,11 @@ export function diagnosticsAgainstOther(
   if (own.id === other.id) return [];
   const at = (d: Diagnostic) => `${d.line}:${d.column}:${d.code}`;
   const check = (toolset: ResolvedToolset) =>
-    checker.check({ source: javascript, declarations: toolset.dts, declarationsKey: toolset.id });
+    checker.check({
+      source: javascript,
+      declarations: renderDts(toolset.document),
+      declarationsKey: `${toolset.id}/unobserved`,
+    });
   const before = new Set(check(own).map(at));
   return check(other).filter((d) => !before.has(at(d)));
 }

@@ -126,6 +126,13 @@ export default async () => ({ got: await waitForSignal<number>("go") });`;
 
   it("pins another toolset the script fits, and refuses one the script does not type-check against", async () => {
     const echoRun = await completedRun({ script: GREET, toolset: both, input: { name: "ada" } });
+    // Once runs of \`both\` recorded echo's results, its declarations type them and echoOnly's do not:
+    // that is no missing tool, and the save goes through.
+    await waitFor(
+      "the declarations of both to show echo's observed result",
+      async () => (await fetch(`${stack.api.url}/v1/toolsets/${both}/declarations?format=dts`)).text(),
+      { timeoutMs: 20_000, intervalMs: 250, until: (dts) => dts.includes("@observed") },
+    );
     const moved = await save(echoRun, { name: "greet", toolset: echoOnly });
     expect(moved.status, JSON.stringify(moved.body)).toBe(201);
     expect(moved.body.toolset).toBe(echoOnly);
