@@ -7,6 +7,7 @@
 import { z } from "zod";
 import type { EventType, HarnessEvent } from "../shared/index.ts";
 import { RUN_FAILURE_TYPES } from "../shared/index.ts";
+import { runRolledBackData } from "../contract/index.ts";
 
 const seq = z.number().int().min(1).describe("The call's seq in the run's journal");
 const tool = z.string().describe("The call's tool, `group.tool`");
@@ -98,6 +99,12 @@ export const EVENT_DATA = {
         .describe("Calls issued and not finished when the run was cancelled, by seq"),
     }),
   },
+  "run.rolled_back": {
+    summary: "A run was rolled back",
+    description:
+      "Asked with POST /v1/runs/{id}/rollback, or its script failed under `onFailure: \"rollback\"`. Its completed calls with a revert policy were reverted newest first, each by a journaled call of its own; those that could not be are listed with the reason.",
+    data: runRolledBackData,
+  },
 } as const satisfies Record<EventType, { summary: string; description: string; data: z.ZodType }>;
 
 function envelope<T extends EventType, D extends z.ZodType>(type: T, data: D) {
@@ -120,6 +127,7 @@ export const EVENT_SCHEMAS = {
   "run.completed": envelope("run.completed", EVENT_DATA["run.completed"].data),
   "run.failed": envelope("run.failed", EVENT_DATA["run.failed"].data),
   "run.cancelled": envelope("run.cancelled", EVENT_DATA["run.cancelled"].data),
+  "run.rolled_back": envelope("run.rolled_back", EVENT_DATA["run.rolled_back"].data),
 } satisfies Record<EventType, z.ZodType>;
 
 type DocumentedEvent<T extends EventType> = z.infer<(typeof EVENT_SCHEMAS)[T]>;
@@ -134,4 +142,5 @@ export type _EventChecks = [
   Fits<HarnessEvent<"run.completed">, DocumentedEvent<"run.completed">>,
   Fits<HarnessEvent<"run.failed">, DocumentedEvent<"run.failed">>,
   Fits<HarnessEvent<"run.cancelled">, DocumentedEvent<"run.cancelled">>,
+  Fits<HarnessEvent<"run.rolled_back">, DocumentedEvent<"run.rolled_back">>,
 ];

@@ -19,6 +19,7 @@ import {
   journalQuery,
   listRunsQuery,
   rejectCallBody,
+  rollbackRunBody,
   startRunBody,
 } from "./schemas.ts";
 import * as responses from "../contract/index.ts";
@@ -35,6 +36,7 @@ export const REQUEST_SCHEMAS = {
   SaveRunRequest: saveRunBody,
   CredentialsRequest: credentialsBody,
   ForkRunRequest: forkRunBody,
+  RollbackRunRequest: rollbackRunBody,
   CodecPayloads: codecBody,
 } satisfies Record<string, z.ZodType>;
 
@@ -307,6 +309,17 @@ export const OPERATIONS: Operation[] = [
     summary: "Cancel a run",
     tag: "runs",
     responses: { 200: "Run", 404: "Error" },
+  },
+  {
+    method: "post",
+    path: "/v1/runs/{id}/rollback",
+    operationId: "rollbackRun",
+    tag: "runs",
+    body: "RollbackRunRequest",
+    bodyOptional: true,
+    summary:
+      "Roll an open run back: its script takes no further step, calls not sent are withdrawn, calls being sent are waited for, then its completed calls are reverted newest first by their tools' revert policies, each a journaled call of its own; the run ends `rolledBack` (event run.rolled_back). 202 with the run (`rollback.state: rollingBack`); 409 once it ended, is ending or rolls back already",
+    responses: { 202: "Run", 400: "Error", 404: "Error", 409: "Error" },
   },
   {
     method: "put",

@@ -40,9 +40,11 @@ const { namespace: NS, toolset: TOOLSET, endUser: END_USER, status: STATUS, star
 const STATE_CLAUSES: Record<RunState, string> = {
   running: `ExecutionStatus = 'Running' AND ${STATUS.name} != 'parked'`,
   parked: `ExecutionStatus = 'Running' AND ${STATUS.name} = 'parked'`,
-  completed: "ExecutionStatus = 'Completed'",
+  completed: `ExecutionStatus = 'Completed' AND ${STATUS.name} != 'rolledBack'`,
   failed: "ExecutionStatus IN ('Failed', 'Terminated', 'TimedOut')",
   cancelled: "ExecutionStatus = 'Canceled'",
+  // A rolled-back run completes (its result is the rollback): RewindStatus tells it apart.
+  rolledBack: `ExecutionStatus = 'Completed' AND ${STATUS.name} = 'rolledBack'`,
 };
 
 /** Runs started before `RewindStartedAt` existed have only their execution's StartTime. */
@@ -79,9 +81,10 @@ function itemOf(
   const id = e.execution?.workflowId ?? "";
   const closed = CLOSED[e.status ?? 0];
   const firstStart = attributes.get(STARTED_AT);
+  const rolledBack = closed === "completed" && attributes.get(STATUS) === "rolledBack";
   return {
     id,
-    status: closed ?? (attributes.get(STATUS) === "parked" ? "parked" : "running"),
+    status: rolledBack ? "rolledBack" : (closed ?? (attributes.get(STATUS) === "parked" ? "parked" : "running")),
     toolset: attributes.get(TOOLSET),
     endUser: attributes.get(END_USER),
     startedAt: firstStart ? firstStart.toISOString() : isoOf(e.startTime),

@@ -27,6 +27,7 @@ import {
   type RunInput,
   type RunFailure,
   type RunState,
+  type RollbackSummary,
   describeRunStart,
 } from "../shared/index.ts";
 import { runFailureOf } from "./run-failure.ts";
@@ -44,6 +45,7 @@ import {
   type CallDecided,
 } from "../workflows/messages.ts";
 import { sendCallUpdate } from "./call-updates.ts";
+import { askRollback, endedRolledBack, rollbackInProgress, type RollbackAsked } from "./run-rollback.ts";
 import { HttpError, notFound } from "./http-error.ts";
 import { listRuns, type RunListFilters } from "./run-list.ts";
 import { readCalledTools, readRunStart, type CalledTool } from "./run-start.ts";
@@ -68,6 +70,8 @@ export interface RunView {
   error?: RunFailure;
   /** Calls waiting for the harness (approval…), while the run is parked. */
   parked?: { seq: number; tool: string; args: unknown; reason: string }[];
+  /** Set once a rollback began: in progress, or how the run ended `rolledBack`. */
+  rollback?: RollbackSummary;
   temporalUrl: string | undefined;
 }
 
@@ -198,7 +202,8 @@ export function createRunService(options: RunServiceOptions) {
 
     async get(runId: string, namespace: string): Promise<RunView> {
       const d = await describeOwned(runId, namespace);
-      const closed = TEMPORAL_STATUS[d.status.name];
+      const rolledBack = endedRolledBack(d);
+      const closed = rolledBack ? "rolledBack" : TEMPORAL_STATUS[d.status.name];
       const view: RunView = {
         id: runId,
         status: closed ?? (d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.status) === "parked" ? "parked" : "running"),
@@ -211,7 +216,23 @@ export function createRunService(options: RunServiceOptions) {
       if (view.status === "parked") view.parked = await parkedCalls(client, runId);
       if (closed === "completed") view.result = await client.workflow.getHandle(runId).result();
       if (closed === "failed") view.error = await failureOf(client, runId);
+      // A rolled-back run completed with its rollback as its result.
+      if (rolledBack) view.rollback = (await client.workflow.getHandle(runId).result()) as RollbackSummary;
+      if (!closed) {
+        const rollback = await rollbackInProgress(client, runId, d, withinQueryTimeout);
+        if (rollback) view.rollback = rollback;
+      }
       return view;
+    },
+
+    /**
+     * Rolls an open run back (running or parked): it stops its script and reverts its completed
+     * calls; 409 once it ended, is ending or rolls back already.
+     */
+    async rollback(runId: string, namespace: string, asked: RollbackAsked): Promise<RunView> {
+      await describeRunning(runId, namespace, "only an open run can be rolled back");
+      await askRollback(client, runId, asked);
+      return this.get(runId, namespace);
     },
 
     /**

@@ -20,6 +20,12 @@ export const startRunBody = z.strictObject({
     .optional(),
   endUser: z.string().min(1).max(200).optional(),
   credentials: credentialsBody.optional(),
+  onFailure: z
+    .enum(["fail", "rollback"])
+    .optional()
+    .describe(
+      "What the run does when its script fails (throws, hits a limit or is stuck): `fail` (the default), or `rollback` (revert its completed calls and end `rolledBack`)",
+    ),
 });
 
 /** What `by` may be: who the decision is on behalf of, as the caller names them (a person, a bot). */
@@ -33,12 +39,17 @@ const decidedBy = z
   );
 
 /** The run states a list can filter by (`failed` takes in terminated and timed-out runs). */
-export const RUN_STATES = ["running", "parked", "completed", "failed", "cancelled"] as const;
+export const RUN_STATES = ["running", "parked", "completed", "failed", "cancelled", "rolledBack"] as const;
 
 const instant = (name: string) =>
   z.iso
     .datetime({ offset: true, error: `${name} must be an ISO 8601 date-time, e.g. 2026-11-30T09:00:00Z` })
     .transform((value) => new Date(value));
+
+export const rollbackRunBody = z.strictObject({
+  by: decidedBy.optional(),
+  reason: z.string().min(1).max(1000).optional().describe("Why, in words: recorded with the rollback"),
+});
 
 export const listRunsQuery = z.strictObject({
   pageSize: z.coerce.number().int().min(1).max(1000).default(50),

@@ -17,6 +17,7 @@ export * from "./response-schemas.ts";
 export * from "./registration-request.ts";
 export * from "./credentials-body.ts";
 export * from "./omitted-tool.ts";
+export * from "./rollback-schemas.ts";
 export * from "./tool-search.ts";
 export * from "./ids.ts";
 export type { Cassette, CarriedJournal, JournalView } from "../shared/index.ts";

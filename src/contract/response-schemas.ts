@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { API_ERROR_CODES, RETIRED_TOOL_ERROR_CODES, TOOL_ERROR_CODES, RUN_FAILURE_TYPES } from "../shared/index.ts";
 import { OMIT_REASONS } from "./omitted-tool.ts";
+import { rollbackSummary } from "./rollback-schemas.ts";
 
 export const errorBody = z.object({
   error: z.object({
@@ -86,7 +87,7 @@ export const registeredToolsetView = toolsetView.extend({
     ),
 });
 
-const runState = z.enum(["running", "parked", "completed", "failed", "cancelled"]);
+const runState = z.enum(["running", "parked", "completed", "failed", "cancelled", "rolledBack"]);
 const timestamp = z.string().describe("ISO 8601");
 
 export const parkedCall = z.object({
@@ -119,6 +120,9 @@ export const runView = z.object({
     })
     .optional(),
   parked: z.array(parkedCall).optional().describe("Calls waiting for the harness, while parked"),
+  rollback: rollbackSummary
+    .optional()
+    .describe("Set once a rollback began: while it runs (`state: rollingBack`) and once the run is `rolledBack`"),
   temporalUrl: z.string().optional().describe("The run in the Temporal Web UI, when there is one"),
 });
 
@@ -197,6 +201,19 @@ export const journalEntry = z.object({
     .optional()
     .describe("Who last decided the call while it was parked (approve, reject, resume through the API)"),
   fromParent: z.string().optional().describe("Set when a fork reused its parent's outcome instead of sending the call"),
+  revertOf: z
+    .number()
+    .int()
+    .optional()
+    .describe("Set on a revert call a rollback made: the seq of the completed call it undoes"),
+  rollback: z
+    .object({
+      outcome: z.enum(["reverted", "notReverted"]),
+      revertSeq: z.number().int().optional().describe("The revert call, when one was sent"),
+      reason: z.string().optional().describe("Why it was not reverted"),
+    })
+    .optional()
+    .describe("Set on a call with a revert policy once a rollback reached it"),
   credentials: z
     .enum(["run", "endUser", "toolset"])
     .optional()

@@ -3,6 +3,7 @@
  * fields are set in the order receivers have always seen them, so the JSON stays the same.
  */
 import type { CredentialScope } from "./credentials.ts";
+import type { RollbackSummary } from "./rollback.ts";
 import type {
   ApprovalRequestedData,
   CredentialsExpiredData,
@@ -12,6 +13,7 @@ import type {
   RunCancelledData,
   RunCompletedData,
   RunFailedData,
+  RunRolledBackData,
   SchemaChangedData,
 } from "./events.ts";
 
@@ -54,6 +56,15 @@ export function runCompleted(result: unknown): RunCompletedData {
 
 export function runFailed(error: { type: string; message: string }): RunFailedData {
   return { error };
+}
+
+export function runRolledBack(summary: RollbackSummary): RunRolledBackData {
+  return {
+    trigger: summary.trigger,
+    reverted: summary.reverted,
+    notReverted: summary.notReverted,
+    unfinished: summary.unfinished,
+  };
 }
 
 export function runCancelled(unfinished: RunCancelledData["unfinished"]): RunCancelledData {

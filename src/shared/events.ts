@@ -4,6 +4,7 @@
  * workflow both send the same id and a harness can deduplicate on it.
  */
 import type { CredentialScope } from "./credentials.ts";
+import type { RollbackSummary } from "./rollback.ts";
 
 export const EVENT_TYPES = [
   "call.approval_requested",
@@ -13,6 +14,7 @@ export const EVENT_TYPES = [
   "run.completed",
   "run.failed",
   "run.cancelled",
+  "run.rolled_back",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -62,6 +64,9 @@ export interface RunCancelledData {
   unfinished: (EventCall & { status: "pending" | "running" | "parked" })[];
 }
 
+/** `run.rolled_back`: what set the rollback off, what was reverted, what could not be, and what never finished. */
+export type RunRolledBackData = Omit<RollbackSummary, "state">;
+
 /** What each event type says in its `data`; src/api/event-schemas.ts documents the same shapes. */
 export interface EventData {
   "call.approval_requested": ApprovalRequestedData;
@@ -71,6 +76,7 @@ export interface EventData {
   "run.completed": RunCompletedData;
   "run.failed": RunFailedData;
   "run.cancelled": RunCancelledData;
+  "run.rolled_back": RunRolledBackData;
 }
 
 export interface HarnessEvent<T extends EventType = EventType> {

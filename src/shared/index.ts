@@ -17,6 +17,7 @@ export * from "./journal.ts";
 export * from "./logger.ts";
 export * from "./observed-shape.ts";
 export * from "./revert-template.ts";
+export * from "./rollback.ts";
 export * from "./run-metrics.ts";
 export * from "./run-summary.ts";
 export * from "./run.ts";

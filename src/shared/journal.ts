@@ -6,6 +6,7 @@
  */
 import type { CallInputRecord, CallProgress } from "./call-input.ts";
 import type { CredentialScope } from "./credentials.ts";
+import type { CallRollback } from "./rollback.ts";
 import type { ToolErrorData } from "./tool-error.ts";
 
 /** Built-in tools the workflow serves itself. */
@@ -35,6 +36,10 @@ export interface JournalEntry {
   decidedBy?: Decider;
   /** Set when a fork reused its parent's outcome for this call instead of sending it. */
   fromParent?: string;
+  /** Set on a revert call: the seq of the completed call it undoes (a rollback made it, not the script). */
+  revertOf?: number;
+  /** Set on a completed call once a rollback reverted it, or could not (with the reason). */
+  rollback?: CallRollback;
   /** Workflow time (ms since epoch) the call was issued, started and completed. */
   issuedAt: number;
   startedAt?: number;

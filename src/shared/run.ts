@@ -4,6 +4,7 @@
  */
 import type { SearchAttributeType } from "@temporalio/common";
 import type { JournalEntry } from "./journal.ts";
+import type { OnFailure, RollbackSummary, RollbackTrigger } from "./rollback.ts";
 import type { ToolErrorData } from "./tool-error.ts";
 import type { RunTrace } from "./trace-context.ts";
 import type { PinnedToolset } from "./toolset.ts";
@@ -36,6 +37,8 @@ export interface RunInput {
   carried?: CarriedJournal;
   /** The sandbox runtime the run started on (`SANDBOX_RUNTIME_VERSION`); absent: version 1. */
   runtimeVersion?: number;
+  /** `rollback`: a script that fails rolls the run back instead (absent: it fails). */
+  onFailure?: OnFailure;
 }
 
 export interface ForkSeed {
@@ -59,9 +62,11 @@ export interface CarriedJournal {
   signals: Record<string, unknown[]>;
   /** Calls completed but not yet fed to the script, in completion order. */
   unfed: number[];
+  /** A rollback asked for while the run drained to continue as new: the next execution makes it. */
+  rollback?: RollbackTrigger;
 }
 
-export type RunState = "running" | "parked" | "completed" | "failed" | "cancelled";
+export type RunState = "running" | "parked" | "completed" | "failed" | "cancelled" | "rolledBack";
 
 /** A run, self-contained, for replaying its script offline: never credentials. */
 export interface Cassette {
@@ -84,6 +89,8 @@ export interface RunStatus {
   state: RunState;
   calls: { total: number; inFlight: number };
   parked: { seq: number; tool: string; args: unknown; reason: string; details?: Record<string, unknown> }[];
+  /** Set once a rollback began. */
+  rollback?: RollbackSummary;
 }
 
 export interface JournalView {

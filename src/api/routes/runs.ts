@@ -21,6 +21,7 @@ import {
   journalQuery,
   listRunsQuery,
   rejectCallBody,
+  rollbackRunBody,
   startRunBody,
 } from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
@@ -55,6 +56,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
       ...(body.endUser ? { endUser: body.endUser } : {}),
       // The run's own credentials are sealed here: Temporal never holds them in clear.
       ...(body.credentials ? { credentials: deps.box.seal(JSON.stringify(body.credentials)) } : {}),
+      ...(body.onFailure === "rollback" ? { onFailure: body.onFailure } : {}),
       ...(idempotencyKey ? { idempotencyKey } : {}),
     });
     const view = started.view ?? (await deps.runs.get(started.id, namespace));
@@ -179,6 +181,20 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
 
   router.post("/v1/runs/:id/cancel", async function cancelRun(req, res) {
     res.json(await deps.runs.cancel(runIdParam(req.params.id), namespaceOf(req)));
+  });
+
+  router.post("/v1/runs/:id/rollback", async function rollbackRun(req, res) {
+    const id = runIdParam(req.params.id);
+    const body = parseOrThrow(rollbackRunBody, req.body ?? {}, "body");
+    res
+      .status(202)
+      .json(
+        await deps.runs.rollback(id, namespaceOf(req), {
+          principal: principalOf(req),
+          by: body.by,
+          reason: body.reason,
+        }),
+      );
   });
 
   return router;

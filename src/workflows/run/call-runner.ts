@@ -112,6 +112,15 @@ export class CallRunner {
     this.scheduler.pause();
   }
 
+  /**
+   * Calls waiting for a place in the limits are never sent (a rollback begins); they stay
+   * unfinished in the journal. Calls being sent go on.
+   */
+  dropQueued(): void {
+    for (const entry of this.scheduler.dropQueued()) this.unfinished.delete(entry.seq);
+    this.deps.status.touch();
+  }
+
   dispatch(entry: JournalEntry): void {
     const { run, journal, speculative, forkReplay } = this.deps;
     const reused = forkReplay.reuse(entry);

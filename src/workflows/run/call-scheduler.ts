@@ -40,6 +40,11 @@ export class CallScheduler {
     this.paused = true;
   }
 
+  /** Takes the calls waiting for a place out of the queue, never to be sent (a rollback begins). */
+  dropQueued(): JournalEntry[] {
+    return this.queue.splice(0);
+  }
+
   enqueue(entry: JournalEntry): void {
     this.queue.push(entry);
     this.pump();

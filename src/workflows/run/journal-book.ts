@@ -61,6 +61,21 @@ export class JournalBook {
     return entry;
   }
 
+  /** Records a revert of the completed call `of`, made by a rollback: the next seq, its own key. */
+  recordRevert(of: number, tool: string, args: unknown, now: number): JournalEntry {
+    const entry: JournalEntry = {
+      seq: this.entries.length + 1,
+      tool,
+      args,
+      status: "pending",
+      attempts: 0,
+      issuedAt: now,
+      revertOf: of,
+    };
+    this.entries.push(entry);
+    return entry;
+  }
+
   complete(
     seq: number,
     outcome: { ok: true; value: unknown } | { ok: false; error: ToolErrorData },

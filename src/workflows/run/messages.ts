@@ -14,6 +14,7 @@ import type {
   Decider,
   JournalView,
   RunStatus,
+  RollbackSummary,
 } from "../../shared/index.ts";
 
 export const getStatusQuery = defineQuery<RunStatus>("getStatus");
@@ -71,3 +72,10 @@ export const getCallInputQuery = defineQuery<CallInputState, [{ seq: number; req
 
 /** The harness's answer to an input request. Rejected by its validator (→ HTTP 409) unless that request waits. */
 export const answerCallInputUpdate = defineUpdate<{ seq: number }, [CallInputAnswer]>("answerCallInput");
+
+/**
+ * Rolls the run back: the script takes no further step, and completed calls are reverted in
+ * reverse seq order. Refused by its validator (→ HTTP 409) once the run is ending or already
+ * rolling back. Answers the rollback as it begins.
+ */
+export const rollbackRunUpdate = defineUpdate<RollbackSummary, [{ reason?: string } & DeciderArgs]>("rollbackRun");

@@ -59,6 +59,11 @@ export class ReadyQueue {
     return result ? { kind: "adopted", result } : { kind: "feed", seqs: this.seqs.splice(0) };
   }
 
+  /** Wakes the loop with nothing new to feed, to look at the run again (a rollback was asked for). */
+  nudge(): void {
+    this.wakeLoop();
+  }
+
   /** What a continued run must still feed. */
   snapshot(): number[] {
     return [...this.seqs];

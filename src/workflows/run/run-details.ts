@@ -71,6 +71,7 @@ function named(entries: JournalEntry[]): string {
 export function describeActivity(activity: RunActivity): string {
   if (activity.state === "completed" || activity.state === "cancelled") return activity.state;
   if (activity.state === "failed") return activity.note ? `failed: ${activity.note}` : "failed";
+  if (activity.state === "rolledBack") return "rolled back";
   const lines = [...activity.parked].sort((a, b) => a.seq - b.seq).map(parkedLine);
   const parkedSeqs = new Set(activity.parked.map((p) => p.seq));
   const running: JournalEntry[] = [];

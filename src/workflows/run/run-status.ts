@@ -12,7 +12,7 @@ import { SEARCH_ATTRIBUTES, type RunState } from "../../shared/index.ts";
 import { PATCHES } from "./patches.ts";
 import { describeActivity, type RunActivity } from "./run-details.ts";
 
-const ENDED: ReadonlySet<RunState> = new Set(["completed", "failed", "cancelled"]);
+const ENDED: ReadonlySet<RunState> = new Set(["completed", "failed", "cancelled", "rolledBack"]);
 
 export class RunStatus {
   private current: RunState = "running";
