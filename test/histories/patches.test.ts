@@ -23,8 +23,8 @@ describe("patches", () => {
     const sources = await workflowSources();
     for (const { file, text } of sources) {
       // The announcement asks for each of them by value, in declaration order.
-      if (file === path.join("run", "patch-announcement.ts")) continue;
-      for (const call of text.matchAll(/\b(?:patched|deprecatePatch)\(([^)]*)\)/g)) {
+      if (file === path.join("run", "run-patches.ts")) continue;
+      for (const call of text.matchAll(/\b(?:patched|isPatched|deprecatePatch)\(([^)]*)\)/g)) {
         expect(call[1], `${file}: ${call[0]}`).toMatch(/^PATCHES\.\w+$/);
       }
     }

@@ -13,7 +13,6 @@ import {
   TerminatedFailure,
   TimeoutFailure,
   getExternalWorkflowHandle,
-  patched,
   proxyLocalActivities,
   startChild,
   uuid4,
@@ -33,6 +32,7 @@ import {
 import { failure, type CallOutcome } from "./call-outcome.ts";
 import { deliverSignal } from "./messages.ts";
 import { PATCHES } from "./patches.ts";
+import { isPatched } from "./run-patches.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
 
 const { loadStoredWorkflow, runNamespace } = proxyLocalActivities<Activities>({
@@ -122,7 +122,7 @@ export async function dispatchWorkflowCall(entry: JournalEntry, context: ChildRu
           : {}),
       };
       // Summary, details, memo and start time are part of the command: children started before keep theirs without.
-      const described = patched(PATCHES.childRunsDescribed);
+      const described = isPatched(PATCHES.childRunsDescribed);
       const { staticSummary, staticDetails, memo } = describeRunStart(child);
       const handle = await startChild(RUN_WORKFLOW_TYPE, {
         workflowId: runId,
@@ -144,7 +144,7 @@ export async function dispatchWorkflowCall(entry: JournalEntry, context: ChildRu
         () => undefined,
         (error: unknown) => {
           const name = childEndedSignal(runId);
-          if (patched(PATCHES.childEndsParentWait) && !context.inbox.hasReceived(name))
+          if (isPatched(PATCHES.childEndsParentWait) && !context.inbox.hasReceived(name))
             context.inbox.deliver(name, endingOfFailure(error));
         },
       );
@@ -159,7 +159,7 @@ export async function dispatchWorkflowCall(entry: JournalEntry, context: ChildRu
       const ending = "payload" in taken ? (taken.payload as ChildEnding) : undefined;
       if (ending?.ok) return { ok: true, value: ending.value ?? null };
       // Runs that awaited a child before PATCHES.childEndsParentWait saw toolFailed, and replay so.
-      if (!patched(PATCHES.childEndsParentWait))
+      if (!isPatched(PATCHES.childEndsParentWait))
         return failure(entry, "toolFailed", `run ${runId} failed: ${ending?.message ?? "unknown"}`);
       const status = ending?.status ?? "failed";
       return failure(

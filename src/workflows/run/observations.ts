@@ -5,10 +5,11 @@
  * A run that ends waits for every one of these signals first: Temporal drops a signal whose
  * sender closed before it went out, and the shape would never be observed.
  */
-import { getExternalWorkflowHandle, patched } from "@temporalio/workflow";
+import { getExternalWorkflowHandle } from "@temporalio/workflow";
 import { mergeShapes, shapeKey, shapeOf, toolsetWorkflowId } from "../../shared/index.ts";
 import type { PinnedToolset } from "../../shared/index.ts";
 import { PATCHES } from "./patches.ts";
+import { isPatched } from "./run-patches.ts";
 import { observeResultsSignal } from "../records/toolset-record-messages.ts";
 
 interface Seen {
@@ -62,7 +63,7 @@ export class Observations {
     }
     // Runs that ended before the patch did not wait for new shapes' signals; their histories
     // close in the workflow task that sent them. Whether one is in flight is itself replayed.
-    if (this.inFlight.size > 0 && patched(PATCHES.observationsSentBeforeEnd)) sent.push(...this.inFlight);
+    if (this.inFlight.size > 0 && isPatched(PATCHES.observationsSentBeforeEnd)) sent.push(...this.inFlight);
     await Promise.all(sent);
   }
 

@@ -90,4 +90,11 @@ export const PATCHES = {
    * shared queue to their end.
    */
   callsFollowTheirSession: "rewind-calls-follow-their-session",
+  /**
+   * 2026-11-30 (after 92c803b): a new run records this one marker instead of one for each change
+   * declared above it, and follows them all (`isPatched` in run-patches.ts). Each patch marker is
+   * followed by core's upsert of `TemporalChangeVersion`: 26 events and 13 visibility writes of a
+   * run's first workflow task, against 2 now. Changes declared below it are announced one by one.
+   */
+  releaseBaseline: "rewind-release-baseline-2026-11-30",
 } as const;

@@ -20,24 +20,23 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
-  patched,
   type TemporalFailure,
 } from "@temporalio/workflow";
 import {
   runCancelled,
   runCompleted,
   runFailed,
-  runRolledBack,
   RUN_FAILURE_TYPES,
   type CarriedJournal,
   type RunInput,
 } from "../../shared/index.ts";
-import type { EventData, EventType, RollbackSummary, ScriptError } from "../../shared/index.ts";
+import type { EventData, EventType, ScriptError } from "../../shared/index.ts";
 import { reportRunSpan } from "./call-spans.ts";
 import { tellParent, type ChildEnding, type ChildRuns } from "./child-runs.ts";
 import { emitEvent } from "./events.ts";
 import type { Observations } from "./observations.ts";
 import { PATCHES } from "./patches.ts";
+import { isPatched } from "./run-patches.ts";
 import type { RunStatus } from "./run-status.ts";
 
 export type RunEnd =
@@ -45,8 +44,6 @@ export type RunEnd =
   | { kind: "failed"; error: ScriptError; eventsEndpoint?: boolean | undefined }
   | { kind: "stuck" }
   | { kind: "cancelled"; cause: unknown }
-  /** Rolled back (Rollback): the workflow completes, with the rollback as its result. */
-  | { kind: "rolledBack"; summary: RollbackSummary }
   /** The workflow itself failed (the sandbox refused a cold start, a step's activity failed past its retries). */
   | { kind: "broken"; failure: TemporalFailure };
 
@@ -64,10 +61,7 @@ export interface RunEndingDeps {
 
 const STUCK_MESSAGE = "the script is waiting for a promise that nothing will settle (no call is in flight)";
 
-/** Why a stuck script failed, as a rollback under onFailure records it. */
-export const STUCK = { type: RUN_FAILURE_TYPES.stuck, message: STUCK_MESSAGE };
-
-export function scriptFailure(error: ScriptError): ApplicationFailure {
+function scriptFailure(error: ScriptError): ApplicationFailure {
   const type = error.limit ? RUN_FAILURE_TYPES.limitExceeded : RUN_FAILURE_TYPES.scriptFailed;
   const where = error.code ? `${error.name}(${error.code}) from ${error.tool} (seq ${error.seq}): ` : `${error.name}: `;
   return ApplicationFailure.create({ type, message: where + error.message, details: [error], nonRetryable: true });
@@ -117,7 +111,7 @@ export class RunEnding {
       }
       case "broken": {
         // Only since PATCHES.statusAfterEveryEnd: the caller asks it first.
-        const typed = patched(PATCHES.typedRunFailures);
+        const typed = isPatched(PATCHES.typedRunFailures);
         const error = typed
           ? { type: RUN_FAILURE_TYPES.broken, message: brokenMessage(end.failure) }
           : {
@@ -137,7 +131,7 @@ export class RunEnding {
       case "stuck": {
         const error = { type: RUN_FAILURE_TYPES.stuck, message: STUCK_MESSAGE };
         const failure = ApplicationFailure.create({ ...error, nonRetryable: true });
-        if (patched(PATCHES.oneWayToEnd)) {
+        if (isPatched(PATCHES.oneWayToEnd)) {
           await this.deps.observations.flush();
           await this.announce("failed", "run.failed", runFailed(error), {
             ok: false,
@@ -153,19 +147,9 @@ export class RunEnding {
         }
         throw failure;
       }
-      case "rolledBack": {
-        const { reverted, notReverted } = end.summary;
-        await this.deps.observations.flush();
-        await this.announce("rolledBack", "run.rolled_back", runRolledBack(end.summary), {
-          ok: false,
-          status: "failed",
-          message: `the run was rolled back (${reverted.length} reverted, ${notReverted.length} not reverted)`,
-        });
-        return end.summary;
-      }
       case "cancelled":
         // Runs cancelled before the patch ended without a word; their histories say so.
-        if (!patched(PATCHES.oneWayToEnd)) throw end.cause;
+        if (!isPatched(PATCHES.oneWayToEnd)) throw end.cause;
         await CancellationScope.nonCancellable(async () => {
           await this.deps.observations.flush();
           await this.announce("cancelled", "run.cancelled", runCancelled(this.deps.unfinished()), {
@@ -182,7 +166,7 @@ export class RunEnding {
   /** Drains the run and continues as new with what `carry` gives once no call is being sent. */
   async continueAsNew(drain: { pause(): void; readonly sending: number }, carry: () => CarriedJournal): Promise<never> {
     drain.pause();
-    if (patched(PATCHES.observationsSentBeforeEnd)) {
+    if (isPatched(PATCHES.observationsSentBeforeEnd)) {
       // Observations last: a call still being sent reports its result's shape when it ends.
       await condition(() => drain.sending === 0);
       await this.deps.observations.flush();
@@ -194,7 +178,7 @@ export class RunEnding {
   }
 
   private async announce<T extends EventType>(
-    state: "completed" | "failed" | "cancelled" | "rolledBack",
+    state: "completed" | "failed" | "cancelled",
     type: T,
     data: EventData[T],
     ending: ChildEnding,

@@ -3,8 +3,8 @@
  * on parked calls (updates whose validators refuse calls that are not waiting), renewed
  * credentials and signals for the script.
  */
-import { patched, setHandler } from "@temporalio/workflow";
-import type { CredentialRef, Decider, RollbackSummary } from "../../shared/index.ts";
+import { setHandler } from "@temporalio/workflow";
+import type { CredentialRef, Decider } from "../../shared/index.ts";
 import {
   approveCallUpdate,
   credentialsRenewedSignal,
@@ -20,14 +20,13 @@ import {
 } from "./messages.ts";
 import type { ForkReplay } from "./fork-seed.ts";
 import { PATCHES } from "./patches.ts";
+import { isPatched } from "./run-patches.ts";
 import type { JournalBook } from "./journal-book.ts";
 import type { Decision, ParkingLot } from "./parking.ts";
 import type { RunStatus } from "./run-status.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
 
 export interface RunHandlerDeps {
-  /** The run's rollback, once one began (shown by the status query). */
-  rollback?: () => RollbackSummary | undefined;
   /** When the script started (its clock's origin), as recorded with its first step. */
   startedAt(): number;
   status: RunStatus;
@@ -49,7 +48,6 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
     state: status.state,
     calls: { total: journal.callCount, inFlight: deps.callsInFlight() },
     parked: parking.list(),
-    ...(deps.rollback?.() ? { rollback: deps.rollback() } : {}),
   }));
   // Who decided travels in the update's args (recorded in history with it), so a replay records the same.
   const decide = (seq: number, decision: Decision, args: DeciderArgs, kind: Decider["decision"]): CallDecided => {
@@ -87,7 +85,7 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
     } else {
       credentials.minRevision = Math.max(credentials.minRevision ?? 0, revision);
     }
-    parking.resumeCredentials(scope, patched(PATCHES.unscopedParksWakeOnWrites));
+    parking.resumeCredentials(scope, isPatched(PATCHES.unscopedParksWakeOnWrites));
   });
   // Only messages no earlier history holds change state here, so no patch: the ref is activity
   // input, and resuming parked calls is what credentialsRenewed has always done.

@@ -12,7 +12,6 @@ import {
   ApplicationFailure,
   TemporalFailure,
   isCancellation,
-  patched,
   proxyLocalActivities,
   workflowInfo,
 } from "@temporalio/workflow";
@@ -27,12 +26,11 @@ import { ForkReplay } from "./fork-seed.ts";
 import { JournalBook } from "./journal-book.ts";
 import { Observations } from "./observations.ts";
 import { ParkingDesk } from "./parking-desk.ts";
-import { announcePatches } from "./patch-announcement.ts";
+import { announcePatches, isPatched } from "./run-patches.ts";
 import { PATCHES } from "./patches.ts";
 import { ReadyQueue } from "./ready-queue.ts";
-import { RunEnding, STUCK, scriptFailure } from "./run-ending.ts";
+import { RunEnding } from "./run-ending.ts";
 import { registerRunHandlers } from "./run-handlers.ts";
-import { Rollback } from "./rollback.ts";
 import { RunStatus } from "./run-status.ts";
 import { SignalInbox } from "./signal-inbox.ts";
 import { SpeculativeSteps } from "./speculative-steps.ts";
@@ -70,12 +68,12 @@ export async function runScript(input: RunInput): Promise<unknown> {
   announcePatches();
   // Asked once, at the start: a run that started before this release keeps the shared queue to
   // its end, so no marker of it can follow a local activity's result in a replay.
-  const followsSessions = patched(PATCHES.callsFollowTheirSession);
+  const followsSessions = isPatched(PATCHES.callsFollowTheirSession);
   const journal = new JournalBook(input.carried);
   const inbox = new SignalInbox(input.carried?.signals);
   let startedAt = input.carried?.startedAt ?? Date.now();
   const ready = new ReadyQueue(input.carried?.unfed);
-  const defersWhileChainMayCome = (): boolean => !patched(PATCHES.deferredStepsWaitOnlyForCallsInFlight);
+  const defersWhileChainMayCome = (): boolean => !isPatched(PATCHES.deferredStepsWaitOnlyForCallsInFlight);
   const speculative = new SpeculativeSteps(journal, ready, defersWhileChainMayCome);
   const observations = new Observations(input.namespace, input.toolsetId, input.toolset);
   const status = new RunStatus();
@@ -123,27 +121,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
         status: status === "parked" || status === "running" ? status : "pending",
       })),
   });
-  // Reachable only through the rollbackRun update, onFailure or revert policies, which no earlier history holds.
-  const rollback = new Rollback(
-    {
-      run: input,
-      journal,
-      calls,
-      parking: parking.lot,
-      wakeLoop: () => ready.nudge(),
-      ending: () => ending.begun,
-    },
-    input.carried?.rollback,
-  );
-  rollback.register();
-  /** Rolls the run back (`trigger`: the script failed under onFailure) and ends it rolledBack. */
-  const rollBack = async (trigger?: Parameters<Rollback["begin"]>[0]): Promise<unknown> => {
-    if (trigger) rollback.begin(trigger);
-    return ending.end({ kind: "rolledBack", summary: await rollback.perform() });
-  };
-  const rollsBackOnFailure = input.onFailure === "rollback";
   registerRunHandlers({
-    rollback: () => rollback.view,
     startedAt: () => startedAt,
     status,
     journal,
@@ -190,7 +168,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     let outcome: AdvanceResult;
     if (input.carried) {
       // A continued run: what was in flight when the last one drained is sent again, same seqs.
-      if (!rollback.requested) journal.unfinished().forEach((entry) => calls.dispatch(entry));
+      journal.unfinished().forEach((entry) => calls.dispatch(entry));
       outcome = { kind: "waiting", calls: [], logs: [] };
     } else {
       outcome = await advanceScript({
@@ -202,12 +180,10 @@ export async function runScript(input: RunInput): Promise<unknown> {
         cold: coldStart(0),
       });
       // The script's clock starts when its first step was taken, as recorded with that step.
-      if (patched(PATCHES.batchTimesRecorded) && outcome.kind !== "needsColdStart" && outcome.startedAt !== undefined)
+      if (isPatched(PATCHES.batchTimesRecorded) && outcome.kind !== "needsColdStart" && outcome.startedAt !== undefined)
         startedAt = outcome.startedAt;
     }
     for (;;) {
-      // Asked for while the script stepped: what that step issued is never recorded nor sent.
-      if (rollback.requested) return rollBack();
       if (outcome.kind === "needsColdStart") throw ApplicationFailure.nonRetryable("the sandbox refused a cold start");
       if (followsSessions && outcome.sessionQueue !== undefined) calls.follow(outcome.sessionQueue);
       for (const call of outcome.calls) {
@@ -216,30 +192,18 @@ export async function runScript(input: RunInput): Promise<unknown> {
       }
       if (outcome.kind === "done")
         return ending.end({ kind: "completed", result: outcome.result, eventsEndpoint: outcome.eventsEndpoint });
-      if (outcome.kind === "failed") {
-        if (rollsBackOnFailure) {
-          const { type, message } = scriptFailure(outcome.error);
-          return rollBack({ kind: "scriptFailed", at: Date.now(), error: { type: type ?? "ScriptFailed", message } });
-        }
+      if (outcome.kind === "failed")
         return ending.end({ kind: "failed", error: outcome.error, eventsEndpoint: outcome.eventsEndpoint });
-      }
       // A deferred step waits for a call in flight; with none left, its call is fed the ordinary way.
       if (calls.inFlight === 0 && speculative.deferredCount > 0) speculative.discardDeferred();
-      if (calls.inFlight === 0 && ready.length === 0) {
-        if (rollsBackOnFailure) return rollBack({ kind: "scriptFailed", at: Date.now(), error: STUCK });
-        return ending.end({ kind: "stuck" });
-      }
+      if (calls.inFlight === 0 && ready.length === 0) return ending.end({ kind: "stuck" });
       // Adopted steps go first: their batches are in the journal, their calls not yet.
       if (ready.length === ready.unfed && shouldContinueAsNew(input.continueAsNewAfterEvents)) {
         calls.draining = true;
         speculative.discardDeferred();
-        await ending.continueAsNew(calls, () => ({
-          ...journal.carry(startedAt, inbox.snapshot(), ready.snapshot()),
-          ...rollback.carried,
-        }));
+        await ending.continueAsNew(calls, () => journal.carry(startedAt, inbox.snapshot(), ready.snapshot()));
       }
       const next = await ready.next();
-      if (rollback.requested) return rollBack();
       if (next.kind === "adopted") {
         outcome = next.result;
         continue;
@@ -247,7 +211,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
       const consumedBatches = journal.batches.length;
       const chain = journal.chain;
       const at = Math.max(Date.now(), journal.lastAt);
-      if (!patched(PATCHES.batchTimesRecorded)) {
+      if (!isPatched(PATCHES.batchTimesRecorded)) {
         const batch = journal.addBatch(at, next.seqs);
         outcome = await step({
           runId: input.runId,
@@ -282,7 +246,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
   } catch (error) {
     if (isCancellation(error)) return ending.end({ kind: "cancelled", cause: error });
     // A failure that fails the workflow (not its task), raised before any end began: announced as one.
-    if (error instanceof TemporalFailure && !ending.begun && patched(PATCHES.statusAfterEveryEnd))
+    if (error instanceof TemporalFailure && !ending.begun && isPatched(PATCHES.statusAfterEveryEnd))
       return ending.end({ kind: "broken", failure: error });
     throw error;
   }

@@ -7,12 +7,13 @@
  * the end was set (one still in flight when the script returned) no longer turns the search
  * attribute back to parked or running.
  */
-import { patched, setCurrentDetails, upsertSearchAttributes } from "@temporalio/workflow";
+import { setCurrentDetails, upsertSearchAttributes } from "@temporalio/workflow";
 import { SEARCH_ATTRIBUTES, type RunState } from "../../shared/index.ts";
 import { PATCHES } from "./patches.ts";
+import { isPatched } from "./run-patches.ts";
 import { describeActivity, type RunActivity } from "./run-details.ts";
 
-const ENDED: ReadonlySet<RunState> = new Set(["completed", "failed", "cancelled", "rolledBack"]);
+const ENDED: ReadonlySet<RunState> = new Set(["completed", "failed", "cancelled"]);
 
 export class RunStatus {
   private current: RunState = "running";
@@ -32,7 +33,7 @@ export class RunStatus {
 
   /** Sets the state (a command: the search attribute), then the details; `note` says why a run failed. */
   set(next: RunState, note?: string): void {
-    if (this.ended && !ENDED.has(next) && patched(PATCHES.statusAfterEveryEnd)) return;
+    if (this.ended && !ENDED.has(next) && isPatched(PATCHES.statusAfterEveryEnd)) return;
     this.current = next;
     this.note = note;
     upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.status, value: next }]);
