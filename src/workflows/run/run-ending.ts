@@ -26,11 +26,12 @@ import {
   runCancelled,
   runCompleted,
   runFailed,
+  runRolledBack,
   RUN_FAILURE_TYPES,
   type CarriedJournal,
   type RunInput,
 } from "../../shared/index.ts";
-import type { EventData, EventType, ScriptError } from "../../shared/index.ts";
+import type { EventData, EventType, RollbackSummary, ScriptError } from "../../shared/index.ts";
 import { reportRunSpan } from "./call-spans.ts";
 import { tellParent, type ChildEnding, type ChildRuns } from "./child-runs.ts";
 import { emitEvent } from "./events.ts";
@@ -44,6 +45,8 @@ export type RunEnd =
   | { kind: "failed"; error: ScriptError; eventsEndpoint?: boolean | undefined }
   | { kind: "stuck" }
   | { kind: "cancelled"; cause: unknown }
+  /** Rolled back (Rollback): the workflow completes, with the rollback as its result. */
+  | { kind: "rolledBack"; summary: RollbackSummary }
   /** The workflow itself failed (the sandbox refused a cold start, a step's activity failed past its retries). */
   | { kind: "broken"; failure: TemporalFailure };
 
@@ -61,7 +64,10 @@ export interface RunEndingDeps {
 
 const STUCK_MESSAGE = "the script is waiting for a promise that nothing will settle (no call is in flight)";
 
-function scriptFailure(error: ScriptError): ApplicationFailure {
+/** Why a stuck script failed, as a rollback under onFailure records it. */
+export const STUCK = { type: RUN_FAILURE_TYPES.stuck, message: STUCK_MESSAGE };
+
+export function scriptFailure(error: ScriptError): ApplicationFailure {
   const type = error.limit ? RUN_FAILURE_TYPES.limitExceeded : RUN_FAILURE_TYPES.scriptFailed;
   const where = error.code ? `${error.name}(${error.code}) from ${error.tool} (seq ${error.seq}): ` : `${error.name}: `;
   return ApplicationFailure.create({ type, message: where + error.message, details: [error], nonRetryable: true });
@@ -147,6 +153,16 @@ export class RunEnding {
         }
         throw failure;
       }
+      case "rolledBack": {
+        const { reverted, notReverted } = end.summary;
+        await this.deps.observations.flush();
+        await this.announce("rolledBack", "run.rolled_back", runRolledBack(end.summary), {
+          ok: false,
+          status: "failed",
+          message: `the run was rolled back (${reverted.length} reverted, ${notReverted.length} not reverted)`,
+        });
+        return end.summary;
+      }
       case "cancelled":
         // Runs cancelled before the patch ended without a word; their histories say so.
         if (!isPatched(PATCHES.oneWayToEnd)) throw end.cause;
@@ -178,7 +194,7 @@ export class RunEnding {
   }
 
   private async announce<T extends EventType>(
-    state: "completed" | "failed" | "cancelled",
+    state: "completed" | "failed" | "cancelled" | "rolledBack",
     type: T,
     data: EventData[T],
     ending: ChildEnding,

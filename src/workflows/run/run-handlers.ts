@@ -4,7 +4,7 @@
  * credentials and signals for the script.
  */
 import { setHandler } from "@temporalio/workflow";
-import type { CredentialRef, Decider } from "../../shared/index.ts";
+import type { CredentialRef, Decider, RollbackSummary } from "../../shared/index.ts";
 import {
   approveCallUpdate,
   credentialsRenewedSignal,
@@ -27,6 +27,8 @@ import type { RunStatus } from "./run-status.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
 
 export interface RunHandlerDeps {
+  /** The run's rollback, once one began (shown by the status query). */
+  rollback?: () => RollbackSummary | undefined;
   /** When the script started (its clock's origin), as recorded with its first step. */
   startedAt(): number;
   status: RunStatus;
@@ -48,6 +50,7 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
     state: status.state,
     calls: { total: journal.callCount, inFlight: deps.callsInFlight() },
     parked: parking.list(),
+    ...(deps.rollback?.() ? { rollback: deps.rollback() } : {}),
   }));
   // Who decided travels in the update's args (recorded in history with it), so a replay records the same.
   const decide = (seq: number, decision: Decision, args: DeciderArgs, kind: Decider["decision"]): CallDecided => {

@@ -29,8 +29,9 @@ import { ParkingDesk } from "./parking-desk.ts";
 import { announcePatches, isPatched } from "./run-patches.ts";
 import { PATCHES } from "./patches.ts";
 import { ReadyQueue } from "./ready-queue.ts";
-import { RunEnding } from "./run-ending.ts";
+import { RunEnding, STUCK, scriptFailure } from "./run-ending.ts";
 import { registerRunHandlers } from "./run-handlers.ts";
+import { Rollback } from "./rollback.ts";
 import { RunStatus } from "./run-status.ts";
 import { SignalInbox } from "./signal-inbox.ts";
 import { SpeculativeSteps } from "./speculative-steps.ts";
@@ -121,7 +122,27 @@ export async function runScript(input: RunInput): Promise<unknown> {
         status: status === "parked" || status === "running" ? status : "pending",
       })),
   });
+  // Reachable only through the rollbackRun update, onFailure or revert policies, which no earlier history holds.
+  const rollback = new Rollback(
+    {
+      run: input,
+      journal,
+      calls,
+      parking: parking.lot,
+      wakeLoop: () => ready.nudge(),
+      ending: () => ending.begun,
+    },
+    input.carried?.rollback,
+  );
+  rollback.register();
+  /** Rolls the run back (`trigger`: the script failed under onFailure) and ends it rolledBack. */
+  const rollBack = async (trigger?: Parameters<Rollback["begin"]>[0]): Promise<unknown> => {
+    if (trigger) rollback.begin(trigger);
+    return ending.end({ kind: "rolledBack", summary: await rollback.perform() });
+  };
+  const rollsBackOnFailure = input.onFailure === "rollback";
   registerRunHandlers({
+    rollback: () => rollback.view,
     startedAt: () => startedAt,
     status,
     journal,
@@ -168,7 +189,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
     let outcome: AdvanceResult;
     if (input.carried) {
       // A continued run: what was in flight when the last one drained is sent again, same seqs.
-      journal.unfinished().forEach((entry) => calls.dispatch(entry));
+      if (!rollback.requested) journal.unfinished().forEach((entry) => calls.dispatch(entry));
       outcome = { kind: "waiting", calls: [], logs: [] };
     } else {
       outcome = await advanceScript({
@@ -184,6 +205,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
         startedAt = outcome.startedAt;
     }
     for (;;) {
+      // Asked for while the script stepped: what that step issued is never recorded nor sent.
+      if (rollback.requested) return rollBack();
       if (outcome.kind === "needsColdStart") throw ApplicationFailure.nonRetryable("the sandbox refused a cold start");
       if (followsSessions && outcome.sessionQueue !== undefined) calls.follow(outcome.sessionQueue);
       for (const call of outcome.calls) {
@@ -192,18 +215,30 @@ export async function runScript(input: RunInput): Promise<unknown> {
       }
       if (outcome.kind === "done")
         return ending.end({ kind: "completed", result: outcome.result, eventsEndpoint: outcome.eventsEndpoint });
-      if (outcome.kind === "failed")
+      if (outcome.kind === "failed") {
+        if (rollsBackOnFailure) {
+          const { type, message } = scriptFailure(outcome.error);
+          return rollBack({ kind: "scriptFailed", at: Date.now(), error: { type: type ?? "ScriptFailed", message } });
+        }
         return ending.end({ kind: "failed", error: outcome.error, eventsEndpoint: outcome.eventsEndpoint });
+      }
       // A deferred step waits for a call in flight; with none left, its call is fed the ordinary way.
       if (calls.inFlight === 0 && speculative.deferredCount > 0) speculative.discardDeferred();
-      if (calls.inFlight === 0 && ready.length === 0) return ending.end({ kind: "stuck" });
+      if (calls.inFlight === 0 && ready.length === 0) {
+        if (rollsBackOnFailure) return rollBack({ kind: "scriptFailed", at: Date.now(), error: STUCK });
+        return ending.end({ kind: "stuck" });
+      }
       // Adopted steps go first: their batches are in the journal, their calls not yet.
       if (ready.length === ready.unfed && shouldContinueAsNew(input.continueAsNewAfterEvents)) {
         calls.draining = true;
         speculative.discardDeferred();
-        await ending.continueAsNew(calls, () => journal.carry(startedAt, inbox.snapshot(), ready.snapshot()));
+        await ending.continueAsNew(calls, () => ({
+          ...journal.carry(startedAt, inbox.snapshot(), ready.snapshot()),
+          ...rollback.carried,
+        }));
       }
       const next = await ready.next();
+      if (rollback.requested) return rollBack();
       if (next.kind === "adopted") {
         outcome = next.result;
         continue;

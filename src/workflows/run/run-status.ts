@@ -13,7 +13,7 @@ import { PATCHES } from "./patches.ts";
 import { isPatched } from "./run-patches.ts";
 import { describeActivity, type RunActivity } from "./run-details.ts";
 
-const ENDED: ReadonlySet<RunState> = new Set(["completed", "failed", "cancelled"]);
+const ENDED: ReadonlySet<RunState> = new Set(["completed", "failed", "cancelled", "rolledBack"]);
 
 export class RunStatus {
   private current: RunState = "running";
