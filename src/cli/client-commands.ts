@@ -21,12 +21,14 @@ export const CLIENT_USAGE = `  toolsets register <file.json|yaml>               
                                                       (--guide: after the guide to writing a script;
                                                       --compact: one line per tool; --tools: only those)
   toolsets search <id> <query> [--limit n]            the tools that best match a few words, best first
-  run <script.ts> [--toolset id] [--input json|@file] [--watch]
+  run <script.ts> [--toolset id] [--input json|@file] [--watch] [--on-failure rollback]
                                                       type-check and start a run; --watch follows it to the end
+                                                      (--on-failure rollback: a failed script rolls back)
   runs list [--status s] [--toolset id] [--end-user name] [--started-after iso] [--started-before iso]
                                                       runs of this namespace, newest first (status: running,
-                                                      parked, completed, failed or cancelled)
+                                                      parked, completed, failed, cancelled or rolledBack)
   runs show|journal|watch|cancel <id>                 a run, its calls, follow it, cancel it
+  runs rollback <id> [--reason text] [--by name]      stop the script and revert its completed calls, newest first
   runs approve <id> <seq> [--by name]                 send a call parked for approval (--by: on whose behalf)
   runs reject <id> <seq> [--reason text] [--by name]  the script gets ToolError(rejected)
   runs resume <id> <seq> [--by name]                  send again a call parked on expired credentials

@@ -20,7 +20,7 @@ export interface WatchOptions {
   initial?: RunViewBody;
 }
 
-const CLOSED = new Set(["completed", "failed", "cancelled"]);
+const CLOSED = new Set(["completed", "failed", "cancelled", "rolledBack"]);
 /** Consecutive failed polls (API restarting, network blip) tolerated before giving up. */
 const MAX_POLL_FAILURES = 20;
 
@@ -50,6 +50,10 @@ function outcome(run: RunViewBody, view: WatchView): void {
     run.startedAt && run.closedAt ? ` in ${formatDuration(Date.parse(run.closedAt) - Date.parse(run.startedAt))}` : "";
   if (run.status === "completed") view.line(`completed${took}\nresult: ${full(run.result)}`);
   else if (run.status === "cancelled") view.line(`cancelled${took}`);
+  else if (run.status === "rolledBack" && run.rollback)
+    view.line(
+      `rolled back${took}: ${run.rollback.reverted.length} reverted, ${run.rollback.notReverted.length} not reverted`,
+    );
   else view.line(`failed${took}: ${run.error ? `${run.error.type}: ${run.error.message}` : "no error reported"}`);
   if (run.temporalUrl) view.line(`temporal: ${run.temporalUrl}`);
 }

@@ -89,6 +89,8 @@ export interface StartRunRequest {
   input?: unknown;
   toolset?: string;
   endUser?: string;
+  /** `rollback`: a script that fails rolls the run back (its tools' revert policies) instead of failing. */
+  onFailure?: "fail" | "rollback";
   /** Retries with the same key start one run. */
   idempotencyKey?: string;
 }
@@ -260,6 +262,13 @@ export function createApiClient(options: ApiClientOptions) {
       json<StoredWorkflowBody>("POST", `${run(id)}/save`, body),
     getCassette: (id: string) => json<Cassette>("GET", `${run(id)}/cassette`),
     cancelRun: (id: string) => json<RunViewBody>("POST", `${run(id)}/cancel`),
+    /**
+     * Rolls an open run back: its script stops, and its completed calls are reverted newest first
+     * by their tools' revert policies; it ends `rolledBack` (`run.rollback` says what was reverted).
+     * @example await api.rollbackRun(runId, { reason: "order cancelled", by: "alice" });
+     */
+    rollbackRun: (id: string, body: { by?: string; reason?: string } = {}) =>
+      json<RunViewBody>("POST", `${run(id)}/rollback`, body),
     storeWorkflow: (body: { name: string; script: string; toolset?: string }) =>
       json<StoredWorkflowBody>("POST", "/v1/workflows", body),
     getWorkflow: (id: string) => json<WorkflowViewBody>("GET", `/v1/workflows/${encodeURIComponent(id)}`),

@@ -266,7 +266,7 @@ describe("--json and errors", () => {
     expect(status).toMatchObject({
       code: 2,
       stderr: expect.stringMatching(
-        /^rewind: --status must be one of running, parked, completed, failed, cancelled, got "asleep"/,
+        /^rewind: --status must be one of running, parked, completed, failed, cancelled, rolledBack, got "asleep"/,
       ),
     });
     expect(since).toMatchObject({

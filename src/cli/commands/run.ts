@@ -10,7 +10,7 @@ import type { Command } from "./command.ts";
 import { readText, reportTypeErrors } from "./script-file.ts";
 
 const USAGE =
-  "rewind run <script.ts> [--toolset id] [--input json|@file] [--watch] [--idempotency-key key] [--end-user id] [--json]";
+  "rewind run <script.ts> [--toolset id] [--input json|@file] [--watch] [--idempotency-key key] [--end-user id] [--on-failure fail|rollback] [--json]";
 
 async function parseInput(value: string | undefined): Promise<unknown> {
   if (value === undefined) return undefined;
@@ -28,7 +28,7 @@ export const runScript: Command = async (argv, { api }) => {
   const cmd = parseCommand(argv, {
     usage: USAGE,
     positionals: ["script.ts"],
-    strings: ["toolset", "input", "idempotency-key", "end-user"],
+    strings: ["toolset", "input", "idempotency-key", "end-user", "on-failure"],
     booleans: ["watch"],
   });
   const file = arg(cmd, 0);
@@ -37,6 +37,9 @@ export const runScript: Command = async (argv, { api }) => {
   const toolset = cmd.string("toolset");
   const idempotencyKey = cmd.string("idempotency-key");
   const endUser = cmd.string("end-user");
+  const onFailure = cmd.string("on-failure");
+  if (onFailure !== undefined && onFailure !== "fail" && onFailure !== "rollback")
+    throw new UsageError(`--on-failure must be fail or rollback, got "${onFailure}"`);
   let run;
   try {
     run = await api.startRun({
@@ -45,6 +48,7 @@ export const runScript: Command = async (argv, { api }) => {
       ...(toolset ? { toolset } : {}),
       ...(idempotencyKey ? { idempotencyKey } : {}),
       ...(endUser ? { endUser } : {}),
+      ...(onFailure ? { onFailure } : {}),
     });
   } catch (error) {
     if (reportTypeErrors(error, source, file, cmd.json)) return 1;

@@ -1,5 +1,5 @@
 /**
- * `rewind runs list|show|journal|watch|cancel|approve|reject|answer|save`: reading and steering
+ * `rewind runs list|show|journal|watch|cancel|rollback|approve|reject|answer|save`: reading and steering
  * runs that already exist, and keeping a run's script as a workflow. Each is one or two API
  * calls; the human output is short and names the next command to type (approve a parked call,
  * answer a call's question, watch a running one, pin a saved script).
@@ -22,6 +22,7 @@ function describeRun(run: RunViewBody): string {
     lines.push(`  closed    ${run.closedAt} (${formatDuration(Date.parse(run.closedAt) - Date.parse(run.startedAt))})`);
   if (run.status === "completed") lines.push(`  result    ${full(run.result).replace(/\n/g, "\n  ")}`);
   if (run.error) lines.push(`  error     ${run.error.type}: ${run.error.message}`);
+  if (run.rollback) lines.push(...rollbackLines(run.rollback));
   for (const p of run.parked ?? []) {
     lines.push(`  parked    call ${p.seq} ${p.tool}(${compact(p.args, 80)}) waits for ${p.reason}`);
     if (p.reason === "elicitationRequested") {
@@ -51,12 +52,40 @@ function journalRow(e: JournalEntryBody): string[] {
   return [
     String(e.seq),
     e.tool,
-    e.status + (e.approved ? " (approved)" : ""),
+    e.status + (e.approved ? " (approved)" : "") + (e.revertOf ? ` (reverts ${e.revertOf})` : ""),
     String(e.attempts),
     took,
     `${compact(e.args, 40)} ${outcome}`,
   ];
 }
+
+/** What a rollback reverted and what it could not, one line each. */
+function rollbackLines(rollback: NonNullable<RunViewBody["rollback"]>): string[] {
+  const { trigger } = rollback;
+  const why =
+    trigger.kind === "requested"
+      ? `asked${trigger.by ? ` for ${trigger.by}` : ""}${trigger.reason ? `: ${trigger.reason}` : ""}`
+      : `the script failed: ${trigger.error.type}: ${trigger.error.message}`;
+  return [
+    `  rollback  ${rollback.state === "rollingBack" ? "in progress" : "done"} (${why})`,
+    ...rollback.reverted.map((r) => `  reverted  call ${r.seq} ${r.tool} by call ${r.revertSeq} ${r.revertTool}`),
+    ...rollback.notReverted.map((n) => `  NOT reverted  call ${n.seq} ${n.tool}: ${n.reason}`),
+  ];
+}
+
+const rollback: Command = async (argv, { api }) => {
+  const cmd = parseCommand(argv, {
+    usage: "rewind runs rollback <id> [--reason text] [--by name] [--json]",
+    positionals: ["id"],
+    strings: ["reason", "by"],
+  });
+  const reason = cmd.string("reason");
+  const by = cmd.string("by");
+  const run = await api.rollbackRun(arg(cmd, 0), { ...(reason ? { reason } : {}), ...(by ? { by } : {}) });
+  if (cmd.json) printJson(run);
+  else printLine(`rollback requested: the script stops and its completed calls are reverted\n${describeRun(run)}`);
+  return 0;
+};
 
 const oneRun =
   (name: string, usage: string): Command =>
@@ -72,7 +101,7 @@ const oneRun =
   };
 
 const LIST_USAGE =
-  "rewind runs list [--status running|parked|completed|failed|cancelled] [--toolset id] [--end-user name] " +
+  "rewind runs list [--status running|parked|completed|failed|cancelled|rolledBack] [--toolset id] [--end-user name] " +
   "[--started-after iso] [--started-before iso] [--page-size n] [--page-token token] [--json]";
 const LIST_FILTERS = {
   status: "status",
@@ -81,7 +110,7 @@ const LIST_FILTERS = {
   "started-after": "startedAfter",
   "started-before": "startedBefore",
 } as const;
-const STATES = new Set(["running", "parked", "completed", "failed", "cancelled"]);
+const STATES = new Set(["running", "parked", "completed", "failed", "cancelled", "rolledBack"]);
 
 const list: Command = async (argv, { api }) => {
   const cmd = parseCommand(argv, {
@@ -254,6 +283,7 @@ export const RUNS_COMMANDS: Record<string, Command> = {
   journal,
   watch,
   cancel: oneRun("cancel", "rewind runs cancel <id> [--json]"),
+  rollback,
   approve: decide(true),
   reject: decide(false),
   answer,
