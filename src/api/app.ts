@@ -13,6 +13,7 @@ import {
 } from "./error-handler.ts";
 import { HttpError } from "./http-error.ts";
 import { serveOpenApi } from "./openapi.ts";
+import { createCallOutcomesRouter } from "./routes/call-outcomes.ts";
 import { createCodecCors, createCodecRouter, type CodecRouteDeps } from "./routes/codec.ts";
 import { createCredentialWriter, createCredentialsRouter, type CredentialsRouteDeps } from "./routes/credentials.ts";
 import { createEventsRouter, type EventsRouteDeps } from "./routes/events.ts";
@@ -20,6 +21,7 @@ import { createHooksRouter, type HooksRouteDeps } from "./routes/hooks.ts";
 import { createMetricsRoute, type MetricsRouteDeps } from "./routes/metrics.ts";
 import { createRunSaveRouter } from "./routes/run-save.ts";
 import { createRunsRouter, type RunsRouteDeps } from "./routes/runs.ts";
+import { createScriptApprovalRouter } from "./routes/script-approval.ts";
 import { createToolsetsRouter } from "./routes/toolsets.ts";
 import { createWorkflowsRouter, type WorkflowsRouteDeps } from "./routes/workflows.ts";
 
@@ -73,6 +75,8 @@ export function createApp(deps: ApiDeps): Express {
   app.use(createCredentialsRouter(credentialWriter));
   app.use(createRunsRouter(deps));
   app.use(createRunSaveRouter(deps));
+  app.use(createCallOutcomesRouter(deps));
+  app.use(createScriptApprovalRouter(deps));
   app.use(createCodecRouter(deps.codec));
   app.use(notFoundRoute);
   app.use(createErrorHandler(deps.logger, deps.temporal));

@@ -12,11 +12,12 @@ import type {
   RegisteredToolsetView,
   RunListBody,
   RunViewBody,
+  ScriptDecisionBody,
   ToolsetView,
 } from "../contract/index.ts";
 import type { SchemaProblemReason } from "../schemas/index.ts";
 import type { JournalEntry, PinnedToolset } from "../shared/index.ts";
-import type { CallDecided } from "../workflows/messages.ts";
+import type { CallDecided, ScriptDecided } from "../workflows/messages.ts";
 import type { ApiErrorCode } from "./http-error.ts";
 import type { RunListItem } from "./run-list.ts";
 import type { RunView } from "./run-service.ts";
@@ -26,6 +27,7 @@ export type _Checks = [
   Fits<RunView, RunViewBody>,
   Fits<RunListItem, RunListBody["runs"][number]>,
   Fits<CallDecided, CallDecisionBody>,
+  Fits<ScriptDecided, ScriptDecisionBody>,
   Fits<JournalEntry, JournalEntryBody>,
   Fits<PinnedToolset, ToolsetView["document"]>,
   Fits<OmittedTool, RegisteredToolsetView["omittedTools"][number]>,

@@ -40,6 +40,21 @@ export const EVENT_DATA = {
         .describe("The JSON Schema an accepted answer's content must fit"),
     }),
   },
+  "call.outcome_unknown": {
+    summary: 'An `at_most_once` call ended without a known outcome, and its policy says `onUnknown: "park"`',
+    description:
+      "The call may or may not have taken effect; it waits for the harness. Resolve it with its result (POST /v1/runs/{id}/calls/{seq}/resolve), send it again with the same idempotency key (…/retry), or fail it (…/fail: the script gets ToolError(outcomeUnknown)).",
+    data: z.object({
+      seq,
+      tool,
+      args: z
+        .unknown()
+        .optional()
+        .describe("The call's arguments, as the script passed them (absent when it passed none)"),
+      message: z.string().describe("What happened to the attempt"),
+      attempts: z.number().int().min(1).describe("Attempts sent so far (a retry decided by the harness is one more)"),
+    }),
+  },
   "credentials.expired": {
     summary: "A call's MCP server refused its credentials: 401 (expired) or 403 insufficient_scope",
     description:
@@ -99,10 +114,22 @@ export const EVENT_DATA = {
         .describe("Calls issued and not finished when the run was cancelled, by seq"),
     }),
   },
+  "run.approval_requested": {
+    summary: "A run waits, before its first step, for the harness to approve its script",
+    description:
+      'Asked by the run option `approveScript: true` or the toolset\'s `scriptApproval: "required"`. Nothing of the script has run. Approve with POST /v1/runs/{id}/approve, or reject with POST /v1/runs/{id}/reject: the run fails with ScriptRejected and its script never runs.',
+    data: z.object({
+      script: z.string().describe("The script as it will run (JavaScript: types stripped, positions kept)"),
+      scriptHash: z.string().describe("SHA-256 of the script as written"),
+      toolset: z
+        .string()
+        .describe("The toolset whose declarations the script was checked against (GET /v1/toolsets/{id}/declarations)"),
+    }),
+  },
   "run.rolled_back": {
     summary: "A run was rolled back",
     description:
-      "Asked with POST /v1/runs/{id}/rollback, or its script failed under `onFailure: \"rollback\"`. Its completed calls with a revert policy were reverted newest first, each by a journaled call of its own; those that could not be are listed with the reason.",
+      'Asked with POST /v1/runs/{id}/rollback, or its script failed under `onFailure: "rollback"`. Its completed calls with a revert policy were reverted newest first, each by a journaled call of its own; those that could not be are listed with the reason.',
     data: runRolledBackData,
   },
 } as const satisfies Record<EventType, { summary: string; description: string; data: z.ZodType }>;
@@ -122,12 +149,14 @@ function envelope<T extends EventType, D extends z.ZodType>(type: T, data: D) {
 export const EVENT_SCHEMAS = {
   "call.approval_requested": envelope("call.approval_requested", EVENT_DATA["call.approval_requested"].data),
   "call.input_requested": envelope("call.input_requested", EVENT_DATA["call.input_requested"].data),
+  "call.outcome_unknown": envelope("call.outcome_unknown", EVENT_DATA["call.outcome_unknown"].data),
   "credentials.expired": envelope("credentials.expired", EVENT_DATA["credentials.expired"].data),
   "tool.schema_changed": envelope("tool.schema_changed", EVENT_DATA["tool.schema_changed"].data),
   "run.completed": envelope("run.completed", EVENT_DATA["run.completed"].data),
   "run.failed": envelope("run.failed", EVENT_DATA["run.failed"].data),
   "run.cancelled": envelope("run.cancelled", EVENT_DATA["run.cancelled"].data),
   "run.rolled_back": envelope("run.rolled_back", EVENT_DATA["run.rolled_back"].data),
+  "run.approval_requested": envelope("run.approval_requested", EVENT_DATA["run.approval_requested"].data),
 } satisfies Record<EventType, z.ZodType>;
 
 type DocumentedEvent<T extends EventType> = z.infer<(typeof EVENT_SCHEMAS)[T]>;
@@ -137,10 +166,12 @@ type Fits<Actual extends Documented, Documented> = [Actual, Documented];
 export type _EventChecks = [
   Fits<HarnessEvent<"call.approval_requested">, DocumentedEvent<"call.approval_requested">>,
   Fits<HarnessEvent<"call.input_requested">, DocumentedEvent<"call.input_requested">>,
+  Fits<HarnessEvent<"call.outcome_unknown">, DocumentedEvent<"call.outcome_unknown">>,
   Fits<HarnessEvent<"credentials.expired">, DocumentedEvent<"credentials.expired">>,
   Fits<HarnessEvent<"tool.schema_changed">, DocumentedEvent<"tool.schema_changed">>,
   Fits<HarnessEvent<"run.completed">, DocumentedEvent<"run.completed">>,
   Fits<HarnessEvent<"run.failed">, DocumentedEvent<"run.failed">>,
   Fits<HarnessEvent<"run.cancelled">, DocumentedEvent<"run.cancelled">>,
   Fits<HarnessEvent<"run.rolled_back">, DocumentedEvent<"run.rolled_back">>,
+  Fits<HarnessEvent<"run.approval_requested">, DocumentedEvent<"run.approval_requested">>,
 ];

@@ -31,18 +31,24 @@ import {
   describeRunStart,
 } from "../shared/index.ts";
 import { runFailureOf } from "./run-failure.ts";
-import type { ElicitationAnswer, JsonSchema } from "../shared/index.ts";
+import type { ElicitationAnswer, JsonSchema, RunStatus, ScriptApprovalView } from "../shared/index.ts";
 import { validateAgainstSchema } from "../schemas/index.ts";
 import {
   answerCallInputUpdate,
   approveCallUpdate,
+  approveScriptUpdate,
+  failCallUpdate,
   getJournalQuery,
   getRunCredentialsQuery,
   getStatusQuery,
   rejectCallUpdate,
+  rejectScriptUpdate,
+  resolveCallUpdate,
   resumeCallUpdate,
+  retryCallUpdate,
   runCredentialsRenewedSignal,
   type CallDecided,
+  type ScriptDecided,
 } from "../workflows/messages.ts";
 import { sendCallUpdate } from "./call-updates.ts";
 import { askRollback, endedRolledBack, rollbackInProgress, type RollbackAsked } from "./run-rollback.ts";
@@ -72,14 +78,30 @@ export interface RunView {
   parked?: { seq: number; tool: string; args: unknown; reason: string }[];
   /** Set once a rollback began: in progress, or how the run ended `rolledBack`. */
   rollback?: RollbackSummary;
+  /** While the run waits, before its first step, for its script's approval. */
+  scriptApproval?: ScriptApprovalView;
   temporalUrl: string | undefined;
 }
 
 export type StartRunInput = Omit<RunInput, "runId"> & { idempotencyKey?: string };
 
+/** What a decision on a parked call decides; the last three decide a call parked on an unknown outcome. */
+export type CallDecision =
+  | { approve: true }
+  | { approve: false; reason?: string }
+  | { resume: true }
+  | { resolve: { result: unknown } }
+  | { retry: true }
+  | { fail: true; reason?: string };
+
+/** A call of a running run as its status shows it: why it is parked, if it is. */
+export interface CallWaiting {
+  /** The toolset the run pinned. */
+  toolsetId: string;
+  parked?: { seq: number; tool: string; reason: string };
+}
+
 /** A decision on a parked call, with who decided: the API key's principal and, if given, on whose behalf. */
-/** What a decision on a parked call decides. */
-export type CallDecision = { approve: true } | { approve: false; reason?: string } | { resume: true };
 
 export type CallDecisionInput = CallDecision & {
   principal: string;
@@ -213,7 +235,11 @@ export function createRunService(options: RunServiceOptions) {
         closedAt: d.closeTime?.toISOString(),
         temporalUrl: uiLink(runId),
       };
-      if (view.status === "parked") view.parked = await parkedCalls(client, runId);
+      if (view.status === "parked") {
+        const parked = await parkedStatus(client, runId);
+        view.parked = parked?.parked;
+        if (parked?.scriptApproval) view.scriptApproval = parked.scriptApproval;
+      }
       if (closed === "completed") view.result = await client.workflow.getHandle(runId).result();
       if (closed === "failed") view.error = await failureOf(client, runId);
       // A rolled-back run completed with its rollback as its result.
@@ -236,6 +262,27 @@ export function createRunService(options: RunServiceOptions) {
     },
 
     /**
+     * Approves or rejects the script of a run waiting for that before its first step; 409 when
+     * it does not wait for it (it never asked, was decided, or ended).
+     */
+    async decideScript(
+      runId: string,
+      namespace: string,
+      decision: { approve: boolean; reason?: string | undefined; principal: string; by?: string | undefined },
+    ): Promise<ScriptDecided> {
+      await describeRunning(runId, namespace, "its script can no longer be approved or rejected");
+      const handle = client.workflow.getHandle(runId);
+      const decidedBy = { principal: decision.principal, ...(decision.by ? { by: decision.by } : {}) };
+      const send = () =>
+        decision.approve
+          ? handle.executeUpdate(approveScriptUpdate, { args: [{ decidedBy }] })
+          : handle.executeUpdate(rejectScriptUpdate, {
+              args: [{ decidedBy, ...(decision.reason ? { reason: decision.reason } : {}) }],
+            });
+      return sendCallUpdate(client, runId, send, `run ${runId} is not waiting for its script's approval`);
+    },
+
+    /**
      * Approves, rejects or resumes a parked call, recording who decided in its journal entry;
      * 409 when the call is not waiting for a decision.
      */
@@ -245,6 +292,15 @@ export function createRunService(options: RunServiceOptions) {
       const decidedBy = { principal: decision.principal, ...(decision.by ? { by: decision.by } : {}) };
       const send = () => {
         if ("resume" in decision) return handle.executeUpdate(resumeCallUpdate, { args: [{ seq, decidedBy }] });
+        if ("resolve" in decision)
+          return handle.executeUpdate(resolveCallUpdate, {
+            args: [{ seq, decidedBy, result: decision.resolve.result }],
+          });
+        if ("retry" in decision) return handle.executeUpdate(retryCallUpdate, { args: [{ seq, decidedBy }] });
+        if ("fail" in decision)
+          return handle.executeUpdate(failCallUpdate, {
+            args: [{ seq, decidedBy, ...(decision.reason ? { reason: decision.reason } : {}) }],
+          });
         return decision.approve
           ? handle.executeUpdate(approveCallUpdate, { args: [{ seq, decidedBy }] })
           : handle.executeUpdate(rejectCallUpdate, {
@@ -252,6 +308,22 @@ export function createRunService(options: RunServiceOptions) {
             });
       };
       return sendCallUpdate(client, runId, send, `call ${seq} of run ${runId} is not waiting for a decision`);
+    },
+
+    /**
+     * A running run's call and why it is parked, if it is, with the run's toolset: 404 for a call
+     * the run never made, 409 once the run ended.
+     */
+    async callWaiting(runId: string, namespace: string, seq: number): Promise<CallWaiting> {
+      const d = await describeRunning(runId, namespace, "its calls can no longer be decided");
+      const status = await withinQueryTimeout(client.workflow.getHandle(runId).query(getStatusQuery));
+      if (!status) throw new HttpError(503, "unavailable", `no worker answered for run ${runId}; try again`);
+      if (seq > status.calls.total) throw notFound(`call ${seq} of run ${runId}`);
+      const parked = status.parked.find((p) => p.seq === seq);
+      return {
+        toolsetId: String(d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset) ?? ""),
+        ...(parked ? { parked: { seq, tool: parked.tool, reason: parked.reason } } : {}),
+      };
     },
 
     /**
@@ -395,6 +467,7 @@ export function createRunService(options: RunServiceOptions) {
         entries,
         completionOrder: view.completionOrder,
         ...(view.fork ? { fork: view.fork } : {}),
+        ...(view.scriptApproval ? { scriptApproval: view.scriptApproval } : {}),
         ...(more && last ? { nextAfterSeq: last.seq } : {}),
       };
     },
@@ -421,8 +494,8 @@ function withinQueryTimeout<T>(query: Promise<T>): Promise<T | undefined> {
 }
 
 /** Parked calls come from the run's own state; without a worker to answer, they are left out. */
-async function parkedCalls(client: Client, runId: string): Promise<RunView["parked"]> {
-  return (await withinQueryTimeout(client.workflow.getHandle(runId).query(getStatusQuery)))?.parked;
+async function parkedStatus(client: Client, runId: string): Promise<RunStatus | undefined> {
+  return withinQueryTimeout(client.workflow.getHandle(runId).query(getStatusQuery));
 }
 
 async function failureOf(client: Client, runId: string): Promise<RunView["error"]> {

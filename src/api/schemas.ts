@@ -20,6 +20,12 @@ export const startRunBody = z.strictObject({
     .optional(),
   endUser: z.string().min(1).max(200).optional(),
   credentials: credentialsBody.optional(),
+  approveScript: z
+    .boolean()
+    .optional()
+    .describe(
+      "Wait, before the script's first step, for the harness to approve it (POST /v1/runs/{id}/approve or …/reject); the toolset's `scriptApproval: required` asks the same of every run",
+    ),
   onFailure: z
     .enum(["fail", "rollback"])
     .optional()
@@ -91,6 +97,17 @@ export const rejectCallBody = z.strictObject({
 export const decideCallBody = z.strictObject({
   by: decidedBy.optional(),
 });
+
+/** `POST …/resolve`: the result of a call parked on an unknown outcome, which the script gets as if the tool had answered. */
+export const resolveCallBody = z.strictObject({
+  result: z
+    .unknown()
+    .describe("The call's result, as JSON; it must fit the tool's output schema when the tool has one (else 422)"),
+  by: decidedBy.optional(),
+});
+
+/** `POST …/fail`: why the harness fails a call parked on an unknown outcome. */
+export const failCallBody = rejectCallBody;
 
 /** `POST /v1/runs/{id}/calls/{seq}/elicitation`: the answer to the input a call's server asked for. */
 export const elicitationAnswerBody = z.discriminatedUnion("action", [

@@ -34,6 +34,12 @@ export const CLIENT_USAGE = `  toolsets register <file.json|yaml>               
   runs resume <id> <seq> [--by name]                  send again a call parked on expired credentials
   runs answer <id> <seq> --accept json|--decline|--cancel
                                                       answer the input a call's MCP server asked for
+  runs resolve <id> <seq> --result json|@file [--by name]
+                                                      end a call parked on an unknown outcome with its result
+  runs retry|fail <id> <seq> [--reason text] [--by name]
+                                                      send it again with the same key, or fail it (outcomeUnknown)
+  runs approve-script|reject-script <id> [--reason text] [--by name]
+                                                      let a run's script run (run --approve-script), or reject it
   runs fork <id> <script.ts> [--cancel-parent]        a new run reusing the parent's calls until the script differs
   runs cassette <id> [--out file]                     the run, self-contained, for offline replay
   runs save <id> <name> [--description text] [--toolset id]

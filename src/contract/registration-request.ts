@@ -30,6 +30,12 @@ export const revertPolicySchema = z
 
 export const toolPolicySchema = z.strictObject({
   onInterruption: z.enum(["retry", "at_most_once"]).optional(),
+  onUnknown: z
+    .enum(["fail", "park"])
+    .optional()
+    .describe(
+      "An at_most_once call whose outcome is unknown: `fail` (ToolError(outcomeUnknown), the default) or `park` until the harness resolves, retries or fails it",
+    ),
   approval: z.boolean().optional(),
   timeout: duration.optional(),
   heartbeatTimeout: duration.optional(),
@@ -83,6 +89,10 @@ export const registerToolsetBody = z.strictObject({
     .optional(),
   workflows: z.record(groupName, z.string().min(1).max(200)).optional(),
   policies: z.record(z.string().min(3).max(200), toolPolicySchema).optional(),
+  scriptApproval: z
+    .literal("required")
+    .optional()
+    .describe("Every run of this toolset waits, before its first step, for the harness to approve its script"),
   /** Used to list the servers' tools, then kept as the toolset's credentials; never part of the document. */
   credentials: credentialsBody.optional(),
 });

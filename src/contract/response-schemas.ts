@@ -45,6 +45,7 @@ const pinnedTool = z.object({
 
 const pinnedPolicy = z.object({
   onInterruption: z.enum(["retry", "at_most_once"]).optional(),
+  onUnknown: z.enum(["fail", "park"]).optional(),
   approval: z.boolean().optional(),
   timeoutMs: z.number().int().optional(),
   heartbeatTimeoutMs: z.number().int().optional(),
@@ -63,6 +64,10 @@ export const pinnedToolset = z.object({
   http: z.object({ allowedHosts: z.array(z.string()) }).optional(),
   workflows: z.record(z.string(), z.string()),
   policies: z.record(z.string(), pinnedPolicy),
+  scriptApproval: z
+    .literal("required")
+    .optional()
+    .describe("Every run of this toolset waits, before its first step, for the harness to approve its script"),
 });
 
 export const toolsetView = z.object({ id: z.string(), document: pinnedToolset });
@@ -97,7 +102,7 @@ export const parkedCall = z.object({
   reason: z
     .string()
     .describe(
-      "`approval`, `credentialsExpired`, `insufficientScope`, `schemaChanged`, or `elicitationRequested` (the call is in flight and its server asks for input: answer it with POST …/elicitation)",
+      "`approval`, `credentialsExpired`, `insufficientScope`, `schemaChanged`, `outcomeUnknown` (resolve, retry or fail it), or `elicitationRequested` (the call is in flight and its server asks for input: answer it with POST …/elicitation)",
     ),
   details: z.record(z.string(), z.unknown()).optional(),
 });
@@ -120,6 +125,10 @@ export const runView = z.object({
     })
     .optional(),
   parked: z.array(parkedCall).optional().describe("Calls waiting for the harness, while parked"),
+  scriptApproval: z
+    .lazy(() => scriptApprovalView)
+    .optional()
+    .describe("While the run waits, before its first step, for its script's approval (`state: waiting`)"),
   rollback: rollbackSummary
     .optional()
     .describe("Set once a rollback began: while it runs (`state: rollingBack`) and once the run is `rolledBack`"),
@@ -163,7 +172,9 @@ export const decider = z.object({
     ),
   by: z.string().optional().describe("On whose behalf, as the caller said (`by` in the request)"),
   at: workflowTime,
-  decision: z.enum(["approved", "rejected", "resumed"]),
+  decision: z
+    .enum(["approved", "rejected", "resumed", "resolved", "retried", "failed"])
+    .describe("`resolved`, `retried` and `failed` decide a call parked on an unknown outcome"),
 });
 
 const callProgress = z.object({
@@ -199,7 +210,9 @@ export const journalEntry = z.object({
   approved: z.boolean().optional(),
   decidedBy: decider
     .optional()
-    .describe("Who last decided the call while it was parked (approve, reject, resume through the API)"),
+    .describe(
+      "Who last decided the call while it was parked (approve, reject, resume, resolve, retry, fail through the API)",
+    ),
   fromParent: z.string().optional().describe("Set when a fork reused its parent's outcome instead of sending the call"),
   revertOf: z
     .number()
@@ -228,7 +241,21 @@ export const journalEntry = z.object({
     .describe("Input the call's server asked the harness for (elicitations), latest last"),
 });
 
+/** Where a run stands on its script's approval, when it asked for one. */
+export const scriptApprovalView = z.object({
+  state: z.enum(["waiting", "approved", "rejected"]),
+  decidedBy: decider.optional().describe("Who approved or rejected the script"),
+  reason: z.string().optional().describe("Why it was rejected"),
+});
+
+export const scriptDecision = z.object({
+  decidedBy: decider.optional().describe("As the run records it"),
+});
+
 export const journalView = z.object({
+  scriptApproval: scriptApprovalView
+    .optional()
+    .describe("Set when the run asked for its script's approval: who approved or rejected it"),
   entries: z.array(journalEntry),
   completionOrder: z.array(z.number().int()).describe("Seqs in the order their results reached the script"),
   nextAfterSeq: z.number().int().optional().describe("Set when there are more entries: pass it as afterSeq"),
@@ -310,6 +337,7 @@ export type RegisteredToolsetView = z.infer<typeof registeredToolsetView>;
 export type RunViewBody = z.infer<typeof runView>;
 export type RunListBody = z.infer<typeof runList>;
 export type CallDecisionBody = z.infer<typeof callDecision>;
+export type ScriptDecisionBody = z.infer<typeof scriptDecision>;
 export type JournalEntryBody = z.infer<typeof journalEntry>;
 export type JournalBody = z.infer<typeof journalView>;
 export type EventsEndpointBody = z.infer<typeof eventsEndpointView>;

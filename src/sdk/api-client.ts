@@ -14,6 +14,7 @@ import type {
   ApiErrorBody,
   CallDecisionBody,
   EventsEndpointBody,
+  ScriptDecisionBody,
   JournalBody,
   RegisteredToolsetView,
   RunListBody,
@@ -31,6 +32,7 @@ export type {
   ApiErrorBody,
   CallDecisionBody,
   Diagnostic,
+  ScriptDecisionBody,
   JournalBody,
   JournalEntryBody,
   RegisteredToolsetView,
@@ -91,6 +93,8 @@ export interface StartRunRequest {
   endUser?: string;
   /** `rollback`: a script that fails rolls the run back (its tools' revert policies) instead of failing. */
   onFailure?: "fail" | "rollback";
+  /** Wait, before the first step, for `approveScript` (or `rejectScript`); default false. */
+  approveScript?: boolean;
   /** Retries with the same key start one run. */
   idempotencyKey?: string;
 }
@@ -235,6 +239,35 @@ export function createApiClient(options: ApiClientOptions) {
       }),
     resumeCall: (id: string, seq: number, by?: string) =>
       json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/resume`, by ? { by } : {}),
+    /**
+     * Approves the script of a run waiting for that before its first step (event
+     * `run.approval_requested`): the first step runs.
+     * @example await api.approveScript(runId, "reviewer");
+     */
+    approveScript: (id: string, by?: string) =>
+      json<ScriptDecisionBody>("POST", `${run(id)}/approve`, by ? { by } : {}),
+    /** Rejects the script of a run waiting for its approval: the run fails with ScriptRejected, never having run it. */
+    rejectScript: (id: string, reason?: string, by?: string) =>
+      json<ScriptDecisionBody>("POST", `${run(id)}/reject`, {
+        ...(reason ? { reason } : {}),
+        ...(by ? { by } : {}),
+      }),
+    /**
+     * Ends a call parked on an unknown outcome (event `call.outcome_unknown`) with its result,
+     * unsent; the result must fit the tool's output schema (else `invalidAnswer`).
+     * @example await api.resolveCall(runId, 3, { charged: true }, "ops");
+     */
+    resolveCall: (id: string, seq: number, result: unknown, by?: string) =>
+      json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/resolve`, { result, ...(by ? { by } : {}) }),
+    /** Sends a call parked on an unknown outcome again, with the same idempotency key. */
+    retryCall: (id: string, seq: number, by?: string) =>
+      json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/retry`, by ? { by } : {}),
+    /** Fails a call parked on an unknown outcome: the script gets ToolError(outcomeUnknown). */
+    failCall: (id: string, seq: number, reason?: string, by?: string) =>
+      json<CallDecisionBody>("POST", `${run(id)}/calls/${seq}/fail`, {
+        ...(reason ? { reason } : {}),
+        ...(by ? { by } : {}),
+      }),
     /** Answers the input call `seq`'s server asked for (event `call.input_requested`). */
     answerElicitation: (id: string, seq: number, answer: ElicitationAnswer) =>
       json<{ seq: number }>("POST", `${run(id)}/calls/${seq}/elicitation`, answer),

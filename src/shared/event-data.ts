@@ -10,6 +10,8 @@ import type {
   EventCall,
   EventSchema,
   InputRequestedData,
+  OutcomeUnknownData,
+  RunApprovalRequestedData,
   RunCancelledData,
   RunCompletedData,
   RunFailedData,
@@ -27,6 +29,14 @@ export function inputRequested(
   requestedSchema: Record<string, unknown>,
 ): InputRequestedData {
   return { seq: call.seq, tool: call.tool, message, requestedSchema };
+}
+
+export function outcomeUnknown(call: EventCall, args: unknown, message: string, attempts: number): OutcomeUnknownData {
+  return { seq: call.seq, tool: call.tool, args, message, attempts };
+}
+
+export function runApprovalRequested(script: string, scriptHash: string, toolset: string): RunApprovalRequestedData {
+  return { script, scriptHash, toolset };
 }
 
 export function credentialsExpired(

@@ -9,12 +9,14 @@ import type { RollbackSummary } from "./rollback.ts";
 export const EVENT_TYPES = [
   "call.approval_requested",
   "call.input_requested",
+  "call.outcome_unknown",
   "credentials.expired",
   "tool.schema_changed",
   "run.completed",
   "run.failed",
   "run.cancelled",
   "run.rolled_back",
+  "run.approval_requested",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -33,6 +35,12 @@ export type ApprovalRequestedData = EventCall & { args?: unknown };
 
 /** `call.input_requested`: an MCP server asked for input (elicitation) while the call ran. */
 export type InputRequestedData = EventCall & { message: string; requestedSchema: Record<string, unknown> };
+
+/**
+ * `call.outcome_unknown`: an `at_most_once` call ended without a known outcome and its policy
+ * says `onUnknown: "park"`; it waits for the harness to resolve, retry or fail it.
+ */
+export type OutcomeUnknownData = EventCall & { args?: unknown; message: string; attempts: number };
 
 /** `credentials.expired`: the server refused the call's credentials (401) or their scope (403). */
 export type CredentialsExpiredData = EventCall & {
@@ -64,6 +72,17 @@ export interface RunCancelledData {
   unfinished: (EventCall & { status: "pending" | "running" | "parked" })[];
 }
 
+/**
+ * `run.approval_requested`: the run waits, before its first step, for the harness to approve its
+ * script: the script as it will run (types stripped), its hash, and the toolset whose
+ * declarations it was checked against.
+ */
+export interface RunApprovalRequestedData {
+  script: string;
+  scriptHash: string;
+  toolset: string;
+}
+
 /** `run.rolled_back`: what set the rollback off, what was reverted, what could not be, and what never finished. */
 export type RunRolledBackData = Omit<RollbackSummary, "state">;
 
@@ -71,12 +90,14 @@ export type RunRolledBackData = Omit<RollbackSummary, "state">;
 export interface EventData {
   "call.approval_requested": ApprovalRequestedData;
   "call.input_requested": InputRequestedData;
+  "call.outcome_unknown": OutcomeUnknownData;
   "credentials.expired": CredentialsExpiredData;
   "tool.schema_changed": SchemaChangedData;
   "run.completed": RunCompletedData;
   "run.failed": RunFailedData;
   "run.cancelled": RunCancelledData;
   "run.rolled_back": RunRolledBackData;
+  "run.approval_requested": RunApprovalRequestedData;
 }
 
 export interface HarnessEvent<T extends EventType = EventType> {

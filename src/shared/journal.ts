@@ -32,7 +32,7 @@ export interface JournalEntry {
   attempts: number;
   /** Set once the harness approved the call (tools with `approval: true`). */
   approved?: boolean;
-  /** Who last decided the call while it was parked (approved, rejected or resumed it), as the API saw them. */
+  /** Who last decided the call while it was parked (approved, rejected, resumed, resolved, retried or failed it), as the API saw them. */
   decidedBy?: Decider;
   /** Set when a fork reused its parent's outcome for this call instead of sending it. */
   fromParent?: string;
@@ -61,7 +61,8 @@ export interface Decider {
   by?: string;
   /** Workflow time (ms since epoch) of the decision. */
   at: number;
-  decision: "approved" | "rejected" | "resumed";
+  /** `resolved`, `retried` and `failed` decide a call parked on an unknown outcome. */
+  decision: "approved" | "rejected" | "resumed" | "resolved" | "retried" | "failed";
 }
 
 /** A completion fed into the script, in completion order. */

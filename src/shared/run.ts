@@ -3,7 +3,7 @@
  * runs and reads them back) and the workflow (which keeps them).
  */
 import type { SearchAttributeType } from "@temporalio/common";
-import type { JournalEntry } from "./journal.ts";
+import type { Decider, JournalEntry } from "./journal.ts";
 import type { OnFailure, RollbackSummary, RollbackTrigger } from "./rollback.ts";
 import type { ToolErrorData } from "./tool-error.ts";
 import type { RunTrace } from "./trace-context.ts";
@@ -37,6 +37,8 @@ export interface RunInput {
   carried?: CarriedJournal;
   /** The sandbox runtime the run started on (`SANDBOX_RUNTIME_VERSION`); absent: version 1. */
   runtimeVersion?: number;
+  /** The run waits before its first step until the harness approves its script (the run option `approveScript`). */
+  approveScript?: boolean;
   /** `rollback`: a script that fails rolls the run back instead (absent: it fails). */
   onFailure?: OnFailure;
 }
@@ -85,8 +87,22 @@ export interface Cassette {
   runtimeVersion?: number;
 }
 
+/**
+ * Where a run stands on its script's approval, when it asked for one (`approveScript`, or the
+ * toolset's `scriptApproval: "required"`): waiting before its first step, approved, or rejected.
+ */
+export interface ScriptApprovalView {
+  state: "waiting" | "approved" | "rejected";
+  /** Who decided (`decision` is `approved` or `rejected`). */
+  decidedBy?: Decider;
+  /** Why it was rejected. */
+  reason?: string;
+}
+
 export interface RunStatus {
   state: RunState;
+  /** Set when the run asked for its script's approval. */
+  scriptApproval?: ScriptApprovalView;
   calls: { total: number; inFlight: number };
   parked: { seq: number; tool: string; args: unknown; reason: string; details?: Record<string, unknown> }[];
   /** Set once a rollback began. */
@@ -94,6 +110,8 @@ export interface RunStatus {
 }
 
 export interface JournalView {
+  /** Set when the run asked for its script's approval: who approved or rejected it. */
+  scriptApproval?: ScriptApprovalView;
   entries: JournalEntry[];
   completionOrder: number[];
   /** For a fork: its parent, and the first seq that was sent for real. */
@@ -149,6 +167,8 @@ export const RUN_FAILURE_TYPES = {
    * failed past its retries. Runs that ended so before it was named read as this type too.
    */
   broken: "RunBroken",
+  /** The harness rejected the script before its first step (`POST /v1/runs/{id}/reject`): it never ran. */
+  scriptRejected: "ScriptRejected",
 } as const;
 
 export type RunFailureType = (typeof RUN_FAILURE_TYPES)[keyof typeof RUN_FAILURE_TYPES];

@@ -30,8 +30,17 @@ export interface PinnedHostToolGroup {
 
 export type InterruptionPolicy = "retry" | "at_most_once";
 
+/**
+ * What an `at_most_once` call whose outcome is unknown does: `fail` gives the script
+ * ToolError(outcomeUnknown) at once (the default); `park` waits for the harness to resolve it
+ * with a result, send it again with the same key, or fail it.
+ */
+export type UnknownOutcomePolicy = "fail" | "park";
+
 export interface ToolPolicy {
   onInterruption?: InterruptionPolicy;
+  /** Only with `at_most_once` (or `http.fetch` left to its per-method rule). */
+  onUnknown?: UnknownOutcomePolicy;
   approval?: boolean;
   /** Per-attempt start-to-close timeout, in milliseconds once pinned. */
   timeoutMs?: number;
@@ -70,6 +79,8 @@ export interface PinnedToolset {
   workflows: Record<string, string>;
   /** Policies by qualified tool name (`group.tool`). */
   policies: Record<string, ToolPolicy>;
+  /** `required`: every run of this toolset waits, before its first step, for the harness to approve its script. */
+  scriptApproval?: "required";
 }
 
 export const EMPTY_TOOLSET: PinnedToolset = {

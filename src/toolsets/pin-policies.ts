@@ -27,6 +27,25 @@ function milliseconds(value: number | string, where: string): number {
 }
 
 /**
+ * `onUnknown` decides what a call whose outcome is unknown does, and only an `at_most_once` call
+ * has one: the tool's policy must say so, or, for `http.fetch`, leave it to the per-method rule
+ * (its non-safe methods are sent at most once).
+ */
+function pinOnUnknown(
+  tool: string,
+  kind: "mcp" | "host" | "http",
+  input: ToolPolicyInput,
+): NonNullable<ToolPolicy["onUnknown"]> {
+  const onUnknown = input.onUnknown ?? "fail";
+  const atMostOnce = input.onInterruption === "at_most_once" || (kind === "http" && input.onInterruption === undefined);
+  if (!atMostOnce)
+    throw new PolicyError(
+      `policies["${tool}"].onUnknown: only a call sent at most once can end with an unknown outcome; give onInterruption: "at_most_once"`,
+    );
+  return onUnknown;
+}
+
+/**
  * `filteredOut` maps tools a server lists but the request's `tools` selection left out to the
  * selection's field, so a policy naming one says why the tool is not there.
  */
@@ -55,6 +74,7 @@ export function pinPolicies(
     if (!kind) throw new PolicyError(`policies: "${tool}" is not a tool of this toolset (write group.tool)`);
     const policy: ToolPolicy = {};
     if (input.onInterruption !== undefined) policy.onInterruption = input.onInterruption;
+    if (input.onUnknown !== undefined) policy.onUnknown = pinOnUnknown(tool, kind, input);
     if (input.approval !== undefined) policy.approval = input.approval;
     if (input.timeout !== undefined) policy.timeoutMs = milliseconds(input.timeout, `policies["${tool}"].timeout`);
     if (kind === "http" && (policy.timeoutMs ?? 0) > HTTP_MAX_TIMEOUT_MS) {

@@ -139,7 +139,7 @@ function policiesOfPinned(
 }
 
 /** What a derived toolset may set: everything else it takes from its base. */
-const DERIVED_FIELDS = new Set(["base", "workflows"]);
+const DERIVED_FIELDS = new Set(["base", "workflows", "scriptApproval"]);
 
 /**
  * A derived toolset: its base's servers, tools, host tools, policies and http allow-list, with
@@ -152,13 +152,18 @@ async function pinDerived(request: RegisterToolsetBody & { base: string }, deps:
   if (extra) {
     throw new RegistrationError(
       400,
-      `${extra}: a derived toolset takes its servers, tools, policies, http allow-list and credentials from its base; give only base and workflows (write its own credentials with PUT /v1/toolsets/{id}/credentials)`,
+      `${extra}: a derived toolset takes its servers, tools, policies, http allow-list and credentials from its base; give only base, workflows and scriptApproval (write its own credentials with PUT /v1/toolsets/{id}/credentials)`,
       { field: extra },
     );
   }
   const base = await deps.loadBase(request.base);
   if (!base) throw new RegistrationError(404, `base toolset ${request.base} was not found`, { base: request.base });
-  return { document: { ...base, base: request.base, workflows: request.workflows ?? {} }, omittedTools: [] };
+  // A derived toolset may ask its runs for their script's approval even when its base does not.
+  const scriptApproval = request.scriptApproval ? { scriptApproval: request.scriptApproval } : {};
+  return {
+    document: { ...base, base: request.base, workflows: request.workflows ?? {}, ...scriptApproval },
+    omittedTools: [],
+  };
 }
 
 export async function pinToolset(request: RegisterToolsetBody, deps: PinDeps): Promise<PinnedRegistration> {
@@ -172,6 +177,7 @@ export async function pinToolset(request: RegisterToolsetBody, deps: PinDeps): P
     hostTools: pinHostTools(request.hostTools ?? {}),
     workflows: request.workflows ?? {},
     ...(http ? { http } : {}),
+    ...(request.scriptApproval ? { scriptApproval: request.scriptApproval } : {}),
   };
   try {
     const policies = pinPolicies(unpinned, policiesOfPinned(request.policies ?? {}, omitted), filteredOut);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../../src/shared/events.ts";
 import { startEventReceiver, type EventReceiver, type ReceivedEvent } from "../helpers/event-receiver.ts";
 import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../helpers/mcp-test-server.ts";
-import { echoTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
+import { droppingTool, echoTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
@@ -43,12 +43,19 @@ const askTool: TestToolDefinition = {
 
 let stack: RewindStack;
 let receiver: EventReceiver;
-let servers: { bank: TestMcpServer; guarded: TestMcpServer; asker: TestMcpServer; tickets: TestMcpServer };
-const toolsets: Record<"bank" | "guarded" | "asker" | "tickets", string> = {
+let servers: {
+  bank: TestMcpServer;
+  guarded: TestMcpServer;
+  asker: TestMcpServer;
+  tickets: TestMcpServer;
+  unsure: TestMcpServer;
+};
+const toolsets: Record<"bank" | "guarded" | "asker" | "tickets" | "unsure", string> = {
   bank: "",
   guarded: "",
   asker: "",
   tickets: "",
+  unsure: "",
 };
 const seen: ReceivedEvent[] = [];
 
@@ -69,6 +76,7 @@ beforeAll(async () => {
     guarded: await startMcpServer({ tools: [echoTool("whoami")], requiredAuthorization: TOKEN }),
     asker: await startMcpServer({ tools: [askTool] }),
     tickets: await startMcpServer({ tools: [ticketTool(OLD_SCHEMA)] }),
+    unsure: await startMcpServer({ tools: [droppingTool({ dropAttempts: 1, name: "charge" }).tool] }),
   };
   await register("bank", {
     mcpServers: { bank: { url: servers.bank.url } },
@@ -80,6 +88,10 @@ beforeAll(async () => {
   });
   await register("asker", { mcpServers: { asker: { url: servers.asker.url } } });
   await register("tickets", { mcpServers: { tickets: { url: servers.tickets.url } } });
+  await register("unsure", {
+    mcpServers: { pay: { url: servers.unsure.url } },
+    policies: { "pay.charge": { onInterruption: "at_most_once", onUnknown: "park" } },
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -187,6 +199,50 @@ export default async () => { await tickets.create_ticket({ title: "first" }); aw
     expect((await request("POST", `/v1/runs/${id}/calls/3/reject`)).status).toBe(200);
     expect((await waitForRun(stack, id, 30_000, auth)).status).toBe("failed");
   }, 40_000);
+
+  it("call.outcome_unknown carries the call, what happened and the attempts so far", async () => {
+    const id = await start(
+      toolsets.unsure,
+      'import { pay } from "rewind:tools";\nexport default async () => await pay.charge({ amount: 3 });',
+    );
+    const unknown = await received(id, "call.outcome_unknown");
+    expect(unknown).toMatchObject({
+      toolset: toolsets.unsure,
+      endUser: null,
+      data: {
+        seq: 1,
+        tool: "pay.charge",
+        args: { amount: 3 },
+        message: expect.stringMatching(/may or may not have taken effect/),
+        attempts: 1,
+      },
+    });
+    expect((await request("POST", `/v1/runs/${id}/calls/1/retry`)).status).toBe(200);
+    expect((await waitForRun(stack, id, 30_000, auth)).result).toEqual({ attempt: 2 });
+  });
+
+  it("run.approval_requested carries the script as it will run, its hash and the toolset", async () => {
+    const { status, body } = await request("POST", "/v1/runs", {
+      toolset: toolsets.asker,
+      script: "export default async (): Promise<number> => 1;",
+      approveScript: true,
+    });
+    expect(status, JSON.stringify(body)).toBe(201);
+    const id = String(body.id);
+    const asked = await received(id, "run.approval_requested");
+    expect(asked).toMatchObject({
+      toolset: toolsets.asker,
+      endUser: null,
+      data: {
+        script: expect.stringContaining("export default async ()"),
+        scriptHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        toolset: toolsets.asker,
+      },
+    });
+    expect((asked.data as { script: string }).script).not.toContain("Promise<number>");
+    expect((await request("POST", `/v1/runs/${id}/approve`)).status).toBe(200);
+    expect((await waitForRun(stack, id, 30_000, auth)).result).toBe(1);
+  });
 
   it("covered every event type, and the receiver refused none", () => {
     expect([...new Set(seen.map((e) => e.type))].sort()).toEqual([...EVENT_TYPES].sort());

@@ -57,6 +57,8 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
       // The run's own credentials are sealed here: Temporal never holds them in clear.
       ...(body.credentials ? { credentials: deps.box.seal(JSON.stringify(body.credentials)) } : {}),
       ...(body.onFailure === "rollback" ? { onFailure: body.onFailure } : {}),
+      // Absent unless asked: runs that do not ask start as they always did.
+      ...(body.approveScript ? { approveScript: true } : {}),
       ...(idempotencyKey ? { idempotencyKey } : {}),
     });
     const view = started.view ?? (await deps.runs.get(started.id, namespace));
@@ -186,15 +188,13 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
   router.post("/v1/runs/:id/rollback", async function rollbackRun(req, res) {
     const id = runIdParam(req.params.id);
     const body = parseOrThrow(rollbackRunBody, req.body ?? {}, "body");
-    res
-      .status(202)
-      .json(
-        await deps.runs.rollback(id, namespaceOf(req), {
-          principal: principalOf(req),
-          by: body.by,
-          reason: body.reason,
-        }),
-      );
+    res.status(202).json(
+      await deps.runs.rollback(id, namespaceOf(req), {
+        principal: principalOf(req),
+        by: body.by,
+        reason: body.reason,
+      }),
+    );
   });
 
   return router;

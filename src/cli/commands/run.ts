@@ -10,7 +10,7 @@ import type { Command } from "./command.ts";
 import { readText, reportTypeErrors } from "./script-file.ts";
 
 const USAGE =
-  "rewind run <script.ts> [--toolset id] [--input json|@file] [--watch] [--idempotency-key key] [--end-user id] [--on-failure fail|rollback] [--json]";
+  "rewind run <script.ts> [--toolset id] [--input json|@file] [--watch] [--idempotency-key key] [--end-user id] [--on-failure fail|rollback] [--approve-script] [--json]";
 
 async function parseInput(value: string | undefined): Promise<unknown> {
   if (value === undefined) return undefined;
@@ -29,7 +29,7 @@ export const runScript: Command = async (argv, { api }) => {
     usage: USAGE,
     positionals: ["script.ts"],
     strings: ["toolset", "input", "idempotency-key", "end-user", "on-failure"],
-    booleans: ["watch"],
+    booleans: ["watch", "approve-script"],
   });
   const file = arg(cmd, 0);
   const source = await readText(file, "script");
@@ -49,6 +49,7 @@ export const runScript: Command = async (argv, { api }) => {
       ...(idempotencyKey ? { idempotencyKey } : {}),
       ...(endUser ? { endUser } : {}),
       ...(onFailure ? { onFailure } : {}),
+      ...(cmd.flag("approve-script") ? { approveScript: true } : {}),
     });
   } catch (error) {
     if (reportTypeErrors(error, source, file, cmd.json)) return 1;
@@ -64,6 +65,7 @@ export const runScript: Command = async (argv, { api }) => {
   }
   printLine(`started ${run.id} (${run.status})`);
   if (run.temporalUrl) printLine(`temporal: ${run.temporalUrl}`);
+  if (cmd.flag("approve-script")) printLine(`approve its script: rewind runs approve-script ${run.id}`);
   printLine(`watch it: rewind runs watch ${run.id}`);
   return 0;
 };

@@ -9,6 +9,8 @@ import { arg, parseCommand, seqArg, UsageError } from "../args.ts";
 import { compact, formatDuration, full, printJson, printLine, progressText, table } from "../output.ts";
 import { watchRun } from "../watch.ts";
 import { answer } from "./answer.ts";
+import { fail, resolve, retry } from "./outcome-decisions.ts";
+import { approveScript, rejectScript } from "./script-decisions.ts";
 import type { Command } from "./command.ts";
 import { saveCassette } from "./replay.ts";
 import { readText, reportTypeErrors } from "./script-file.ts";
@@ -22,6 +24,11 @@ function describeRun(run: RunViewBody): string {
     lines.push(`  closed    ${run.closedAt} (${formatDuration(Date.parse(run.closedAt) - Date.parse(run.startedAt))})`);
   if (run.status === "completed") lines.push(`  result    ${full(run.result).replace(/\n/g, "\n  ")}`);
   if (run.error) lines.push(`  error     ${run.error.type}: ${run.error.message}`);
+  if (run.scriptApproval?.state === "waiting")
+    lines.push(
+      `  waits     for its script's approval, before its first step`,
+      `            approve: rewind runs approve-script ${run.id} | reject: rewind runs reject-script ${run.id}`,
+    );
   if (run.rollback) lines.push(...rollbackLines(run.rollback));
   for (const p of run.parked ?? []) {
     lines.push(`  parked    call ${p.seq} ${p.tool}(${compact(p.args, 80)}) waits for ${p.reason}`);
@@ -31,6 +38,10 @@ function describeRun(run: RunViewBody): string {
         `            schema: ${compact(p.details?.["requestedSchema"], 120)}`,
       );
       lines.push(`            answer: rewind runs answer ${run.id} ${p.seq} --accept '{…}' | --decline | --cancel`);
+    } else if (p.reason === "outcomeUnknown") {
+      lines.push(
+        `            decide: rewind runs resolve ${run.id} ${p.seq} --result '{…}' | retry ${run.id} ${p.seq} | fail ${run.id} ${p.seq}`,
+      );
     } else {
       lines.push(`            approve: rewind runs approve ${run.id} ${p.seq}`);
     }
@@ -287,4 +298,9 @@ export const RUNS_COMMANDS: Record<string, Command> = {
   approve: decide(true),
   reject: decide(false),
   answer,
+  resolve,
+  retry,
+  fail,
+  "approve-script": approveScript,
+  "reject-script": rejectScript,
 };

@@ -1,6 +1,7 @@
 /**
  * Sends a run's calls and journals their outcomes: a fork reuses its parent's finished calls,
- * calls that need approval are parked first, tool calls take their place in the run's and the
+ * calls that need approval are parked first, a call whose outcome is unknown parks when its
+ * policy says so, tool calls take their place in the run's and the
  * tool's concurrency limits, built-ins are served at once. Every finished call goes to
  * SpeculativeSteps, which adopts or defers the speculative step its worker took, or discards it
  * and queues the call to be fed. It keeps
@@ -12,7 +13,7 @@ import { RUN_CONCURRENCY } from "../../shared/index.ts";
 import { CallScheduler } from "./call-scheduler.ts";
 import { reportCallSpan, reportParked } from "./call-spans.ts";
 import type { ChildRuns } from "./child-runs.ts";
-import { dispatchCall, isBuiltin, type DispatchContext } from "./dispatch.ts";
+import { dispatchCall, isBuiltin, type CallOutcome, type DispatchContext } from "./dispatch.ts";
 import type { ForkReplay } from "./fork-seed.ts";
 import type { JournalBook } from "./journal-book.ts";
 import type { Observations } from "./observations.ts";
@@ -175,6 +176,36 @@ export class CallRunner {
     this.deps.status.touch();
   }
 
+  /**
+   * Dispatches a call. One whose outcome is unknown parks when its policy says
+   * `onUnknown: "park"` (keeping its place in the limits, so the run does not continue as new
+   * under it) until the harness resolves it with its result, sends it again with the same key
+   * (one attempt more), or fails it. The policy field is newer than every recorded history, so
+   * no earlier run takes this branch: no patch.
+   */
+  private async send(entry: JournalEntry): Promise<CallOutcome> {
+    let outcome = await dispatchCall(entry, this.context);
+    while (
+      !outcome.ok &&
+      outcome.error.code === "outcomeUnknown" &&
+      this.deps.run.toolset.policies[entry.tool]?.onUnknown === "park"
+    ) {
+      const decision = await this.context.park(entry, "outcomeUnknown", { message: outcome.error.message });
+      if (!decision.approved)
+        return {
+          ok: false,
+          error: { ...outcome.error, message: `${outcome.error.message} (failed by the harness: ${decision.reason})` },
+        };
+      if (decision.resolved) return { ok: true, value: decision.resolved.value };
+      const sent = entry.attempts;
+      entry.status = "running";
+      entry.attempts = 1;
+      outcome = await dispatchCall(entry, this.context);
+      entry.attempts += sent;
+    }
+    return outcome;
+  }
+
   /** Sends one call and journals its outcome; `release` frees its place in the limits. */
   private async perform(entry: JournalEntry, release: () => void): Promise<void> {
     const { run, journal, speculative, observations } = this.deps;
@@ -184,7 +215,7 @@ export class CallRunner {
     this.deps.status.touch();
     let outcome;
     try {
-      outcome = await dispatchCall(entry, this.context);
+      outcome = await this.send(entry);
     } catch (error) {
       // Only the run's own cancellation gets here; the run loop sees it too and ends the run.
       if (isCancellation(error)) return;

@@ -49,6 +49,30 @@ export const rejectCallUpdate = defineUpdate<CallDecided, [{ seq: number; reason
 /** Sends a call parked on expired credentials again, with the same key. */
 export const resumeCallUpdate = defineUpdate<CallDecided, [{ seq: number } & DeciderArgs]>("resumeCall");
 
+/**
+ * Decide a call parked on an unknown outcome: resolve it with its result (checked against the
+ * tool's output schema by the API before it is sent), send it again with the same key, or fail
+ * it (the script gets ToolError(outcomeUnknown)). Each validator refuses (→ HTTP 409) a call not
+ * parked for that.
+ */
+export const resolveCallUpdate = defineUpdate<CallDecided, [{ seq: number; result: unknown } & DeciderArgs]>(
+  "resolveCall",
+);
+export const retryCallUpdate = defineUpdate<CallDecided, [{ seq: number } & DeciderArgs]>("retryCall");
+export const failCallUpdate = defineUpdate<CallDecided, [{ seq: number; reason?: string } & DeciderArgs]>("failCall");
+
+/**
+ * Approve or reject the script of a run waiting, before its first step, for its approval.
+ * Refused by their validator (→ HTTP 409) unless the run waits for it.
+ */
+export const approveScriptUpdate = defineUpdate<ScriptDecided, [DeciderArgs]>("approveScript");
+export const rejectScriptUpdate = defineUpdate<ScriptDecided, [{ reason?: string } & DeciderArgs]>("rejectScript");
+
+/** What a decision on the script answers: who decided, as the run records it. */
+export interface ScriptDecided {
+  decidedBy?: Decider;
+}
+
 /** The API tells parked runs that a scope's credentials were written. */
 export const credentialsRenewedSignal = defineSignal<[CredentialsRenewed]>("credentialsRenewed");
 

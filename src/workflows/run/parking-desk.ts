@@ -1,11 +1,17 @@
 /**
  * Parks a run's calls and tells the harness why: the run's status turns `parked` while any call
  * waits, and each parking is announced with its event (approval requested, schema changed,
- * credentials expired or short of scope) before the call waits for its decision. A call in
+ * credentials expired or short of scope, outcome unknown) before the call waits for its decision. A call in
  * flight that waits for input is held the same way (announced as input requested) until released.
  * Every change is told to RunStatus, whose current details name the calls waiting and for what.
  */
-import { approvalRequested, credentialsExpired, inputRequested, schemaChanged } from "../../shared/index.ts";
+import {
+  approvalRequested,
+  credentialsExpired,
+  inputRequested,
+  outcomeUnknown,
+  schemaChanged,
+} from "../../shared/index.ts";
 import type { EventSchema, JournalEntry, RunInput } from "../../shared/index.ts";
 import { emitEvent } from "./events.ts";
 import { ParkingLot, type Decision, type ParkDetails, type ParkReason } from "./parking.ts";
@@ -59,6 +65,9 @@ export class ParkingDesk {
     } else if (reason === "elicitationRequested") {
       const data = inputRequested(call, stringOr(details["message"], ""), objectOr(details["requestedSchema"], {}));
       await emitEvent(run, "call.input_requested", data, `${entry.seq}-${String(details["requestId"])}`);
+    } else if (reason === "outcomeUnknown") {
+      const data = outcomeUnknown(call, entry.args, stringOr(details["message"], ""), entry.attempts);
+      await emitEvent(run, "call.outcome_unknown", data, `${entry.seq}-${nth}`);
     } else if (reason === "schemaChanged") {
       await emitEvent(
         run,

@@ -1,6 +1,7 @@
 /**
  * Calls parked before they are sent, waiting for the harness: for approval, for renewed
- * credentials, or for a decision on a changed schema. The run stays alive for as long as it
+ * credentials, for a decision on a changed schema, or, after an attempt whose outcome is unknown,
+ * for what to do about it. The run stays alive for as long as it
  * takes (a Temporal condition, surviving restarts); each parked call is decided exactly once,
  * through an update whose validator refuses calls that are not waiting. A call in flight whose
  * server asks for input is held here too (`hold`): it waits for data, not a decision, so it is
@@ -10,8 +11,9 @@ import { condition } from "@temporalio/workflow";
 import type { CredentialScope, Decider, JournalEntry } from "../../shared/index.ts";
 
 export type ParkReason =
-  "approval" | "credentialsExpired" | "insufficientScope" | "schemaChanged" | "elicitationRequested";
-export type Decision = { approved: true } | { approved: false; reason: string };
+  "approval" | "credentialsExpired" | "insufficientScope" | "schemaChanged" | "elicitationRequested" | "outcomeUnknown";
+/** `resolved` ends a call parked on an unknown outcome with the harness's result, unsent. */
+export type Decision = { approved: true; resolved?: { value: unknown } } | { approved: false; reason: string };
 
 export interface ParkDetails {
   /** Credentials scope the call used, for expiry and scope parking. */

@@ -39,6 +39,8 @@ function parkedLine(park: RunActivity["parked"][number]): string {
       return `waiting for credentials (${scope}): ${call(park)}`;
     case "insufficientScope":
       return `waiting for credentials with more scope (${scope}): ${call(park)}`;
+    case "outcomeUnknown":
+      return `waiting for a decision on its unknown outcome (resolve, retry or fail): ${call(park)}`;
   }
 }
 

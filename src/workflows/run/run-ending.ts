@@ -31,7 +31,7 @@ import {
   type CarriedJournal,
   type RunInput,
 } from "../../shared/index.ts";
-import type { EventData, EventType, RollbackSummary, ScriptError } from "../../shared/index.ts";
+import type { Decider, EventData, EventType, RollbackSummary, ScriptError } from "../../shared/index.ts";
 import { reportRunSpan } from "./call-spans.ts";
 import { tellParent, type ChildEnding, type ChildRuns } from "./child-runs.ts";
 import { emitEvent } from "./events.ts";
@@ -45,6 +45,8 @@ export type RunEnd =
   | { kind: "failed"; error: ScriptError; eventsEndpoint?: boolean | undefined }
   | { kind: "stuck" }
   | { kind: "cancelled"; cause: unknown }
+  /** The harness rejected the script before its first step (ScriptApproval): it never ran. */
+  | { kind: "rejected"; reason: string; decidedBy?: Decider | undefined }
   /** Rolled back (Rollback): the workflow completes, with the rollback as its result. */
   | { kind: "rolledBack"; summary: RollbackSummary }
   /** The workflow itself failed (the sandbox refused a cold start, a step's activity failed past its retries). */
@@ -162,6 +164,21 @@ export class RunEnding {
           message: `the run was rolled back (${reverted.length} reverted, ${notReverted.length} not reverted)`,
         });
         return end.summary;
+      }
+      case "rejected": {
+        // Only runs that asked for their script's approval get here: no earlier history does.
+        const error = {
+          type: RUN_FAILURE_TYPES.scriptRejected,
+          message: `the harness rejected the script: ${end.reason}`,
+        };
+        await this.announce("failed", "run.failed", runFailed(error), {
+          ok: false,
+          status: "failed",
+          message: error.message,
+          error,
+        });
+        const details = { reason: end.reason, ...(end.decidedBy ? { decidedBy: end.decidedBy } : {}) };
+        throw ApplicationFailure.create({ ...error, details: [details], nonRetryable: true });
       }
       case "cancelled":
         // Runs cancelled before the patch ended without a word; their histories say so.

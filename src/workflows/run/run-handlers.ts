@@ -4,16 +4,19 @@
  * credentials and signals for the script.
  */
 import { setHandler } from "@temporalio/workflow";
-import type { CredentialRef, Decider, RollbackSummary } from "../../shared/index.ts";
+import type { CredentialRef, Decider, RollbackSummary, ScriptApprovalView } from "../../shared/index.ts";
 import {
   approveCallUpdate,
   credentialsRenewedSignal,
   deliverSignal,
+  failCallUpdate,
   getJournalQuery,
   getRunCredentialsQuery,
   getStatusQuery,
   rejectCallUpdate,
+  resolveCallUpdate,
   resumeCallUpdate,
+  retryCallUpdate,
   runCredentialsRenewedSignal,
   type CallDecided,
   type DeciderArgs,
@@ -22,13 +25,15 @@ import type { ForkReplay } from "./fork-seed.ts";
 import { PATCHES } from "./patches.ts";
 import { isPatched } from "./run-patches.ts";
 import type { JournalBook } from "./journal-book.ts";
-import type { Decision, ParkingLot } from "./parking.ts";
+import type { Decision, ParkReason, ParkingLot } from "./parking.ts";
 import type { RunStatus } from "./run-status.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
 
 export interface RunHandlerDeps {
   /** The run's rollback, once one began (shown by the status query). */
   rollback?: () => RollbackSummary | undefined;
+  /** Where the run stands on its script's approval, when it asked for one (status and journal queries). */
+  scriptApproval?: () => ScriptApprovalView | undefined;
   /** When the script started (its clock's origin), as recorded with its first step. */
   startedAt(): number;
   status: RunStatus;
@@ -51,6 +56,7 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
     calls: { total: journal.callCount, inFlight: deps.callsInFlight() },
     parked: parking.list(),
     ...(deps.rollback?.() ? { rollback: deps.rollback() } : {}),
+    ...(deps.scriptApproval?.() ? { scriptApproval: deps.scriptApproval() } : {}),
   }));
   // Who decided travels in the update's args (recorded in history with it), so a replay records the same.
   const decide = (seq: number, decision: Decision, args: DeciderArgs, kind: Decider["decision"]): CallDecided => {
@@ -61,7 +67,7 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
   setHandler(approveCallUpdate, (args) => decide(args.seq, { approved: true }, args, "approved"), {
     validator: (args) => {
       assertDecider(args);
-      parking.assertWaiting(args.seq);
+      parking.assertWaiting(args.seq, APPROVABLE);
     },
   });
   setHandler(
@@ -70,7 +76,7 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
     {
       validator: (args) => {
         assertDecider(args);
-        parking.assertWaiting(args.seq);
+        parking.assertWaiting(args.seq, APPROVABLE);
       },
     },
   );
@@ -80,6 +86,29 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
       parking.assertWaiting(args.seq, ["credentialsExpired", "insufficientScope"]);
     },
   });
+  // A call parked on an unknown outcome is decided only by these three: no earlier history holds them.
+  const unknownOutcome = (args: { seq: number } & DeciderArgs): void => {
+    assertDecider(args);
+    parking.assertWaiting(args.seq, ["outcomeUnknown"]);
+  };
+  setHandler(
+    resolveCallUpdate,
+    (args) => decide(args.seq, { approved: true, resolved: { value: args.result ?? null } }, args, "resolved"),
+    {
+      validator: (args) => {
+        unknownOutcome(args);
+        if (!("result" in args)) throw new Error("resolve needs the call's result");
+      },
+    },
+  );
+  setHandler(retryCallUpdate, (args) => decide(args.seq, { approved: true }, args, "retried"), {
+    validator: unknownOutcome,
+  });
+  setHandler(
+    failCallUpdate,
+    (args) => decide(args.seq, { approved: false, reason: args.reason ?? "failed by the harness" }, args, "failed"),
+    { validator: unknownOutcome },
+  );
   setHandler(credentialsRenewedSignal, ({ scope, revision, toolsetId }) => {
     // Calls sent from now on must not use credentials older than the write that woke them.
     if (toolsetId !== undefined && toolsetId !== credentials.toolsetId) {
@@ -100,7 +129,9 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
   setHandler(getJournalQuery, (options) => {
     const fork = forkReplay.view();
     const full = options?.withBatches ? { startedAt: startedAt(), batches: journal.batches } : {};
+    const scriptApproval = deps.scriptApproval?.();
     return {
+      ...(scriptApproval ? { scriptApproval } : {}),
       ...journal.view(options?.afterSeq, options?.limit, options?.maxBytes),
       ...(fork ? { fork } : {}),
       ...full,
@@ -112,11 +143,17 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
   });
 }
 
+/**
+ * What approve and reject decide: every decision park but an unknown outcome, which has its own
+ * three decisions. A validator only refuses updates (never recorded), so narrowing it needs no patch.
+ */
+const APPROVABLE: ParkReason[] = ["approval", "credentialsExpired", "insufficientScope", "schemaChanged"];
+
 /** The most characters a principal or `by` may have (the API allows 200 for `by`). */
 const MAX_DECIDER = 200;
 
 /** Refuses (as the validator) a decider that is not strings of sane length. */
-function assertDecider({ decidedBy }: DeciderArgs): void {
+export function assertDecider({ decidedBy }: DeciderArgs): void {
   if (decidedBy === undefined) return;
   const { principal, by } = decidedBy;
   if (typeof principal !== "string" || principal.length === 0 || principal.length > MAX_DECIDER)

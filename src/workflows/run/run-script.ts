@@ -33,6 +33,7 @@ import { RunEnding, STUCK, scriptFailure } from "./run-ending.ts";
 import { registerRunHandlers } from "./run-handlers.ts";
 import { Rollback } from "./rollback.ts";
 import { RunStatus } from "./run-status.ts";
+import { ScriptApproval } from "./script-approval.ts";
 import { SignalInbox } from "./signal-inbox.ts";
 import { SpeculativeSteps } from "./speculative-steps.ts";
 
@@ -141,7 +142,10 @@ export async function runScript(input: RunInput): Promise<unknown> {
     return ending.end({ kind: "rolledBack", summary: await rollback.perform() });
   };
   const rollsBackOnFailure = input.onFailure === "rollback";
+  const scriptApproval = new ScriptApproval(input, status);
+  scriptApproval.register();
   registerRunHandlers({
+    scriptApproval: () => scriptApproval.view,
     rollback: () => rollback.view,
     startedAt: () => startedAt,
     status,
@@ -192,6 +196,12 @@ export async function runScript(input: RunInput): Promise<unknown> {
       if (!rollback.requested) journal.unfinished().forEach((entry) => calls.dispatch(entry));
       outcome = { kind: "waiting", calls: [], logs: [] };
     } else {
+      // Only a run that asked for it (input no earlier run holds: see ScriptApproval) waits here.
+      if (scriptApproval.required) {
+        const decision = await scriptApproval.wait();
+        if (!decision.approved)
+          return ending.end({ kind: "rejected", reason: decision.reason, decidedBy: decision.decidedBy });
+      }
       outcome = await advanceScript({
         runId: input.runId,
         namespace: input.namespace,
