@@ -1,8 +1,11 @@
 /**
- * A run's MCP calls go to the worker that holds its isolate (its session queue), so with several
- * workers the results come back to that isolate and its speculative steps are adopted instead of
- * discarded (each discard costs a cold replay of the whole journal). When that worker is gone,
- * a call waits on its queue for 5 s at most, then goes to the shared queue and the run goes on.
+ * A run's MCP calls that have company (issued together, or while other calls are unfinished) go
+ * to the worker that holds its isolate (its session queue), so with several workers their results
+ * come back to that isolate and its speculative steps are adopted instead of discarded (each
+ * discard costs a cold replay of the whole journal). A call alone goes to the shared queue, where
+ * Temporal hands it to the worker completing the workflow task. When the session's worker is
+ * gone, a call waits on its queue for 5 s at most, then goes to the shared queue and the run goes
+ * on.
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -125,7 +128,7 @@ export default async function main(input: { tag: string }) {
 const BUSY_SUM = 435 + 2 * 120 + 435;
 
 describe("calls follow the run's session", () => {
-  it("sends every MCP call of a run to the worker holding its isolate, with two workers on the queue", async () => {
+  it("sends a run's parallel MCP calls to the worker holding its isolate, with two workers on the queue: one cold step per run", async () => {
     const first = await startWorker("session-a");
     const second = await startWorker("session-b");
     const owners = new Map([
@@ -143,12 +146,16 @@ describe("calls follow the run's session", () => {
     for (const id of ids) {
       const placements = callPlacements(await historyOf(id));
       expect(placements).toHaveLength(92);
-      for (const { queue, startedBy } of placements) {
-        // Scheduled on a session queue, and started by the worker whose queue it is.
+      // 30 calls alone, 2 × 16 together, 30 alone: those together on a session queue, started by
+      // the worker whose queue it is; those alone on the shared queue.
+      const together = placements.slice(30, 62);
+      for (const { queue, startedBy } of together) {
         expect(owners.has(queue), `${id}: ${queue}`).toBe(true);
         expect(startedBy, `${id}: ${queue}`).toBe(owners.get(queue));
         holders.add(startedBy ?? "");
       }
+      for (const { queue } of [...placements.slice(0, 30), ...placements.slice(62)])
+        expect(queue, id).toBe(stack.config.temporal.taskQueue);
     }
     // Both workers held runs, and no speculative step was lost to the other worker's results:
     // every run started cold once and then stepped warm.
@@ -173,11 +180,14 @@ describe("calls follow the run's session", () => {
       script: `import { svc } from "rewind:tools";
 export default async function main() {
   let sum = 0;
-  for (let i = 0; i < 12; i++) sum += ((await svc.slow({ i })) as { i: number }).i;
+  for (let i = 0; i < 12; i += 2) {
+    const pair = (await Promise.all([svc.slow({ i }), svc.slow({ i: i + 1 })])) as { i: number }[];
+    for (const { i: n } of pair) sum += n;
+  }
   return sum;
 }`,
     });
-    await waitFor("3 completed calls", async () => callPlacements(await historyOf(id)).length, {
+    await waitFor("4 calls scheduled", async () => callPlacements(await historyOf(id)).length, {
       intervalMs: 50,
       until: (n) => n >= 4,
     });

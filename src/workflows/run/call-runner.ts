@@ -43,8 +43,10 @@ const WAITING_BUILTINS = new Set(["rewind.sleep", "rewind.waitForSignal", "rewin
 export class CallRunner {
   /** Set while the run drains for continue-as-new: no speculative step is adopted. */
   draining = false;
-  /** Where MCP calls are sent: the queue of the worker holding the run's isolate (`follow`). */
+  /** The queue of the worker holding the run's isolate (`follow`). */
   private sessionQueue: string | undefined;
+  /** Whether the step being dispatched issued more than one call. */
+  private issuedTogether = false;
   /** Waits finished so far (waiting built-ins, parked calls): MCP calls carry it (`McpCallInput.waits`). */
   private waits = 0;
   private readonly scheduler: CallScheduler;
@@ -72,7 +74,7 @@ export class CallRunner {
         return decision;
       },
       waits: () => this.waits,
-      sessionQueue: () => this.sessionQueue,
+      sessionQueue: () => (this.issuedTogether || this.unfinished.size > 1 ? this.sessionQueue : undefined),
       sessionGone: (queue) => {
         if (this.sessionQueue === queue) this.sessionQueue = undefined;
       },
@@ -85,12 +87,21 @@ export class CallRunner {
   }
 
   /**
-   * Sends the MCP calls issued from now on to the worker that took this step, where the run's
-   * isolate is (`StepPlace`). Only for runs past `PATCHES.callsFollowTheirSession`, which the
-   * caller checks.
+   * Where the MCP calls of the step about to be dispatched go. Only calls with company (the step
+   * issued several, or other calls are unfinished) go to the session queue of the worker that
+   * took the step (`StepPlace`): their results could reach the run in another order than that
+   * worker took its speculative steps, and a result from a worker without the isolate would
+   * discard them. A call alone goes to the shared queue, where Temporal hands it straight back to
+   * the worker completing the workflow task (eager activity dispatch), which holds the isolate:
+   * the session queue would cost it a trip through matching (about 35 ms on a dev server).
+   * `sessionQueue` is only given for runs past `PATCHES.callsFollowTheirSession`, which the
+   * caller checks. Which queue a call is scheduled on is not part of Temporal's determinism
+   * check (a ScheduleActivityTask is matched by activity type and id), so runs that started when
+   * every call went to the session queue replay under this rule too.
    */
-  follow(sessionQueue: string): void {
-    this.sessionQueue = sessionQueue;
+  follow(sessionQueue: string | undefined, issued: number): void {
+    if (sessionQueue !== undefined) this.sessionQueue = sessionQueue;
+    this.issuedTogether = issued > 1;
   }
 
   /** Calls not finished: sent, queued for a place, built-ins pending, or parked. */

@@ -218,7 +218,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
       // Asked for while the script stepped: what that step issued is never recorded nor sent.
       if (rollback.requested) return rollBack();
       if (outcome.kind === "needsColdStart") throw ApplicationFailure.nonRetryable("the sandbox refused a cold start");
-      if (followsSessions && outcome.sessionQueue !== undefined) calls.follow(outcome.sessionQueue);
+      calls.follow(followsSessions ? outcome.sessionQueue : undefined, outcome.calls.length);
       for (const call of outcome.calls) {
         const entry = journal.record(call, Date.now());
         if (!call.refused) calls.dispatch(entry);
