@@ -28,6 +28,8 @@ export function renderThroughput(t: ThroughputResult, workersIdleRssMb: unknown)
     `${ms(s.runMs.medianMs)} / ${ms(s.runMs.p95Ms)}`,
     rss(s.worker),
     String(s.worker.peakWarmIsolates),
+    (["workers", "temporal", "bench", "mcp"] as const).map((p) => ms(s.cpuPerRun?.[p] ?? Number.NaN)).join(" / "),
+    s.stepsPerRun ? `${num(s.stepsPerRun.cold, 2)} / ${num(s.stepsPerRun.warm, 1)}` : "–",
   ];
   out.push(
     table(
@@ -42,6 +44,8 @@ export function renderThroughput(t: ThroughputResult, workersIdleRssMb: unknown)
         "run median / p95",
         "workers' RSS before / peak / after",
         "peak warm isolates",
+        "CPU per run: workers / Temporal / bench+API / MCP",
+        "sandbox steps per run: cold / warm",
       ],
       t.rounds.flatMap((r, i) => [
         row(`plain Temporal${t.rounds.length > 1 ? ` (round ${i + 1})` : ""}`, r.runs, r.callsPerRun, r.plain),

@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto";
 import type { BenchContext } from "../context.ts";
 import { assertTotal, callsScript, postRun } from "../drivers.ts";
 import type { BenchStack, WorkerMemory } from "../stack.ts";
+import { cpuDelta, cpuSnapshot, type CpuSnapshot } from "../process-cpu.ts";
 import { median, p95, since } from "../stats.ts";
 
 export interface ThroughputSide {
@@ -26,6 +27,10 @@ export interface ThroughputSide {
   /** Runs that failed or returned a wrong total. */
   failed: number;
   worker: WorkerFigures;
+  /** CPU time per run of each process of the stack, ms (Linux /proc). */
+  cpuPerRun: CpuSnapshot;
+  /** Sandbox steps per run (Rewind only; zero for plain): cold ones replayed the script from its journal. */
+  stepsPerRun: { cold: number; warm: number };
 }
 
 export interface WorkerFigures {
@@ -159,8 +164,14 @@ async function batch(stack: BenchStack, system: System, runs: number, calls: num
   return { totalMs: since(started), submitMs, starts, runTimes, failed, ...(firstError ? { firstError } : {}) };
 }
 
+type Steps = { cold: number; warm: number };
+
 async function side(ctx: BenchContext, system: System, runs: number, calls: number): Promise<ThroughputSide> {
+  const stepsBefore = await ctx.stack.workers.call<Steps>("steps");
+  const cpuBefore = cpuSnapshot(ctx.stack.pids);
   const { value: done, worker } = await watchWorker(ctx.stack, () => batch(ctx.stack, system, runs, calls));
+  const cpu = cpuDelta(cpuBefore, cpuSnapshot(ctx.stack.pids));
+  const stepsAfter = await ctx.stack.workers.call<Steps>("steps");
   if (done.failed > 0) throw new Error(`${done.failed} of ${runs} ${system} runs failed: ${done.firstError ?? ""}`);
   const figures: ThroughputSide = {
     totalMs: done.totalMs,
@@ -171,9 +182,14 @@ async function side(ctx: BenchContext, system: System, runs: number, calls: numb
     runMs: { medianMs: median(done.runTimes), p95Ms: p95(done.runTimes) },
     failed: done.failed,
     worker,
+    cpuPerRun: Object.fromEntries(Object.entries(cpu).map(([name, ms]) => [name, ms / runs])) as CpuSnapshot,
+    stepsPerRun: {
+      cold: (stepsAfter.cold - stepsBefore.cold) / runs,
+      warm: (stepsAfter.warm - stepsBefore.warm) / runs,
+    },
   };
   ctx.log(
-    `throughput ${system}: ${runs} runs in ${(done.totalMs / 1000).toFixed(1)} s = ${figures.runsPerSec.toFixed(1)} runs/s, worker peak RSS ${worker.peakRssMb.toFixed(0)} MB`,
+    `throughput ${system}: ${runs} runs in ${(done.totalMs / 1000).toFixed(1)} s = ${figures.runsPerSec.toFixed(1)} runs/s, worker peak RSS ${worker.peakRssMb.toFixed(0)} MB, CPU per run ${JSON.stringify(figures.cpuPerRun)} ms, steps per run ${JSON.stringify(figures.stepsPerRun)}`,
   );
   return figures;
 }
