@@ -93,11 +93,19 @@ function requests(toolset: string, runId: string, outageKey: string): Record<str
     "POST /v1/runs/{id}/calls/{seq}/approve": [{ route: `${run}/calls/1/approve`, body: { by: "outage" } }],
     "POST /v1/runs/{id}/calls/{seq}/reject": [{ route: `${run}/calls/1/reject`, body: { reason: "outage" } }],
     "POST /v1/runs/{id}/calls/{seq}/resume": [{ route: `${run}/calls/1/resume`, body: {} }],
+    "POST /v1/runs/{id}/calls/{seq}/resolve": [
+      { route: `${run}/calls/1/resolve`, body: { result: { message: "outage" }, by: "outage" } },
+    ],
+    "POST /v1/runs/{id}/calls/{seq}/retry": [{ route: `${run}/calls/1/retry`, body: { by: "outage" } }],
+    "POST /v1/runs/{id}/calls/{seq}/fail": [{ route: `${run}/calls/1/fail`, body: { reason: "outage" } }],
+    "POST /v1/runs/{id}/approve": [{ route: `${run}/approve`, body: { by: "outage" } }],
+    "POST /v1/runs/{id}/reject": [{ route: `${run}/reject`, body: { reason: "outage" } }],
     "POST /v1/runs/{id}/calls/{seq}/elicitation": [
       { route: `${run}/calls/1/elicitation`, body: { action: "decline" } },
     ],
     "POST /v1/runs/{id}/fork": [{ route: `${run}/fork`, body: { script: QUICK_SCRIPT } }],
     "GET /v1/runs/{id}/cassette": [{ route: `${run}/cassette` }],
+    "POST /v1/runs/{id}/save": [{ route: `${run}/save`, body: { name: "savedDuringOutage" } }],
     "PUT /v1/runs/{id}/credentials": [{ route: `${run}/credentials`, body: credentials }],
     "POST /v1/runs/{id}/cancel": [{ route: `${run}/cancel` }],
     "POST /v1/runs/{id}/rollback": [{ route: `${run}/rollback`, body: { reason: "outage" } }],
@@ -222,11 +230,13 @@ it("answers 503 unavailable on every route that needs Temporal while it is stopp
     "POST /v1/toolsets": table["POST /v1/toolsets"] ?? [],
     "POST /v1/runs": table["POST /v1/runs"] ?? [],
     "POST /v1/workflows": table["POST /v1/workflows"] ?? [],
+    "POST /v1/runs/{id}/save": table["POST /v1/runs/{id}/save"] ?? [],
   });
   expect(again.map((a) => [a.operation, a.status])).toEqual([
     ["POST /v1/toolsets", 201],
     ["POST /v1/runs", 201],
     ["POST /v1/workflows", 201],
+    ["POST /v1/runs/{id}/save", 201],
   ]);
 
   // An API that never saw the toolset or the run finds both in Temporal.
