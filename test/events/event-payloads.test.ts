@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENT_TYPES } from "../../src/shared/events.ts";
+import { billingTools, type BillingState } from "../helpers/billing-tools.ts";
 import { startEventReceiver, type EventReceiver, type ReceivedEvent } from "../helpers/event-receiver.ts";
 import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../helpers/mcp-test-server.ts";
 import { droppingTool, echoTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
@@ -13,6 +14,7 @@ import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewin
 import { waitFor } from "../helpers/wait-for.ts";
 
 const key = `payloads-key-${randomUUID()}`;
+const NAMESPACE = `payloads-${randomUUID().slice(0, 8)}`;
 const auth = { authorization: `Bearer ${key}` };
 const TOKEN = `Bearer payloads-${randomUUID()}`;
 const PERSON = { type: "object", properties: { name: { type: "string" } }, required: ["name"] };
@@ -49,14 +51,17 @@ let servers: {
   asker: TestMcpServer;
   tickets: TestMcpServer;
   unsure: TestMcpServer;
+  billing: TestMcpServer;
 };
-const toolsets: Record<"bank" | "guarded" | "asker" | "tickets" | "unsure", string> = {
+const toolsets: Record<"bank" | "guarded" | "asker" | "tickets" | "unsure" | "billing", string> = {
   bank: "",
   guarded: "",
   asker: "",
   tickets: "",
   unsure: "",
+  billing: "",
 };
+let billing: { tools: TestToolDefinition[]; state: BillingState };
 const seen: ReceivedEvent[] = [];
 
 const request = (method: string, route: string, body?: unknown) => stack.request(method, route, body, auth);
@@ -68,15 +73,17 @@ async function register(name: keyof typeof toolsets, document: Record<string, un
 }
 
 beforeAll(async () => {
-  stack = await startRewindStack({ env: { REWIND_API_KEYS: `${key}:payloads-${randomUUID().slice(0, 8)}` } });
+  stack = await startRewindStack({ env: { REWIND_API_KEYS: `${key}:${NAMESPACE}` } });
   receiver = await startEventReceiver();
   receiver.setSecret(String((await request("PUT", "/v1/events/endpoint", { url: receiver.url })).body["secret"]));
+  billing = billingTools();
   servers = {
     bank: await startMcpServer({ tools: [effectCounterTool({ name: "pay" }).tool] }),
     guarded: await startMcpServer({ tools: [echoTool("whoami")], requiredAuthorization: TOKEN }),
     asker: await startMcpServer({ tools: [askTool] }),
     tickets: await startMcpServer({ tools: [ticketTool(OLD_SCHEMA)] }),
     unsure: await startMcpServer({ tools: [droppingTool({ dropAttempts: 1, name: "charge" }).tool] }),
+    billing: await startMcpServer({ tools: billing.tools }),
   };
   await register("bank", {
     mcpServers: { bank: { url: servers.bank.url } },
@@ -91,6 +98,16 @@ beforeAll(async () => {
   await register("unsure", {
     mcpServers: { pay: { url: servers.unsure.url } },
     policies: { "pay.charge": { onInterruption: "at_most_once", onUnknown: "park" } },
+  });
+  await register("billing", {
+    mcpServers: { billing: { url: servers.billing.url } },
+    policies: {
+      "billing.charge": {
+        revert: { tool: "billing.refund", args: { chargeId: "{{result.id}}", amount: "{{args.amount}}" } },
+      },
+      // The hold's result has no `hold` field: its revert cannot be built, so it is not reverted.
+      "billing.hold": { revert: { tool: "billing.release", args: { holdId: "{{result.hold.id}}" } } },
+    },
   });
 });
 afterAll(async () => {
@@ -242,6 +259,56 @@ export default async () => { await tickets.create_ticket({ title: "first" }); aw
     expect((asked.data as { script: string }).script).not.toContain("Promise<number>");
     expect((await request("POST", `/v1/runs/${id}/approve`)).status).toBe(200);
     expect((await waitForRun(stack, id, 30_000, auth)).result).toBe(1);
+  });
+
+  it("run.rolled_back says who asked and why, what was reverted, what could not be and what never finished", async () => {
+    const id = await start(
+      toolsets.billing,
+      `import { billing, waitForSignal } from "rewind:tools";
+export default async () => {
+  await billing.charge({ customer: "ada", amount: 12 });
+  await billing.hold({ account: "acct-ada" });
+  await waitForSignal("never");
+};`,
+      "ada",
+    );
+    await waitFor("the run to wait for its signal", async () => (await request("GET", `/v1/runs/${id}/journal`)).body, {
+      until: (journal) => JSON.stringify(journal["entries"]).includes('"tool":"rewind.waitForSignal"'),
+    });
+    const asked = await request("POST", `/v1/runs/${id}/rollback`, { by: "ops", reason: "order cancelled" });
+    expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+    const rolledBack = await received(id, "run.rolled_back");
+    expect(rolledBack).toMatchObject({
+      toolset: toolsets.billing,
+      endUser: "ada",
+      data: {
+        trigger: {
+          kind: "requested",
+          principal: expect.stringMatching(`^${NAMESPACE}/`),
+          by: "ops",
+          reason: "order cancelled",
+        },
+        reverted: [{ seq: 1, tool: "billing.charge", revertSeq: 4, revertTool: "billing.refund" }],
+        notReverted: [
+          {
+            seq: 2,
+            tool: "billing.hold",
+            revertTool: "billing.release",
+            reason: `the revert's arguments could not be built: {{result.hold.id}}: result has no "hold"`,
+          },
+        ],
+        unfinished: [{ seq: 3, tool: "rewind.waitForSignal", status: "running" }],
+      },
+    });
+    expect(rolledBack.data).not.toHaveProperty("state");
+    expect(Date.parse(rolledBack.at)).not.toBeNaN();
+    // The event tells what the service saw: the charge refunded with the run's key for the revert.
+    expect(billing.state.effects.map(({ tool, key }) => [tool, key])).toEqual([
+      ["charge", `${id}/1`],
+      ["hold", `${id}/2`],
+      ["refund", `${id}/4`],
+    ]);
+    expect((await waitForRun(stack, id, 30_000, auth)).status).toBe("rolledBack");
   });
 
   it("covered every event type, and the receiver refused none", () => {
