@@ -231,12 +231,22 @@ export function renderReport(results: BenchResults): string {
             "",
             `${num(c.perCompletionUs, 1)} µs`,
           ]),
+          ...(results.sandbox.firstStep
+            ? [
+                [
+                  `first step of a new run: fresh isolate / pooled (${results.sandbox.firstStep.rounds} each)`,
+                  `${ms(results.sandbox.firstStep.freshMs)} / ${ms(results.sandbox.firstStep.pooledMs)}`,
+                  "",
+                  "",
+                ],
+              ]
+            : []),
         ],
       ),
     );
     const e = results.sandbox.isolateEntryUs;
     out.push(
-      `\nOne entry into an isolate with one host callback (what feeding a completion that issues the next call costs at least): ${num(e.apply, 0)} µs with isolated-vm's \`apply\` (the sandbox's: the isolate runs on another thread), ${num(e.applySync, 1)} µs with \`applySync\`.`,
+      `\nOne entry into an isolate with one host callback (what feeding a completion that issues the next call costs at least): ${num(e.apply, 0)} µs with isolated-vm's \`apply\` (a warm step's: the isolate runs on another thread), ${num(e.applySync, 1)} µs with \`applySync\` (a cold replay's, in slices that let the event loop run).`,
     );
   }
 

@@ -2,7 +2,8 @@
  * Sandbox time per step, measured directly on `createSandbox` (no Temporal): warm = feeding one
  * new completion to the run's warm session, step after step of a long run (and whether step
  * 5,000 costs what step 10 does); cold = a fresh sandbox replaying a journal of N completions,
- * which is what a step pays when the warm isolate is gone (worker restart, cache eviction).
+ * which is what a step pays when the warm isolate is gone (worker restart, cache eviction);
+ * first step = a new run's first step, in an isolate built for it or taken from the pool.
  */
 import { stripTypeScriptTypes } from "node:module";
 import ivm from "isolated-vm";
@@ -25,6 +26,12 @@ export interface SandboxResult {
     last100MedianMs: number;
   };
   cold: { n: number; samples: number[]; medianMs: number; perCompletionUs: number }[];
+  /**
+   * A new run's first step (load the script, run it to its first call), ms: in an isolate built
+   * for it, and in one taken from the sandbox's pool (`isolatePool`, refilled between runs).
+   * Alternated, one of each per round.
+   */
+  firstStep: { rounds: number; freshMs: number; pooledMs: number };
   /**
    * One entry into an isolate that calls back into the host once, as a fed completion that issues
    * the next call does: with `apply` (what the sandbox uses: the isolate runs on another thread,
@@ -127,11 +134,53 @@ export async function measureSandbox(ctx: BenchContext): Promise<SandboxResult> 
     cold.push({ n, samples, medianMs, perCompletionUs: (medianMs * 1000) / n });
     ctx.log(`sandbox cold replay of ${n}: median ${medianMs.toFixed(1)} ms`);
   }
+  const firstStep = await firstStepCost(script, Math.max(20, coldRounds * 10));
+  ctx.log(
+    `sandbox first step of a new run: fresh isolate ${firstStep.freshMs.toFixed(2)} ms, pooled ${firstStep.pooledMs.toFixed(2)} ms (median of ${firstStep.rounds})`,
+  );
   const isolateEntryUs = await isolateEntryCost();
   ctx.log(
     `isolated-vm entry with a host callback: apply ${isolateEntryUs.apply.toFixed(0)} µs, applySync ${isolateEntryUs.applySync.toFixed(0)} µs`,
   );
-  return { warm, cold, isolateEntryUs };
+  return { warm, cold, firstStep, isolateEntryUs };
+}
+
+async function firstStepCost(script: string, rounds: number): Promise<SandboxResult["firstStep"]> {
+  const fresh = createSandbox({ ...LIMITS, warmSessions: 0 });
+  const pooled = createSandbox({ ...LIMITS, warmSessions: 0, isolatePool: 4 });
+  const samples = { fresh: [] as number[], pooled: [] as number[] };
+  try {
+    for (let round = 0; round < rounds + 2; round++) {
+      for (const [side, sandbox] of [
+        ["fresh", fresh],
+        ["pooled", pooled],
+      ] as const) {
+        // Time for the pool to refill (it builds while the sandbox is idle), and for both alike.
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        const started = performance.now();
+        const result = await sandbox.advance({
+          runId: `run_benchfirst${round}${side}`,
+          consumedBatches: 0,
+          batches: [],
+          cold: {
+            script,
+            input: { n: 10, width: 1 },
+            toolset: TOOLSET,
+            startedAt: STARTED_AT,
+            history: [],
+            knownCalls: 0,
+          },
+        });
+        if (round >= 2) samples[side].push(since(started));
+        if (result.kind !== "waiting" || result.calls[0]?.seq !== 1)
+          throw new Error(`a first step answered ${JSON.stringify(result)}`);
+      }
+    }
+  } finally {
+    fresh.dispose();
+    pooled.dispose();
+  }
+  return { rounds, freshMs: median(samples.fresh), pooledMs: median(samples.pooled) };
 }
 
 async function isolateEntryCost(): Promise<SandboxResult["isolateEntryUs"]> {

@@ -4,7 +4,9 @@
  * session is missing or was fed anything but what the workflow's journal says (its chain), the
  * step asks the workflow for a cold start and replays the script from its journal. A session
  * that hit a limit or settled is dropped. `speculate` lets the activity that finished a call
- * feed it at once, and hand the step back with the call's result (a `SpeculativeStep`).
+ * feed it at once, and hand the step back with the call's result (a `SpeculativeStep`). A new
+ * session's isolate comes from a pool built while no step runs (isolate-pool.ts); a cold replay
+ * enters it on this thread, in slices that let the event loop run (replay-pacer.ts).
  */
 import type {
   CallEvent,
@@ -17,6 +19,8 @@ import type {
 } from "../shared/index.ts";
 import type { SchemaValidator } from "./call-gate.ts";
 import { ScriptLoadError } from "./isolate.ts";
+import { createIsolatePool } from "./isolate-pool.ts";
+import { ReplayPacer } from "./replay-pacer.ts";
 import { ScriptSession } from "./script-session.ts";
 import { RUNTIME_VERSION_ERROR_TYPE, SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/index.ts";
 import type { StepMetrics } from "../metrics/index.ts";
@@ -50,6 +54,11 @@ export interface SandboxOptions {
   validate: SchemaValidator;
   /** Where each step's duration goes; default: nowhere. */
   metrics?: StepMetrics;
+  /**
+   * Isolates kept built ahead (isolate, context, runtime compiled) for the next runs' first
+   * steps, each used by one run only (default 0: each is built when its run needs it).
+   */
+  isolatePool?: number | undefined;
 }
 
 export interface Sandbox {
@@ -62,6 +71,8 @@ export interface Sandbox {
   speculate(runId: string, event: CallEvent): Promise<SpeculativeStep | undefined>;
   /** Warm sessions currently held. */
   readonly warmCount: number;
+  /** Isolates built ahead and ready for the next runs (see `isolatePool`). */
+  readonly pooledCount: number;
   /** Heap used by the warm sessions' isolates, in bytes (they are idle: a session is out of the warm set while it steps). */
   heapUsedBytes(): number;
   dispose(): void;
@@ -74,6 +85,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const warm = new Map<string, ScriptSession>();
   /** Runs whose session is being stepped: feeding is asynchronous, and steps must not interleave. */
   const stepping = new Map<string, Promise<void>>();
+  // The pool builds while no step is in progress, and is nudged each time the last one ends.
+  const pool = createIsolatePool({
+    size: options.isolatePool ?? 0,
+    memoryMb: options.memoryMb,
+    idle: () => stepping.size === 0,
+  });
 
   /** Takes the run's turn to step; undefined if it isn't free within `maxWaitMs`. */
   async function acquire(runId: string, maxWaitMs: number): Promise<(() => void) | undefined> {
@@ -103,6 +120,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return () => {
       stepping.delete(runId);
       release();
+      if (stepping.size === 0) pool.refill();
     };
   }
 
@@ -156,6 +174,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         memoryMb: options.memoryMb,
         cpuMsPerStep: options.cpuMsPerStep,
         validate: options.validate,
+        shell: await pool.take(),
       });
     } catch (error) {
       if (error instanceof ScriptLoadError) return { name: "SyntaxError", message: error.message };
@@ -167,10 +186,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   }
 
   async function replay(session: ScriptSession, cold: ColdStart): Promise<ScriptError | undefined> {
+    const pacer = new ReplayPacer();
     for (const batch of cold.history) {
       // Each batch of the past gets the budget of the step it was first fed in.
       session.resetBudget();
-      const fault = await session.feed(batch);
+      const fault = await session.feed(batch, pacer);
       if (fault) return fault;
     }
     return undefined;
@@ -271,6 +291,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     get warmCount() {
       return warm.size;
     },
+    get pooledCount() {
+      return pool.ready;
+    },
     heapUsedBytes() {
       let bytes = 0;
       for (const session of warm.values()) bytes += session.heapUsedBytes();
@@ -278,6 +301,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
     dispose() {
       clearInterval(sweeper);
+      pool.dispose();
       for (const runId of [...warm.keys()]) drop(runId);
     },
   };

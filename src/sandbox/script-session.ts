@@ -9,6 +9,8 @@ import type { CallEvent, EventBatch, IssuedCall, ToolErrorData, PinnedToolset } 
 import { BUILTIN_TOOLS, EMPTY_CHAIN, batchChain, type ScriptError } from "../shared/index.ts";
 import { createCallGate, type GateVerdict, type SchemaValidator } from "./call-gate.ts";
 import { createScriptIsolate, type IsolateFault, type ScriptIsolate } from "./isolate.ts";
+import type { IsolateShell } from "./isolate-shell.ts";
+import type { ReplayPacer } from "./replay-pacer.ts";
 import { toolsModuleSource } from "./module-sources.ts";
 import { RUNTIME_FILENAME } from "./runtime-source.ts";
 
@@ -24,6 +26,8 @@ export interface SessionOptions {
   memoryMb: number;
   cpuMsPerStep: number;
   validate: SchemaValidator;
+  /** The isolate to load the script into, built ahead for this run alone; default: one built now. */
+  shell?: IsolateShell | undefined;
 }
 
 export type Settlement = { ok: true; value: unknown } | { ok: false; error: ScriptError };
@@ -85,7 +89,7 @@ function cleanStack(stack: string | undefined): string | undefined {
 
 /**
  * A sleep this long makes the script's isolate cost more kept warm than replayed: a sleeping run
- * holds no isolate, and replaying even 5,000 completions costs a few hundred ms against 10 s.
+ * holds no isolate, and replaying even 5,000 completions costs about a hundred ms against 10 s.
  */
 export const LONG_WAIT_MS = 10_000;
 
@@ -130,6 +134,7 @@ export class ScriptSession {
       scriptSource: options.script,
       toolsSource: toolsModuleSource(options.toolset),
       onHostCall: (op, payload) => session.onHostCall(op, payload),
+      shell: options.shell,
     });
     return session;
   }
@@ -166,14 +171,21 @@ export class ScriptSession {
     );
   }
 
-  async feed(batch: EventBatch): Promise<ScriptError | undefined> {
+  /** Feeds one batch, a completion an entry; a cold replay passes its pacer to enter synchronously. */
+  async feed(batch: EventBatch, pacer?: ReplayPacer): Promise<ScriptError | undefined> {
     for (const event of batch.events) {
       this.open.delete(event.seq);
       if (this.settlement) break;
-      const fault = this.fault(
-        (await this.required().feed(JSON.stringify(event satisfies CallEvent), batch.at, this.wallTimeout())) ??
-          this.overBudget(),
-      );
+      if (pacer?.due) await pacer.yield();
+      const isolate = this.required();
+      const eventJson = JSON.stringify(event satisfies CallEvent);
+      const entered = pacer?.sync
+        ? pacer.enter(
+            () => isolate.feedSync(eventJson, batch.at, this.wallTimeout()),
+            () => isolate.cpuTimeMs(),
+          )
+        : await isolate.feed(eventJson, batch.at, this.wallTimeout());
+      const fault = this.fault(entered ?? this.overBudget());
       if (fault) return fault;
     }
     this.consumedBatches += 1;

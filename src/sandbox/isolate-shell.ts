@@ -1,0 +1,65 @@
+/**
+ * The part of a script's isolate that is the same for every run: the isolate with its heap
+ * limit, an empty context whose global holds the host callback, and the runtime compiled (not
+ * run: it reads the run's options as it starts). A shell can be built ahead of its run (see
+ * isolate-pool.ts) because nothing in it has run any code: the run's runtime and script are
+ * loaded into it exactly as into one built on the spot. The host callback forwards to the
+ * handler the run binds, since the callback must be on the global before the run is known.
+ */
+import ivm from "isolated-vm";
+import { RUNTIME_FILENAME, RUNTIME_SOURCE } from "./runtime-source.ts";
+
+export type HostCallHandler = (op: string, payload: string) => string;
+
+export interface IsolateShell {
+  readonly isolate: ivm.Isolate;
+  readonly context: ivm.Context;
+  /** RUNTIME_SOURCE, compiled in this isolate; run once, in `context`. */
+  readonly runtime: ivm.Script;
+  /** The heap limit the isolate was built with, in MB. */
+  readonly memoryMb: number;
+  /** Gives the run's handler the host callback's calls; once, before the runtime runs. */
+  bind(handler: HostCallHandler): void;
+}
+
+/**
+ * V8's code cache of the runtime, made by the first shell of the process: later ones
+ * deserialize its compiled code instead of parsing and compiling the source again. V8 checks
+ * the cache against the source and its own version and flags, and compiles from source when
+ * it doesn't match.
+ */
+let runtimeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
+
+export async function createIsolateShell(memoryMb: number): Promise<IsolateShell> {
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+  try {
+    let handler: HostCallHandler | undefined;
+    const context = await isolate.createContext();
+    await context.global.set(
+      "__rewindHost",
+      new ivm.Callback((op: string, payload: string) => {
+        if (!handler) throw new Error("the isolate has no run bound to it");
+        return handler(op, payload);
+      }),
+    );
+    const cached = runtimeCache;
+    const runtime = (await isolate.compileScript(RUNTIME_SOURCE, {
+      filename: RUNTIME_FILENAME,
+      ...(cached ? { cachedData: cached } : { produceCachedData: true }),
+    })) as ivm.Script & ivm.CachedDataResult;
+    if (!cached && runtime.cachedData) runtimeCache = runtime.cachedData;
+    return {
+      isolate,
+      context,
+      runtime,
+      memoryMb,
+      bind(next) {
+        if (handler) throw new Error("the isolate is bound to a run already");
+        handler = next;
+      },
+    };
+  } catch (error) {
+    if (!isolate.isDisposed) isolate.dispose();
+    throw error;
+  }
+}
