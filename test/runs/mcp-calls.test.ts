@@ -75,6 +75,40 @@ function mcpCallInputs(history: temporal.api.history.v1.IHistory): McpCallInput[
   });
 }
 
+/**
+ * The most `callMcpTool` activities of each tool (and of all tools, under "*") scheduled and not
+ * yet finished at any point of a run's history: what the run's limits count. A call's place is
+ * freed when its result reaches the run, and the call that takes it is scheduled after that.
+ */
+function peakScheduled(history: temporal.api.history.v1.IHistory): Map<string, number> {
+  const toolOf = new Map<string, string>();
+  const open = new Map<string, number>();
+  const peak = new Map<string, number>();
+  const add = (tool: string, n: number) => {
+    for (const key of [tool, "*"]) {
+      open.set(key, (open.get(key) ?? 0) + n);
+      peak.set(key, Math.max(peak.get(key) ?? 0, open.get(key) ?? 0));
+    }
+  };
+  for (const e of history.events ?? []) {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    const payload = scheduled?.activityType?.name === "callMcpTool" ? scheduled.input?.payloads?.[0] : undefined;
+    if (payload) {
+      const { tool } = defaultPayloadConverter.fromPayload<McpCallInput>(payload);
+      toolOf.set(String(e.eventId), tool);
+      add(tool, 1);
+    }
+    const ended =
+      e.activityTaskCompletedEventAttributes ??
+      e.activityTaskFailedEventAttributes ??
+      e.activityTaskTimedOutEventAttributes ??
+      e.activityTaskCanceledEventAttributes;
+    const tool = ended ? toolOf.get(String(ended.scheduledEventId)) : undefined;
+    if (tool !== undefined) add(tool, -1);
+  }
+  return peak;
+}
+
 async function run(script: string, input?: unknown) {
   const id = await startRun(stack, {
     toolset,
@@ -189,8 +223,14 @@ describe("MCP calls from scripts", () => {
       "export default async () => { const a = await Promise.all(Array.from({ length: 40 }, () => svc.slow({}))); const b = await Promise.all(Array.from({ length: 12 }, () => svc.limited({}))); return [a.length, b.length]; };",
     );
     expect(done.result).toEqual([40, 12]);
-    expect(slow.state.maxInFlight).toBe(16);
-    expect(limited.state.maxInFlight).toBe(4);
+    // The limits are the run's: 16 calls scheduled and unfinished at once, 4 of `limited`.
+    const peak = peakScheduled(await stack.client.workflow.getHandle(done.id).fetchHistory());
+    expect([peak.get("*"), peak.get("slow"), peak.get("limited")]).toEqual([16, 16, 4]);
+    // The server never had more in its handlers. It sees 16 at once only when the first 16 reach it
+    // within the 300 ms the first one takes, which a loaded machine's scheduling does not promise.
+    expect(slow.state.maxInFlight).toBeLessThanOrEqual(16);
+    expect(limited.state.maxInFlight).toBeLessThanOrEqual(4);
+    expect([slow.state.started, limited.state.started]).toEqual([40, 12]);
   });
 
   it("adopts the speculative steps taken on the worker that finished each call: no local activity after the first step, in sequence or 16 at a time", async () => {
