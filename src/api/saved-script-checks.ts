@@ -25,7 +25,7 @@ export function diagnosticsAgainstOther(
   const check = (toolset: ResolvedToolset) =>
     checker.check({
       source: javascript,
-      declarations: renderDts(toolset.document),
+      declarations: renderDts(toolset.document, { workflowInputs: toolset.workflowInputs }),
       declarationsKey: `${toolset.id}/unobserved`,
     });
   const before = new Set(check(own).map(at));

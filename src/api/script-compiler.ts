@@ -1,7 +1,8 @@
 /**
  * The one way the API turns a script into something runnable: find the toolset (the caller's,
- * or the empty one), type-check the script against its declarations, strip the types. A type
- * error is a 422 whose message names the first problem and whose details list them all.
+ * or the empty one), type-check the script against its declarations, strip the types, and keep
+ * the input's declared type the stripping loses. A type error is a 422 whose message names the
+ * first problem and whose details list them all.
  */
 import { compileScript } from "../declarations/index.ts";
 import type { TypeChecker } from "../declarations/index.ts";
@@ -12,6 +13,8 @@ export interface CompiledForToolset {
   toolset: ResolvedToolset;
   javascript: string;
   scriptHash: string;
+  /** The script's declared input type, as TypeScript text; absent when it declares none. */
+  inputType?: string;
 }
 
 export async function compileForToolset(
@@ -28,5 +31,6 @@ export async function compileForToolset(
     const where = first ? ` (line ${first.line}, column ${first.column}: ${first.message})` : "";
     throw new HttpError(422, "typeCheckFailed", `the script does not type-check${where}`, compiled.diagnostics);
   }
-  return { toolset, javascript: compiled.javascript, scriptHash: compiled.scriptHash };
+  const { javascript, scriptHash, inputType } = compiled;
+  return inputType === undefined ? { toolset, javascript, scriptHash } : { toolset, javascript, scriptHash, inputType };
 }

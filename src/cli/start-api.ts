@@ -83,7 +83,7 @@ export async function startApi(
   const toolsets = createToolsetRegistry({
     store: createTemporalToolsetStore(client, config.temporal.taskQueue),
     listTools: (url, headers) => listAllTools({ url, headers, timeoutMs: REGISTRATION_TIMEOUT_MS, targets }),
-    storedScriptExists: async (namespace, id) => (await storedScripts.load(namespace, id)) !== undefined,
+    loadStoredScript: (namespace, id) => storedScripts.load(namespace, id),
     loadObserved: (namespace, id) =>
       queryWithin(
         client.workflow.getHandle(toolsetWorkflowId(namespace, id)).query(getObservedQuery),

@@ -306,6 +306,10 @@ export const workflowView = z.object({
   toolset: z.string(),
   scriptHash: z.string(),
   description: workflowDescription,
+  inputType: z
+    .string()
+    .optional()
+    .describe("The input type the script declares, as TypeScript text; `workflows.<name>.start` takes it"),
 });
 export const credentialsWritten = z.object({
   resumedRuns: z.number().int().min(0).describe("Parked runs woken to send their calls again"),

@@ -1,7 +1,8 @@
 /**
  * Turns a script as written into what the sandbox runs: type-check against the toolset's
  * declarations, then strip the types. Node's type stripper replaces types with blanks, so every
- * line and column in the sandbox's stack traces is the script author's own.
+ * line and column in the sandbox's stack traces is the script author's own. Stripping loses the
+ * input's declared type, so it is answered beside the JavaScript, as the type-check read it.
  */
 import { createHash } from "node:crypto";
 import { stripTypeScriptTypes } from "node:module";
@@ -9,7 +10,14 @@ import type { Diagnostic, TypeChecker } from "./type-check.ts";
 import { SCRIPT_FILE } from "./type-check.ts";
 
 export type CompileResult =
-  { ok: true; javascript: string; scriptHash: string } | { ok: false; diagnostics: Diagnostic[] };
+  | {
+      ok: true;
+      javascript: string;
+      scriptHash: string;
+      /** The declared type of the input, as TypeScript text (see input-type.ts); absent when undeclared. */
+      inputType?: string;
+    }
+  | { ok: false; diagnostics: Diagnostic[] };
 
 export const MAX_SCRIPT_BYTES = 512 * 1024;
 
@@ -18,7 +26,7 @@ export function compileScript(
   source: string,
   toolset: { declarations: string; declarationsKey: string },
 ): CompileResult {
-  const diagnostics = checker.check({ source, ...toolset });
+  const { diagnostics, inputType } = checker.inspect({ source, ...toolset });
   if (diagnostics.length > 0) return { ok: false, diagnostics };
   let javascript: string;
   try {
@@ -27,5 +35,8 @@ export function compileScript(
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, diagnostics: [{ file: SCRIPT_FILE, line: 1, column: 1, message, code: 0 }] };
   }
-  return { ok: true, javascript, scriptHash: createHash("sha256").update(source).digest("hex") };
+  const scriptHash = createHash("sha256").update(source).digest("hex");
+  return inputType === undefined
+    ? { ok: true, javascript, scriptHash }
+    : { ok: true, javascript, scriptHash, inputType };
 }

@@ -10,4 +10,5 @@ export { renderPrompt, summarize } from "./render-prompt.ts";
 export { compactLine, renderCompactPrompt } from "./render-compact.ts";
 export { SCRIPT_GUIDE, withScriptGuide } from "./script-guide.ts";
 export { compileScript, MAX_SCRIPT_BYTES } from "./compile-script.ts";
-export { createTypeChecker, type TypeChecker, type Diagnostic } from "./type-check.ts";
+export { createTypeChecker, type TypeChecker, type Diagnostic, type ScriptInspection } from "./type-check.ts";
+export { checkedTypeText } from "./type-text.ts";

@@ -28,6 +28,6 @@ export function renderCompactPrompt(toolset: PinnedToolset, options: RenderOptio
     ),
   ];
   for (const { group, tools } of groups) for (const tool of tools) lines.push(compactLine(group, tool));
-  lines.push(...builtinLines(workflows, toolset.http?.allowedHosts));
+  lines.push(...builtinLines(workflows, toolset.http?.allowedHosts, options));
   return `${lines.join("\n")}\n`;
 }

@@ -7,7 +7,15 @@
 import { TOOL_ERROR_CODES } from "../shared/index.ts";
 import type { PinnedTool, PinnedToolset } from "../shared/index.ts";
 import { isIdentifierName, jsonSchemaToTs } from "./json-schema-to-ts.ts";
-import { UNDECLARED_MCP_RESULT, isBindingName, observedTag, renderedGroups, resultSchemaOf } from "./render-dts.ts";
+import {
+  UNDECLARED_MCP_RESULT,
+  isBindingName,
+  observedTag,
+  renderedGroups,
+  resultSchemaOf,
+  workflowInputParameter,
+} from "./render-dts.ts";
+import { promptTypeText } from "./type-text.ts";
 import type { RenderOptions } from "./render-dts.ts";
 
 const SUMMARY_LENGTH = 200;
@@ -28,7 +36,7 @@ export function renderPrompt(toolset: PinnedToolset, options: RenderOptions = {}
     ({ kind, tools }) => kind === "mcp" && tools.some((tool) => tool.outputSchema === undefined),
   );
   if (undeclared) lines.push(`MCP tools without an output schema: ${UNDECLARED_MCP_RESULT}`);
-  lines.push(...builtinLines(workflows, toolset.http?.allowedHosts));
+  lines.push(...builtinLines(workflows, toolset.http?.allowedHosts, options));
   return `${lines.join("\n")}\n`;
 }
 
@@ -77,7 +85,11 @@ function toolLine(group: string, kind: "mcp" | "host", tool: PinnedTool, options
   return `${toolReference(group, tool.name)}(${args}) → ${jsonSchemaToTs(result.schema, { style: "prompt" })}${tail}`;
 }
 
-export function builtinLines(workflows: string[], allowedHosts: string[] | undefined): string[] {
+export function builtinLines(
+  workflows: string[],
+  allowedHosts: string[] | undefined,
+  options: RenderOptions = {},
+): string[] {
   const from = 'From "rewind":';
   const lines = [
     `sleep(duration: number | string) → void · ${from} pauses the run durably, in milliseconds or a string such as "2s" or "10 days".`,
@@ -86,8 +98,12 @@ export function builtinLines(workflows: string[], allowedHosts: string[] | undef
   ];
   for (const name of workflows) {
     const ref = isIdentifierName(name) ? `workflows.${name}` : `workflows[${JSON.stringify(name)}]`;
+    // Like a tool's arguments: the type when the stored script declares one, else nothing to say.
+    const input = workflowInputParameter(name, options);
+    const type = promptTypeText(input.type) ?? input.type;
+    const parameter = input.type === "unknown" ? "input?" : `input${input.optional ? "?" : ""}: ${type}`;
     lines.push(
-      `${ref}.start(input?) → { runId: string, result(): unknown } · ${from} starts the workflow \`${name}\` as a new run; \`result()\` waits for its result.`,
+      `${ref}.start(${parameter}) → { runId: string, result(): unknown } · ${from} starts the workflow \`${name}\` as a new run; \`result()\` waits for its result.`,
     );
     lines.push(
       `${ref}.signal(runId, signal, payload?) → void · ${from} sends a signal to a run of \`${name}\` started by this one.`,

@@ -3,11 +3,13 @@
  * memory. The lib files and each toolset's parsed declarations are kept across checks, and the
  * previous program is handed to the next one, so a warm check only parses and checks the script.
  * A check is a pure function of the script and the declarations, so its answer is remembered:
- * a harness that starts the same script with new inputs pays for the check once.
+ * a harness that starts the same script with new inputs pays for the check once. A script that
+ * passes also answers its declared input type, read from the same program (see input-type.ts).
  */
 import { createHash } from "node:crypto";
 import path from "node:path";
 import ts from "typescript";
+import { declaredInputType } from "./input-type.ts";
 
 export interface Diagnostic {
   file: string;
@@ -54,8 +56,16 @@ const LIB_DIR = path.dirname(ts.getDefaultLibFilePath(OPTIONS));
 const MAX_DECLARATION_SETS = 64;
 const MAX_REMEMBERED_CHECKS = 512;
 
+/** What a check finds: the script's problems, or, when it has none, its declared input type. */
+export interface ScriptInspection {
+  diagnostics: Diagnostic[];
+  /** TypeScript text of the default export's first parameter's type; absent when undeclared or unnamable. */
+  inputType?: string;
+}
+
 export interface TypeChecker {
   check(input: TypeCheckInput): Diagnostic[];
+  inspect(input: TypeCheckInput): ScriptInspection;
 }
 
 export function createTypeChecker(): TypeChecker {
@@ -85,7 +95,7 @@ export function createTypeChecker(): TypeChecker {
     return file;
   }
 
-  const remembered = new Map<string, Diagnostic[]>();
+  const remembered = new Map<string, ScriptInspection>();
   const answerKey = (input: TypeCheckInput) =>
     createHash("sha256")
       .update(input.source)
@@ -95,19 +105,21 @@ export function createTypeChecker(): TypeChecker {
       .update(input.declarations)
       .digest("hex");
 
-  return {
-    check(input) {
-      const key = answerKey(input);
-      const known = remembered.get(key);
-      if (known) return known.map((d) => ({ ...d }));
-      const diagnostics = checkNow(input);
+  function inspect(input: TypeCheckInput): ScriptInspection {
+    const key = answerKey(input);
+    let found = remembered.get(key);
+    if (!found) {
+      found = checkNow(input);
       if (remembered.size >= MAX_REMEMBERED_CHECKS) remembered.delete(remembered.keys().next().value ?? "");
-      remembered.set(key, diagnostics);
-      return diagnostics.map((d) => ({ ...d }));
-    },
-  };
+      remembered.set(key, found);
+    }
+    const diagnostics = found.diagnostics.map((d) => ({ ...d }));
+    return found.inputType === undefined ? { diagnostics } : { diagnostics, inputType: found.inputType };
+  }
 
-  function checkNow(input: TypeCheckInput): Diagnostic[] {
+  return { inspect, check: (input) => inspect(input).diagnostics };
+
+  function checkNow(input: TypeCheckInput): ScriptInspection {
     const script = ts.createSourceFile(SCRIPT_FILE, input.source, ts.ScriptTarget.ES2023, true, ts.ScriptKind.TS);
     const tools = declarations(input.declarationsKey, input.declarations);
     const host: ts.CompilerHost = {
@@ -138,9 +150,11 @@ export function createTypeChecker(): TypeChecker {
     });
     previous = program;
     const found = [...program.getSyntacticDiagnostics(script), ...program.getSemanticDiagnostics(script)];
-    const diagnostics = found.map(toDiagnostic);
-    if (diagnostics.length === 0) diagnostics.push(...checkDefaultExport(program, script));
-    return diagnostics;
+    if (found.length > 0) return { diagnostics: found.map(toDiagnostic) };
+    const exported = defaultExportOf(program, script);
+    if ("message" in exported) return { diagnostics: [exported] };
+    const inputType = declaredInputType({ program, script, globalScope: globals }, exported);
+    return inputType === undefined ? { diagnostics: [] } : { diagnostics: [], inputType };
   }
 }
 
@@ -152,28 +166,30 @@ function toDiagnostic(d: ts.Diagnostic): Diagnostic {
 }
 
 /** The run calls the default export with its input, so the script must have a callable one. */
-function checkDefaultExport(program: ts.Program, script: ts.SourceFile): Diagnostic[] {
+function defaultExportOf(program: ts.Program, script: ts.SourceFile): ts.Symbol | Diagnostic {
   const checker = program.getTypeChecker();
   const moduleSymbol = checker.getSymbolAtLocation(script);
   const exported = moduleSymbol
     ? checker.getExportsOfModule(moduleSymbol).find((s) => s.name === "default")
     : undefined;
   if (!exported) {
-    return [
-      {
-        file: SCRIPT_FILE,
-        line: 1,
-        column: 1,
-        message: "The script must have a default export: `export default async function main(input) { … }`.",
-        code: 0,
-      },
-    ];
+    return {
+      file: SCRIPT_FILE,
+      line: 1,
+      column: 1,
+      message: "The script must have a default export: `export default async function main(input) { … }`.",
+      code: 0,
+    };
   }
   const type = checker.getTypeOfSymbolAtLocation(exported, script);
   if (type.getCallSignatures().length === 0) {
-    return [
-      { file: SCRIPT_FILE, line: 1, column: 1, message: "The script's default export must be a function.", code: 0 },
-    ];
+    return {
+      file: SCRIPT_FILE,
+      line: 1,
+      column: 1,
+      message: "The script's default export must be a function.",
+      code: 0,
+    };
   }
-  return [];
+  return exported;
 }

@@ -18,6 +18,12 @@ export interface RunInput {
   script: string;
   /** SHA-256 of the script as written, for cassettes and listing. */
   scriptHash: string;
+  /**
+   * The script's declared input type as TypeScript text, which stripping the types lost; kept so
+   * that saving the run's script can store it. The run workflow never reads it: a new field here
+   * changes no command, so it needs no patch.
+   */
+  inputType?: string;
   toolsetId: string;
   toolset: PinnedToolset;
   input: unknown;

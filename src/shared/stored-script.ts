@@ -15,6 +15,11 @@ export interface StoredScript {
   description?: string;
   /** The script as JavaScript (types stripped), as runs take it. */
   script: string;
+  /**
+   * The script's declared input type, as TypeScript text, when it declares one: what
+   * `workflows.<name>.start(input)` takes in the declarations of toolsets pinning it.
+   */
+  inputType?: string;
   scriptHash: string;
   toolsetId: string;
   toolset: PinnedToolset;

@@ -1,10 +1,12 @@
 /**
  * Toolsets as the API uses them: register (pin, address, store), and look up by id with the
  * declarations rendered once per toolset. The empty toolset (built-ins only) always exists, so
- * a run that names no toolset needs no registration.
+ * a run that names no toolset needs no registration. The workflows a toolset pins are read for
+ * their declared input types; a stored script's id is the digest of its content, type included,
+ * so the declarations of one toolset id never change.
  */
 import { renderDts, renderPrompt } from "../declarations/index.ts";
-import { EMPTY_TOOLSET, type PinnedToolset } from "../shared/index.ts";
+import { EMPTY_TOOLSET, type PinnedToolset, type StoredScript } from "../shared/index.ts";
 import type { ObservedResults } from "../shared/index.ts";
 import { pinToolset, type PinDeps } from "./pin-toolset.ts";
 import type { OmittedTool, RegisterToolsetBody } from "../contract/index.ts";
@@ -19,6 +21,8 @@ export interface ResolvedToolset {
   prompt: string;
   /** The observed result shapes both renderings were made with, for renderings made on request. */
   observed: ObservedResults;
+  /** The declared input types of the pinned workflows by name, those that declare one; likewise. */
+  workflowInputs: Record<string, string>;
 }
 
 export interface ToolsetRegistry {
@@ -37,21 +41,23 @@ export interface RegistryDeps {
   loadObserved?(namespace: string, id: string): Promise<ObservedResults>;
   store: ToolsetStore;
   listTools: PinDeps["listTools"];
-  /** Whether a stored script exists in the namespace (toolsets pin them by id). */
-  storedScriptExists(namespace: string, id: string): Promise<boolean>;
+  /** A stored script of the namespace (toolsets pin them by id), or undefined when there is none. */
+  loadStoredScript(namespace: string, id: string): Promise<Pick<StoredScript, "inputType"> | undefined>;
 }
 
 export function resolveToolset(
   document: PinnedToolset,
   id = toolsetId(document),
   observed: ObservedResults = {},
+  workflowInputs: Record<string, string> = {},
 ): ResolvedToolset {
   return {
     id,
     document,
-    dts: renderDts(document, { observed }),
-    prompt: renderPrompt(document, { observed }),
+    dts: renderDts(document, { observed, workflowInputs }),
+    prompt: renderPrompt(document, { observed, workflowInputs }),
     observed,
+    workflowInputs,
   };
 }
 
@@ -71,6 +77,21 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
 
   const observedCache = new Map<string, { at: number; key: string }>();
 
+  /** The input types of the workflows `document` pins; `missing` answers for a workflow not stored. */
+  async function workflowInputsOf(
+    namespace: string,
+    document: PinnedToolset,
+    missing: (name: string, id: string) => void = () => undefined,
+  ): Promise<Record<string, string>> {
+    const inputs: Record<string, string> = {};
+    for (const [name, id] of Object.entries(document.workflows)) {
+      const stored = STORED_SCRIPT_ID_PATTERN.test(id) ? await deps.loadStoredScript(namespace, id) : undefined;
+      if (!stored) missing(name, id);
+      else if (stored.inputType !== undefined) inputs[name] = stored.inputType;
+    }
+    return inputs;
+  }
+
   async function get(id: string, namespace: string): Promise<ResolvedToolset | undefined> {
     if (id === empty.id) return empty;
     const document = await deps.store.load(namespace, id);
@@ -86,7 +107,7 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
     observedCache.set(cacheKey, { at: Date.now(), key });
     const hit = resolved.get(key);
     if (hit) return hit;
-    const toolset = resolveToolset(document, id, observed);
+    const toolset = resolveToolset(document, id, observed, await workflowInputsOf(namespace, document));
     if (resolved.size >= MAX_RESOLVED) resolved.clear();
     resolved.set(key, toolset);
     return toolset;
@@ -100,18 +121,20 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
         listTools: deps.listTools,
         loadBase: async (id) => (await get(id, namespace))?.document,
       });
-      for (const [name, id] of Object.entries(document.workflows)) {
-        if (!STORED_SCRIPT_ID_PATTERN.test(id) || !(await deps.storedScriptExists(namespace, id))) {
-          throw new RegistrationError(
-            404,
-            `workflows.${name}: no stored workflow ${id} in this namespace (store it with POST /v1/workflows)`,
-            { field: `workflows.${name}` },
-          );
-        }
-      }
+      const workflowInputs = await workflowInputsOf(namespace, document, (name, id) => {
+        throw new RegistrationError(
+          404,
+          `workflows.${name}: no stored workflow ${id} in this namespace (store it with POST /v1/workflows)`,
+          { field: `workflows.${name}` },
+        );
+      });
       const id = toolsetId(document);
       const created = await deps.store.save(namespace, id, document);
-      return { toolset: resolved.get(id) ?? remember(resolveToolset(document, id)), created, omittedTools };
+      return {
+        toolset: resolved.get(id) ?? remember(resolveToolset(document, id, {}, workflowInputs)),
+        created,
+        omittedTools,
+      };
     },
   };
 }

@@ -41,6 +41,7 @@ export function unknownToolNames(document: PinnedToolset, names: readonly string
 export function renderDeclarations(toolset: ResolvedToolset, request: DeclarationsRequest): string {
   const options = {
     observed: toolset.observed,
+    workflowInputs: toolset.workflowInputs,
     ...(request.tools ? { tools: new Set(request.tools) } : {}),
   };
   if (request.format === "dts") return request.tools ? renderDts(toolset.document, options) : toolset.dts;

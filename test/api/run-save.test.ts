@@ -3,7 +3,8 @@
  * `POST /v1/workflows` stores the same script, a toolset that pins it shows it under `workflows`,
  * and a new run starts it as a child. Saving against another toolset is refused when the script
  * does not type-check against it, or when the run called — through a name computed at run time —
- * a tool that toolset lacks, the call carried over by continue-as-new included.
+ * a tool that toolset lacks, the call carried over by continue-as-new included. The input type the
+ * script declares is stored with it, and scripts starting it are type-checked against that type.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
@@ -81,6 +82,7 @@ describe("POST /v1/runs/{id}/save", () => {
       toolset: both,
       scriptHash: (await stack.request("GET", `/v1/workflows/${String(stored.body.id)}`)).body.scriptHash,
       description: "Greets someone by name",
+      inputType: "{ name: string; }",
     });
     // Without a description, the save has the content address the store route gives the same script.
     const plain = await save(runId, { name: "greet" });
@@ -112,6 +114,43 @@ export default async () => {
     const result = (await stack.request("GET", `/v1/runs/${parent}`)).body.result as { child: string; said: string };
     expect(result.said).toBe("hello grace");
     expect(await waitForRun(stack, result.child)).toMatchObject({ status: "completed", toolset: both });
+  }, 180_000);
+
+  it("keeps the input type the script declares: the declarations show it and starts are checked against it", async () => {
+    const script = `import { svc } from "rewind:tools";
+type Input = { repo: string; limit?: number };
+export default async function main(input: Input) {
+  await svc.echo({ message: input.repo });
+  return \`\${input.repo}:\${input.limit ?? 10}\`;
+}`;
+    const runId = await completedRun({ script, toolset: both, input: { repo: "rewind" } });
+    const saved = await save(runId, { name: "scan" });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+    const id = String(saved.body.id);
+    const shown = await stack.request("GET", `/v1/workflows/${id}`);
+    expect(shown.body.inputType).toBe("{ repo: string; limit?: number; }");
+    // Stored from its source, the same script has the same type and so the same content address.
+    const stored = await stack.request("POST", "/v1/workflows", { name: "scan", script, toolset: both });
+    expect(stored.body.id).toBe(id);
+
+    const pinning = await registerToolset(stack, { base: both, workflows: { scan: id } });
+    const dts = await (await fetch(`${stack.api.url}/v1/toolsets/${pinning}/declarations?format=dts`)).text();
+    expect(dts).toContain("scan: { start(input: { repo: string; limit?: number; }): Promise<");
+    const prompt = await (await fetch(`${stack.api.url}/v1/toolsets/${pinning}/declarations?format=prompt`)).text();
+    expect(prompt).toContain("workflows.scan.start(input: { repo: string, limit?: number }) → ");
+
+    const starting = (input: string) => `import { workflows } from "rewind:tools";
+export default async () => {
+  const child = await workflows.scan.start(${input});
+  return await child.result();
+};`;
+    for (const wrong of ["{ repo: 42 }", "{ limit: 1 }", "", '{ repo: "a", extra: true }']) {
+      const refused = await stack.request("POST", "/v1/runs", { script: starting(wrong), toolset: pinning });
+      expect(refused.status, wrong).toBe(422);
+      expect(refused.body.error, wrong).toMatchObject({ code: "typeCheckFailed" });
+    }
+    const parent = await completedRun({ script: starting('{ repo: "rewind", limit: 3 }'), toolset: pinning });
+    expect((await stack.request("GET", `/v1/runs/${parent}`)).body.result).toBe("rewind:3");
   }, 180_000);
 
   it("saves a run that is still running", async () => {

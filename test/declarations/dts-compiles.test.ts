@@ -15,6 +15,7 @@ const golden = new URL("./golden/", import.meta.url);
 const readJson = (file: string): unknown => JSON.parse(readFileSync(new URL(file, golden), "utf8")) as unknown;
 const toolset = readJson("toolset.json") as PinnedToolset;
 const observed = readJson("observed.json") as Record<string, ObservedResult>;
+const workflowInputs = readJson("workflow-inputs.json") as Record<string, string>;
 const schemas = readJson("schemas.json") as Record<string, unknown>;
 
 const options: ts.CompilerOptions = {
@@ -97,7 +98,7 @@ export default async function main(input: { repo: string }) {
 }
 `;
 
-const BAD_SCRIPT = `import { github, harness, sleep, ToolError, nothing } from "rewind:tools"; // TS2305
+const BAD_SCRIPT = `import { github, harness, sleep, workflows, ToolError, nothing } from "rewind:tools"; // TS2305
 export default async function main() {
   await github.list_issues({ repo: 1 }); // TS2322
   await github.list_issues({}); // TS2345
@@ -110,13 +111,16 @@ export default async function main() {
   const url: number = (await github["create-issue"]({ repo: "a", title: "t" })).url; // TS2322
   await sleep(true); // TS2345
   await fetch(42); // TS2345
+  await workflows.nightly_report.start({ day: "monday" }); // TS2322
+  await workflows.nightly_report.start(); // TS2554
+  await workflows["send-digest"].start({ anything: true });
   try { await sleep(1); } catch (e) { if (e instanceof ToolError && e.code === "nope") return url; } // TS2367
   return 0;
 }
 `;
 
 describe("generated .d.ts under strict", () => {
-  const dts = renderDts(toolset, { observed });
+  const dts = renderDts(toolset, { observed, workflowInputs });
 
   it("accepts a script that uses every tool and built-in correctly", () => {
     expect(check({ "rewind-tools.d.ts": dts, "main.ts": GOOD_SCRIPT })).toEqual([]);

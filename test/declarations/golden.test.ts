@@ -31,6 +31,8 @@ function expectGolden(file: string, actual: string): void {
 const schemas = readJson("schemas.json") as Record<string, unknown>;
 const toolset = readJson("toolset.json") as PinnedToolset;
 const observed = readJson("observed.json") as Record<string, ObservedResult>;
+/** The input types of the fixture's stored workflows: `nightly_report` declares one, `send-digest` none. */
+const workflowInputs = readJson("workflow-inputs.json") as Record<string, string>;
 
 describe("jsonSchemaToTs golden", () => {
   it("renders the schema set for the type-checker", () => {
@@ -50,15 +52,15 @@ describe("jsonSchemaToTs golden", () => {
 
 describe("toolset golden", () => {
   it("renders the fixture toolset as a .d.ts", () => {
-    expectGolden("toolset.d.ts.txt", renderDts(toolset, { observed }));
+    expectGolden("toolset.d.ts.txt", renderDts(toolset, { observed, workflowInputs }));
   });
 
   it("renders the fixture toolset for the prompt", () => {
-    expectGolden("toolset.prompt.txt", renderPrompt(toolset, { observed }));
+    expectGolden("toolset.prompt.txt", renderPrompt(toolset, { observed, workflowInputs }));
   });
 
   it("renders the fixture toolset for the prompt after the guide to writing a script", () => {
-    expectGolden("toolset.guide.prompt.txt", withScriptGuide(renderPrompt(toolset, { observed })));
+    expectGolden("toolset.guide.prompt.txt", withScriptGuide(renderPrompt(toolset, { observed, workflowInputs })));
   });
 
   it("renders only the built-ins for an empty toolset", () => {
@@ -69,12 +71,12 @@ describe("toolset golden", () => {
 
 describe("compact and selected golden", () => {
   it("renders the fixture toolset compact: one line per tool, no types", () => {
-    expectGolden("toolset.compact.prompt.txt", renderCompactPrompt(toolset, { observed }));
+    expectGolden("toolset.compact.prompt.txt", renderCompactPrompt(toolset, { observed, workflowInputs }));
   });
 
   it("renders only the chosen tools and the built-ins, for the prompt and the type-checker", () => {
     const tools = new Set(["file-system.read_tree", "github.list_issues", "harness.lookup"]);
-    expectGolden("toolset.selected.prompt.txt", renderPrompt(toolset, { observed, tools }));
-    expectGolden("toolset.selected.d.ts.txt", renderDts(toolset, { observed, tools }));
+    expectGolden("toolset.selected.prompt.txt", renderPrompt(toolset, { observed, workflowInputs, tools }));
+    expectGolden("toolset.selected.d.ts.txt", renderDts(toolset, { observed, workflowInputs, tools }));
   });
 });

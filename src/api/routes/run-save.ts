@@ -2,9 +2,9 @@
  * `POST /v1/runs/{id}/save {name, description?, toolset?}`: a run's script becomes a stored script
  * (a workflow toolsets pin by name), as `POST /v1/workflows` would store it, pinned to the run's
  * toolset or to the one the body names. The run may be running or ended, continued as new or not:
- * its script and toolset are read from its start, the tools it called from its journal. Saving
- * against another toolset is refused when the script does not type-check against it (422
- * `typeCheckFailed`) or the toolset lacks a tool the run called (422 `toolsMissing`).
+ * its script, declared input type and toolset are read from its start, the tools it called from
+ * its journal. Saving against another toolset is refused when the script does not type-check
+ * against it (422 `typeCheckFailed`) or the toolset lacks a tool the run called (422 `toolsMissing`).
  */
 import { Router } from "express";
 import { z } from "zod";
@@ -65,12 +65,16 @@ export function createRunSaveRouter(deps: RunSaveRouteDeps): Router {
         `toolset ${toolset.id} lacks what run ${runId} called: ${lacked.join(", ")}`,
         { toolset: toolset.id, tools: lacked },
       );
-    const id = storedScriptId(body.name, input.scriptHash, toolset.id, body.description);
+    const id = storedScriptId(body.name, input.scriptHash, toolset.id, {
+      description: body.description,
+      inputType: input.inputType,
+    });
     const created = await deps.storedScripts.save(namespace, id, {
       id,
       name: body.name,
       ...(body.description === undefined ? {} : { description: body.description }),
       script: input.script,
+      ...(input.inputType === undefined ? {} : { inputType: input.inputType }),
       scriptHash: input.scriptHash,
       toolsetId: toolset.id,
       toolset: toolset.document,

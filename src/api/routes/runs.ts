@@ -94,11 +94,13 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
   const scriptToRun = (
     req: Request,
     toolset: Awaited<ReturnType<typeof compileForToolset>>["toolset"],
-    compiled: { javascript: string; scriptHash: string },
+    compiled: { javascript: string; scriptHash: string; inputType?: string },
   ) => ({
     trace: newRunTrace(req.get("traceparent")),
     script: compiled.javascript,
     scriptHash: compiled.scriptHash,
+    // Kept for saving the script (POST /v1/runs/{id}/save); the workflow never reads it.
+    ...(compiled.inputType === undefined ? {} : { inputType: compiled.inputType }),
     toolsetId: toolset.id,
     toolset: toolset.document,
   });

@@ -1,7 +1,7 @@
 /**
  * Stored scripts (the API calls them workflows): `POST /v1/workflows {name, script, toolset?}` type-checks the script
- * against its toolset and stores it under a content-addressed id (`wf_…`) that toolsets pin by
- * name; `GET /v1/workflows/{id}` reads it back.
+ * against its toolset and stores it, with its declared input type, under a content-addressed id
+ * (`wf_…`) that toolsets pin by name; `GET /v1/workflows/{id}` reads it back.
  */
 import { Router } from "express";
 import { z } from "zod";
@@ -42,11 +42,12 @@ export function createWorkflowsRouter(deps: WorkflowsRouteDeps): Router {
     const namespace = namespaceOf(req);
     const body = parseOrThrow(storeWorkflowBody, req.body, "body");
     const { toolset, ...compiled } = await compileForToolset(deps, namespace, body.toolset, body.script);
-    const id = storedScriptId(body.name, compiled.scriptHash, toolset.id);
+    const id = storedScriptId(body.name, compiled.scriptHash, toolset.id, { inputType: compiled.inputType });
     const created = await deps.storedScripts.save(namespace, id, {
       id,
       name: body.name,
       script: compiled.javascript,
+      ...(compiled.inputType === undefined ? {} : { inputType: compiled.inputType }),
       scriptHash: compiled.scriptHash,
       toolsetId: toolset.id,
       toolset: toolset.document,
@@ -64,6 +65,7 @@ export function createWorkflowsRouter(deps: WorkflowsRouteDeps): Router {
       toolset: stored.toolsetId,
       scriptHash: stored.scriptHash,
       ...(stored.description === undefined ? {} : { description: stored.description }),
+      ...(stored.inputType === undefined ? {} : { inputType: stored.inputType }),
     });
   });
 
