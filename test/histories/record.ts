@@ -29,7 +29,7 @@ const WAIT_MS = 1500;
 interface RunView {
   status?: string;
   result?: unknown;
-  error?: { message?: string };
+  error?: { type?: string; message?: string };
 }
 
 async function waitForEnd(world: World, id: string): Promise<RunView> {
@@ -136,7 +136,9 @@ async function play(scenario: Scenario, toolsets: Toolsets): Promise<void> {
   const view = await waitForEnd(world, id);
   check(scenario.name, view, scenario.expected);
   await executionsSettled(id, scenario.name === "continue-as-new" ? 2 : 1);
-  const cassette = view.status === "cancelled" ? undefined : (await world.api("GET", `/v1/runs/${id}/cassette`)).body;
+  // A cancelled run has no ending to replay, and a rejected script never ran.
+  const replayable = view.status !== "cancelled" && view.error?.type !== "ScriptRejected";
+  const cassette = replayable ? (await world.api("GET", `/v1/runs/${id}/cassette`)).body : undefined;
   await keep(scenario.name, id, true, cassette, view);
 }
 

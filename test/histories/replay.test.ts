@@ -110,6 +110,15 @@ describe("the replay corpus", () => {
       } else if (ended.error?.includes("nothing will settle")) {
         // A stuck run's script, fed every recorded call, still waits and asks for nothing more.
         expect(outcome, name).toMatchObject({ ok: false, error: { kind: "divergence", expected: null, actual: null } });
+      } else if (ended.status === "rolledBack") {
+        // A rolled-back run's script, fed the calls it made, asks for nothing more: the entries
+        // past them are the rollback's reverts, which the script never made.
+        const { entries } = file.cassette as Cassette;
+        const firstRevert = entries.find((entry) => entry.revertOf !== undefined);
+        expect(outcome, name).toMatchObject({
+          ok: false,
+          error: { kind: "divergence", seq: firstRevert?.seq ?? entries.length + 1, actual: null },
+        });
       } else {
         // A failed run's script fails the same way, after the same calls (a divergence would name a call).
         expect(outcome.ok, name).toBe(false);

@@ -22,6 +22,8 @@ export interface ScenarioWorld {
   apiUrl(): string;
   /** An MCP server with echo, record_effect, flaky (drops its first attempt), once and fail. */
   mcp: TestMcpServer;
+  /** A billing MCP server whose effects can be undone: charge and refund, hold and release. */
+  billing: TestMcpServer;
   /** An MCP server that answers 401 unless the credentials are `Bearer fresh-token`. */
   guarded: TestMcpServer;
   /** An MCP server whose create_ticket schema a scenario changes under a sleeping run. */
@@ -38,7 +40,7 @@ export interface ScenarioOptions {
 }
 
 export interface Expected {
-  status: "completed" | "failed" | "cancelled";
+  status: "completed" | "failed" | "cancelled" | "rolledBack";
   result?: unknown;
   /** A part of the run's error message. */
   error?: string;
@@ -113,6 +115,15 @@ function parkedOn(seq: number, reason: string) {
   };
 }
 
+/** Waits until the run waits for its script's approval, before its first step. */
+async function waitsForScriptApproval(world: ScenarioWorld, id: string): Promise<void> {
+  await until(`run ${id} to wait for its script's approval`, async () => {
+    const { body } = await world.api("GET", `/v1/runs/${id}`);
+    const approval = body["scriptApproval"] as { state?: string } | undefined;
+    return body["status"] === "parked" && approval?.state === "waiting" ? true : undefined;
+  });
+}
+
 /** Waits until the journal has `count` completed entries (the run then sits in a wait after them). */
 function completedCalls(count: number) {
   return async (world: ScenarioWorld, id: string): Promise<void> => {
@@ -142,6 +153,51 @@ async function postSignal(world: ScenarioWorld, id: string, body: unknown): Prom
   if (response.status >= 300)
     throw new Error(`posting to run ${id}'s webhook answered ${response.status}: ${await response.text()}`);
 }
+
+/**
+ * Registers a toolset whose document needs a later release than the first (a policy field it
+ * came with), so `prepare` stays valid on every release: the scenarios that use it name that
+ * release in `since`, and register it when they start. A document registered again keeps its id.
+ */
+async function registerToolset(world: ScenarioWorld, document: Record<string, unknown>): Promise<string> {
+  return String((await ok(world.api("POST", "/v1/toolsets", document), "registering a toolset")).body["id"]);
+}
+
+/** The main server with flaky at most once, its unknown outcome parked for a decision. */
+const uncertainToolset = (world: ScenarioWorld): Promise<string> =>
+  registerToolset(world, {
+    mcpServers: { svc: { url: world.mcp.url } },
+    policies: { "svc.flaky": { onInterruption: "at_most_once", onUnknown: "park" } },
+  });
+
+/** Billing whose charges a refund reverts, each refund waiting for approval. */
+const billingToolset = (world: ScenarioWorld): Promise<string> =>
+  registerToolset(world, {
+    mcpServers: { billing: { url: world.billing.url } },
+    policies: {
+      "billing.charge": {
+        revert: {
+          tool: "billing.refund",
+          args: { chargeId: "{{result.id}}", amount: "{{args.amount}}", reason: "rollback" },
+        },
+      },
+      "billing.refund": { approval: true },
+    },
+  });
+
+/** Its one call's outcome is unknown (the server drops the first attempt): parked until decided. */
+const UNCERTAIN = `import { svc, ToolError } from "rewind:tools";
+export default async function main() {
+  try { return ["ok", await svc.flaky({ amount: 5 })]; }
+  catch (e) { return e instanceof ToolError ? [e.code] : ["other", String(e)]; }
+}`;
+
+/** Sends an invoice; run with approveScript, it waits before its first step. */
+const INVOICE = `import { svc } from "rewind:tools";
+export default async function main() {
+  const got = (await svc.echo({ message: "invoice" })) as { args: { message: string } };
+  return got.args.message;
+}`;
 
 /** Scripts return the echoed messages only, so expected values hold for any run id. */
 const SEQUENTIAL = `import { svc } from "rewind:tools";
@@ -494,6 +550,94 @@ export default async function main(input: { ms: number }) {
     name: "stuck",
     start: (w) => startRun(w, { script: "export default async () => { await new Promise(() => {}); return 1; };" }),
     expected: { status: "failed", error: "nothing will settle" },
+  },
+  {
+    name: "outcome-unknown-resolved",
+    since: "9dae151",
+    start: async (w) => startRun(w, { toolset: await uncertainToolset(w), script: UNCERTAIN }),
+    waiting: parkedOn(1, "outcomeUnknown"),
+    resolve: async (w, id) => {
+      await ok(
+        w.api("POST", `/v1/runs/${id}/calls/1/resolve`, { result: { charged: true }, by: "ops" }),
+        "resolving the unknown outcome",
+      );
+    },
+    expected: { status: "completed", result: ["ok", { charged: true }] },
+  },
+  {
+    name: "outcome-unknown-retried",
+    since: "9dae151",
+    start: async (w) => startRun(w, { toolset: await uncertainToolset(w), script: UNCERTAIN }),
+    waiting: parkedOn(1, "outcomeUnknown"),
+    resolve: async (w, id) => {
+      await ok(w.api("POST", `/v1/runs/${id}/calls/1/retry`, { by: "ops" }), "retrying the unknown outcome");
+    },
+    expected: { status: "completed", result: ["ok", { attempt: 2 }] },
+  },
+  {
+    name: "outcome-unknown-failed",
+    since: "9dae151",
+    start: async (w) => startRun(w, { toolset: await uncertainToolset(w), script: UNCERTAIN }),
+    waiting: parkedOn(1, "outcomeUnknown"),
+    resolve: async (w, id) => {
+      await ok(
+        w.api("POST", `/v1/runs/${id}/calls/1/fail`, { reason: "the ledger has no charge" }),
+        "failing the unknown outcome",
+      );
+    },
+    expected: { status: "completed", result: ["outcomeUnknown"] },
+  },
+  {
+    name: "script-approval-approved",
+    since: "9dae151",
+    start: (w, t) => startRun(w, { toolset: t.main, script: INVOICE, approveScript: true }),
+    waiting: waitsForScriptApproval,
+    resolve: async (w, id) => {
+      await ok(w.api("POST", `/v1/runs/${id}/approve`, { by: "reviewer" }), "approving the script");
+    },
+    expected: { status: "completed", result: "invoice" },
+  },
+  {
+    name: "script-approval-rejected",
+    since: "9dae151",
+    start: (w, t) => startRun(w, { toolset: t.main, script: INVOICE, approveScript: true }),
+    waiting: waitsForScriptApproval,
+    resolve: async (w, id) => {
+      await ok(
+        w.api("POST", `/v1/runs/${id}/reject`, { reason: "sends invoices", by: "reviewer" }),
+        "rejecting the script",
+      );
+    },
+    expected: { status: "failed", error: "the harness rejected the script: sends invoices" },
+  },
+  {
+    name: "rollback-revert-approved",
+    since: "e653b8e",
+    start: async (w) =>
+      startRun(w, {
+        toolset: await billingToolset(w),
+        script: `import { billing, waitForSignal } from "rewind:tools";
+export default async function main() {
+  await billing.charge({ customer: "alice", amount: 10 });
+  await waitForSignal("never");
+  return "done";
+}`,
+      }),
+    // Rolled back while it waits for its signal: the refund reverting its charge waits for approval.
+    waiting: async (w, id) => {
+      await until(`run ${id} to wait for its signal`, async () =>
+        (await journal(w, id)).some((e) => e.tool === "rewind.waitForSignal") ? true : undefined,
+      );
+      await ok(
+        w.api("POST", `/v1/runs/${id}/rollback`, { by: "ops", reason: "order cancelled" }),
+        "asking for a rollback",
+      );
+      await parkedOn(3, "approval")(w, id);
+    },
+    resolve: async (w, id) => {
+      await ok(w.api("POST", `/v1/runs/${id}/calls/3/approve`, { by: "finance" }), "approving the refund");
+    },
+    expected: { status: "rolledBack" },
   },
   {
     name: "cancelled-while-parked",

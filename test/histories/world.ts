@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createHostToolWorker, type HostToolWorker } from "../../src/sdk/index.ts";
+import { billingTools } from "../helpers/billing-tools.ts";
 import { startEventReceiver, type EventReceiver } from "../helpers/event-receiver.ts";
 import { startLoopbackServer, type LoopbackServer } from "../helpers/http-loopback.ts";
 import { startMcpServer } from "../helpers/mcp-test-server.ts";
@@ -58,6 +59,7 @@ export async function startWorld(): Promise<World> {
   });
   const guarded = await startMcpServer({ tools: [echoTool("whoami")], requiredAuthorization: `Bearer ${FRESH_TOKEN}` });
   const changing = await startMcpServer({ tools: [createTicketTool(OLD_TICKET_SCHEMA)] });
+  const billing = await startMcpServer({ tools: billingTools().tools });
   const site = await startLoopbackServer((req, res) => {
     req.resume();
     req.on("end", () =>
@@ -83,6 +85,7 @@ export async function startWorld(): Promise<World> {
     api,
     apiUrl: () => apis.main,
     mcp,
+    billing,
     guarded,
     changing,
     site,
@@ -162,7 +165,14 @@ export default async (input: { label: string }) => { await webhook("go"); return
     async close() {
       await host?.shutdown();
       await hostRunning;
-      await Promise.all([mcp.close(), guarded.close(), changing.close(), site.close(), receiver.close()]);
+      await Promise.all([
+        mcp.close(),
+        billing.close(),
+        guarded.close(),
+        changing.close(),
+        site.close(),
+        receiver.close(),
+      ]);
     },
   };
 }

@@ -3,7 +3,8 @@
  * the release (default 3477167, `--from <commit>`) gets its own `npm ci`; its stack starts every
  * scenario of test/histories/scenarios.ts against a dev server persisted to SQLite, and leaves
  * each one waiting (approval, webhook signal, timer, credentials, schema change, child run,
- * between continue-as-new executions); runs that just run are left to end. Then the release's
+ * between continue-as-new executions, and on releases that have them an unknown outcome, a
+ * script's approval, a rollback's revert); runs that just run are left to end. Then the release's
  * stack stops (SIGTERM in one lane, SIGKILL in a second, smaller one), Temporal restarts on the
  * same SQLite file and port, and today's stack starts with the same task queue, state dir and
  * secret key. Each wait is resolved through today's API and every run must end as its scenario
@@ -207,6 +208,7 @@ function laneWorld(world: World, lane: () => Lane): ScenarioWorld {
   };
   return {
     mcp: world.mcp,
+    billing: world.billing,
     guarded: world.guarded,
     changing: world.changing,
     httpHost: world.httpHost,
