@@ -3,6 +3,9 @@
  * the first still holds a warm isolate of the run and keeps finishing its calls (and taking
  * speculative steps on that isolate, whose chain the journal then never has). Every run must
  * complete with the right result: a step that can't be adopted is discarded and its call fed.
+ * Calls issued together go to the session queue of the worker that took the step; here an
+ * activity-only worker sharing the first worker's sandbox polls that queue, so it keeps taking
+ * them (and speculative steps on the stale isolate) after the first worker stopped.
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,14 +69,14 @@ async function startWorker(extra: Partial<RewindWorkerOptions>): Promise<RewindW
 const SCRIPT = `import { svc } from "rewind:tools";
 export default async function main(input: { tag: string }) {
   let sum = 0;
-  for (let i = 0; i < 30; i++) sum += ((await svc.echo({ i })) as { i: number }).i;
-  const all = (await Promise.all(Array.from({ length: 16 }, (_, i) => svc.echo({ i })))) as { i: number }[];
-  for (const a of all) sum += a.i;
-  for (let i = 0; i < 400; i++) sum += ((await svc.echo({ i })) as { i: number }).i;
+  for (let round = 0; round < 28; round++) {
+    const all = (await Promise.all(Array.from({ length: 16 }, (_, i) => svc.echo({ i })))) as { i: number }[];
+    for (const a of all) sum += a.i;
+  }
   return input.tag + ":" + sum;
 }`;
-// 0..29 + 0..15 + 0..399: long enough that no run can end while the workflow tasks move.
-const SUM = 435 + 120 + 79_800;
+// 28 rounds of 0..15 (448 calls): long enough that no run can end while the workflow tasks move.
+const SUM = 28 * 120;
 
 async function completedCalls(id: string): Promise<number> {
   const { body } = await stack.request("GET", `/v1/runs/${id}/journal`);
@@ -86,7 +89,13 @@ describe("speculative steps, across workers", () => {
     // same process keeps taking speculative steps on them after the workflow tasks moved.
     const firstSandbox = createSandbox({ ...stack.config.sandbox, warmSessions: 64, validate: validateAgainstSchema });
     const first = await startWorker({ identity: "first-full", sharedSandbox: firstSandbox });
-    await startWorker({ identity: "first-activities", activitiesOnly: true, sharedSandbox: firstSandbox });
+    expect(first.sessionQueue).toMatch(/-session-/);
+    await startWorker({
+      identity: "first-activities",
+      activitiesOnly: true,
+      sharedSandbox: firstSandbox,
+      taskQueue: first.sessionQueue ?? "",
+    });
     const ids = await Promise.all(
       ["a", "b", "c", "d"].map((tag) => startRun(stack, { toolset, script: SCRIPT, input: { tag } })),
     );
@@ -98,7 +107,7 @@ describe("speculative steps, across workers", () => {
     // Every run is still going, with a warm isolate on the first worker, when the workflow tasks move.
     for (const [i, id] of ids.entries()) {
       expect(before[i], id).toBeGreaterThanOrEqual(8);
-      expect(before[i], id).toBeLessThan(446);
+      expect(before[i], id).toBeLessThan(448);
       expect((await stack.client.workflow.getHandle(id).describe()).status.name).toBe("RUNNING");
     }
     await startWorker({ identity: "second-full" });
