@@ -7,22 +7,19 @@
  * activity-only worker sharing the first worker's sandbox polls that queue, so it keeps taking
  * them (and speculative steps on the stale isolate) after the first worker stopped.
  */
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
-import { TEST_SECRET_KEY } from "../helpers/secret-key.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { createSandbox } from "../../src/sandbox/index.ts";
 import { validateAgainstSchema } from "../../src/schemas/index.ts";
-import { createRewindWorker, type RewindWorker, type RewindWorkerOptions } from "../../src/worker/create-worker.ts";
+import { testWorkers } from "../helpers/test-worker.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
 let server: TestMcpServer;
 let toolset: string;
-const workers: RewindWorker[] = [];
-const running: Promise<void>[] = [];
+const workers = testWorkers();
 
 beforeAll(async () => {
   stack = await startRewindStack({ noWorker: true });
@@ -42,29 +39,10 @@ beforeAll(async () => {
   toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
 });
 afterAll(async () => {
-  await Promise.all(workers.map((w) => w.shutdown().catch(() => undefined)));
-  await Promise.all(running.map((r) => r.catch(() => undefined)));
+  await workers.stopAll();
   await stack?.stop();
   await server?.close();
 });
-
-async function startWorker(extra: Partial<RewindWorkerOptions>): Promise<RewindWorker> {
-  const worker = await createRewindWorker({
-    address: stack.address,
-    namespace: stack.config.temporal.namespace,
-    taskQueue: stack.config.temporal.taskQueue,
-    sandbox: stack.config.sandbox,
-    warmIsolates: 64,
-    cacheDir: path.join(stack.config.stateDir, "cache"),
-    secretKey: TEST_SECRET_KEY,
-    publicUrl: stack.api.url,
-    payloads: stack.config.payloads,
-    ...extra,
-  });
-  workers.push(worker);
-  running.push(worker.run());
-  return worker;
-}
 
 const SCRIPT = `import { svc } from "rewind:tools";
 export default async function main(input: { tag: string }) {
@@ -88,9 +66,9 @@ describe("speculative steps, across workers", () => {
     // The first worker's warm isolates outlive its workflow worker: an activity-only worker of the
     // same process keeps taking speculative steps on them after the workflow tasks moved.
     const firstSandbox = createSandbox({ ...stack.config.sandbox, warmSessions: 64, validate: validateAgainstSchema });
-    const first = await startWorker({ identity: "first-full", sharedSandbox: firstSandbox });
+    const first = await workers.start(stack, { identity: "first-full", sharedSandbox: firstSandbox });
     expect(first.sessionQueue).toMatch(/-session-/);
-    await startWorker({
+    await workers.start(stack, {
       identity: "first-activities",
       activitiesOnly: true,
       sharedSandbox: firstSandbox,
@@ -110,7 +88,7 @@ describe("speculative steps, across workers", () => {
       expect(before[i], id).toBeLessThan(448);
       expect((await stack.client.workflow.getHandle(id).describe()).status.name).toBe("RUNNING");
     }
-    await startWorker({ identity: "second-full" });
+    await workers.start(stack, { identity: "second-full" });
     await first.shutdown();
     // Tasks go to the second worker at once instead of waiting out the first one's sticky queue.
     for (const id of ids) {

@@ -7,26 +7,24 @@
  * gone, a call waits on its queue for 5 s at most, then goes to the shared queue and the run goes
  * on.
  */
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { temporal } from "@temporalio/proto";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
-import { TEST_SECRET_KEY } from "../helpers/secret-key.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
+import { testWorkers } from "../helpers/test-worker.ts";
 import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { validateAgainstSchema } from "../../src/schemas/index.ts";
-import { createRewindWorker, type RewindWorker, type RewindWorkerOptions } from "../../src/worker/create-worker.ts";
+import type { RewindWorkerOptions } from "../../src/worker/create-worker.ts";
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 let stack: RewindStack;
 let server: TestMcpServer;
 let toolset: string;
-const workers: RewindWorker[] = [];
-const running: Promise<void>[] = [];
+const workers = testWorkers();
 const processes: WorkerProcess[] = [];
 
 beforeAll(async () => {
@@ -56,8 +54,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await Promise.all(processes.map((p) => p.kill()));
-  await Promise.all(workers.map((w) => w.shutdown().catch(() => undefined)));
-  await Promise.all(running.map((r) => r.catch(() => undefined)));
+  await workers.stopAll();
   await stack?.stop();
   await server?.close();
 });
@@ -71,22 +68,7 @@ async function startWorker(identity: string, extra: Partial<RewindWorkerOptions>
     validate: validateAgainstSchema,
     metrics: { step: (start) => void (steps[start] += 1) },
   });
-  const worker = await createRewindWorker({
-    address: stack.address,
-    namespace: stack.config.temporal.namespace,
-    taskQueue: stack.config.temporal.taskQueue,
-    sandbox: stack.config.sandbox,
-    warmIsolates: 64,
-    cacheDir: path.join(stack.config.stateDir, "cache"),
-    secretKey: TEST_SECRET_KEY,
-    publicUrl: stack.api.url,
-    payloads: stack.config.payloads,
-    identity,
-    sharedSandbox: sandbox,
-    ...extra,
-  });
-  workers.push(worker);
-  running.push(worker.run().finally(() => sandbox.dispose()));
+  const worker = await workers.start(stack, { identity, sharedSandbox: sandbox, ...extra }, () => sandbox.dispose());
   return { worker, steps };
 }
 
@@ -167,7 +149,7 @@ describe("calls follow the run's session", () => {
 
   it("sends a call to the shared queue when the worker holding the isolate was killed, and the run completes", async () => {
     // Only the worker process takes the run's first steps; an in-process worker arrives after the kill.
-    for (const w of workers.splice(0)) await w.shutdown();
+    await workers.shutdownStarted();
     const env = {
       TEMPORAL_ADDRESS: stack.address,
       REWIND_TASK_QUEUE: stack.config.temporal.taskQueue,
