@@ -6,8 +6,8 @@
  * against the full declarations, so nothing here has to be exact about types.
  */
 import type { PinnedTool, PinnedToolset } from "../shared/index.ts";
-import { renderedGroups, type RenderOptions } from "./render-dts.ts";
-import { builtinLines, importLine, summarize, toolReference } from "./render-prompt.ts";
+import type { RenderOptions } from "./render-dts.ts";
+import { promptText, summarize, toolReference } from "./render-prompt.ts";
 
 /** Shorter than the full rendering's cut: here the description is all a tool has. */
 const COMPACT_SUMMARY_LENGTH = 100;
@@ -19,15 +19,7 @@ export function compactLine(group: string, tool: PinnedTool): string {
 }
 
 export function renderCompactPrompt(toolset: PinnedToolset, options: RenderOptions = {}): string {
-  const groups = renderedGroups(toolset, options);
-  const workflows = Object.keys(toolset.workflows);
-  const lines = [
-    importLine(
-      groups.map(({ group }) => group),
-      workflows.length > 0,
-    ),
-  ];
-  for (const { group, tools } of groups) for (const tool of tools) lines.push(compactLine(group, tool));
-  lines.push(...builtinLines(workflows, toolset.http?.allowedHosts, options));
-  return `${lines.join("\n")}\n`;
+  return promptText(toolset, options, (groups) =>
+    groups.flatMap(({ group, tools }) => tools.map((tool) => compactLine(group, tool))),
+  );
 }

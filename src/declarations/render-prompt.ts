@@ -21,6 +21,28 @@ import type { RenderOptions } from "./render-dts.ts";
 const SUMMARY_LENGTH = 200;
 
 export function renderPrompt(toolset: PinnedToolset, options: RenderOptions = {}): string {
+  return promptText(toolset, options, (groups) => {
+    const lines: string[] = [];
+    for (const { group, kind, tools } of groups) {
+      for (const tool of tools) lines.push(toolLine(group, kind, tool, options));
+    }
+    const undeclared = groups.some(
+      ({ kind, tools }) => kind === "mcp" && tools.some((tool) => tool.outputSchema === undefined),
+    );
+    if (undeclared) lines.push(`MCP tools without an output schema: ${UNDECLARED_MCP_RESULT}`);
+    return lines;
+  });
+}
+
+/**
+ * The frame of both prompt renderings (this one and the compact one): the import line of the
+ * groups rendered, the lines `toolLines` gives for those groups, then the built-ins.
+ */
+export function promptText(
+  toolset: PinnedToolset,
+  options: RenderOptions,
+  toolLines: (groups: ReturnType<typeof renderedGroups>) => string[],
+): string {
   const groups = renderedGroups(toolset, options);
   const workflows = Object.keys(toolset.workflows);
   const lines = [
@@ -28,15 +50,9 @@ export function renderPrompt(toolset: PinnedToolset, options: RenderOptions = {}
       groups.map(({ group }) => group),
       workflows.length > 0,
     ),
+    ...toolLines(groups),
+    ...builtinLines(workflows, toolset.http?.allowedHosts, options),
   ];
-  for (const { group, kind, tools } of groups) {
-    for (const tool of tools) lines.push(toolLine(group, kind, tool, options));
-  }
-  const undeclared = groups.some(
-    ({ kind, tools }) => kind === "mcp" && tools.some((tool) => tool.outputSchema === undefined),
-  );
-  if (undeclared) lines.push(`MCP tools without an output schema: ${UNDECLARED_MCP_RESULT}`);
-  lines.push(...builtinLines(workflows, toolset.http?.allowedHosts, options));
   return `${lines.join("\n")}\n`;
 }
 
