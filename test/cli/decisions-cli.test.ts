@@ -9,36 +9,13 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../helpers/mcp-test-server.ts";
-import { IDEMPOTENCY_KEY, effectCounterTool } from "../helpers/mcp-test-tools.ts";
+import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { IDEMPOTENCY_KEY, chargeOnRetryTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 import { runCli, type CliResult } from "./cli-process.ts";
-
-const CHARGED = {
-  type: "object",
-  properties: { charged: { type: "boolean" }, attempt: { type: "integer" } },
-  required: ["charged"],
-};
-
-/** The first attempt of each key loses its connection once sent; a later one answers. */
-const chargeTool: TestToolDefinition = {
-  name: "charge",
-  inputSchema: { type: "object" },
-  outputSchema: CHARGED,
-  async handler(_args, { attempt, dropConnection, signal }) {
-    if (attempt === 1) {
-      dropConnection();
-      return new Promise<CallToolResult>((resolve) =>
-        signal.addEventListener("abort", () => resolve({ content: [] }), { once: true }),
-      );
-    }
-    return { content: [], structuredContent: { charged: true, attempt } };
-  },
-};
 
 const CHARGE_SCRIPT = `import { pay, ToolError } from "rewind:tools";
 export default async function main() {
@@ -61,7 +38,7 @@ const cli = (...args: string[]) => runCli(args, { url: stack.api.url, cwd: dir }
 beforeAll(async () => {
   [stack, server, dir] = await Promise.all([
     startRewindStack(),
-    startMcpServer({ tools: [chargeTool, invoices.tool, refunds.tool] }),
+    startMcpServer({ tools: [chargeOnRetryTool(), invoices.tool, refunds.tool] }),
     mkdtemp(path.join(tmpdir(), "rewind-decisions-cli-")),
   ]);
   toolset = await registerToolset(stack, {

@@ -2,7 +2,8 @@
  * Tool factories for the test MCP server: the behaviours durable dispatch must cope with — an
  * idempotent effect keyed by `codes.rewind/idempotency-key`, a slow tool that counts calls in
  * flight, a tool that drops its connection on the first attempts, a tool failing with `isError`,
- * a tool that holds each call until the test releases it.
+ * a tool that holds each call until the test releases it, one whose first attempt's outcome is
+ * unknown.
  * Each returns the tool and the counters a test asserts on.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
@@ -123,6 +124,32 @@ export function droppingTool(options: { dropAttempts: number; name?: string; aft
     },
   };
   return { tool, state };
+}
+
+/**
+ * Loses its connection on the first attempt of each key once the call is sent, so the caller
+ * cannot know whether it charged; a later attempt answers `{ charged: true, attempt }`, which its
+ * output schema declares (a result a harness gives when it resolves the call is checked against it).
+ */
+export function chargeOnRetryTool(name = "charge"): TestToolDefinition {
+  return {
+    name,
+    inputSchema: OBJECT,
+    outputSchema: {
+      type: "object",
+      properties: { charged: { type: "boolean" }, attempt: { type: "integer" } },
+      required: ["charged"],
+    },
+    async handler(_args, { attempt, dropConnection, signal }) {
+      if (attempt === 1) {
+        dropConnection();
+        return new Promise<CallToolResult>((resolve) =>
+          signal.addEventListener("abort", () => resolve({ content: [] }), { once: true }),
+        );
+      }
+      return { content: [], structuredContent: { charged: true, attempt } };
+    },
+  };
 }
 
 /** Fails as a tool: a result with `isError: true`, which is not a protocol error. */

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { REPO_ROOT } from "./paths.ts";
+import type { RewindStack } from "./rewind-stack.ts";
 import { TEST_SECRET_KEY } from "./secret-key.ts";
 
 export interface WorkerProcess {
@@ -53,4 +54,14 @@ export async function spawnWorker(env: Record<string, string>): Promise<WorkerPr
       await exited;
     },
   };
+}
+
+/** A worker process on a test stack's Temporal queue and state directory (`env` added to its environment). */
+export function spawnStackWorker(stack: RewindStack, env: Record<string, string> = {}): Promise<WorkerProcess> {
+  return spawnWorker({
+    TEMPORAL_ADDRESS: stack.address,
+    REWIND_TASK_QUEUE: stack.config.temporal.taskQueue,
+    REWIND_STATE_DIR: stack.config.stateDir,
+    ...env,
+  });
 }

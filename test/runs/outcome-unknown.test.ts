@@ -5,54 +5,23 @@
  * the journal records who decided and how. The parked call survives the loss of its worker.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../helpers/mcp-test-server.ts";
-import { IDEMPOTENCY_KEY } from "../helpers/mcp-test-tools.ts";
+import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { IDEMPOTENCY_KEY, chargeOnRetryTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
 import { expectRunGoing } from "../helpers/run-going.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
-import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
+import { spawnStackWorker, type WorkerProcess } from "../helpers/worker-process.ts";
 import { waitFor } from "../helpers/wait-for.ts";
-
-const CHARGED = {
-  type: "object",
-  properties: { charged: { type: "boolean" }, attempt: { type: "integer" } },
-  required: ["charged"],
-};
-
-/** The first attempt of each key loses its connection once sent; a later one answers. */
-function chargeTool(name: string): TestToolDefinition {
-  return {
-    name,
-    inputSchema: { type: "object" },
-    outputSchema: CHARGED,
-    async handler(_args, { attempt, dropConnection, signal }) {
-      if (attempt === 1) {
-        dropConnection();
-        return new Promise<CallToolResult>((resolve) =>
-          signal.addEventListener("abort", () => resolve({ content: [] }), { once: true }),
-        );
-      }
-      return { content: [], structuredContent: { charged: true, attempt } };
-    },
-  };
-}
 
 let stack: RewindStack;
 let server: TestMcpServer;
 let toolset: string;
 let worker: WorkerProcess;
 
-const workerEnv = () => ({
-  TEMPORAL_ADDRESS: stack.address,
-  REWIND_TASK_QUEUE: stack.config.temporal.taskQueue,
-  REWIND_STATE_DIR: stack.config.stateDir,
-});
-
 beforeAll(async () => {
   stack = await startRewindStack({ noWorker: true });
   server = await startMcpServer({
-    tools: [chargeTool("charge"), chargeTool("charge_plain"), chargeTool("refund")],
+    tools: [chargeOnRetryTool("charge"), chargeOnRetryTool("charge_plain"), chargeOnRetryTool("refund")],
   });
   toolset = await registerToolset(stack, {
     mcpServers: { pay: { url: server.url } },
@@ -62,7 +31,7 @@ beforeAll(async () => {
       "pay.refund": { approval: true },
     },
   });
-  worker = await spawnWorker(workerEnv());
+  worker = await spawnStackWorker(stack);
 }, 90_000);
 afterAll(async () => {
   await worker?.kill("SIGTERM");
@@ -193,7 +162,7 @@ describe("onUnknown: park", () => {
     const id = await parkedRun();
     await expectRunGoing(stack.client, id, { calls: 1 });
     await worker.kill("SIGKILL");
-    worker = await spawnWorker(workerEnv());
+    worker = await spawnStackWorker(stack);
     // The new worker answers the run's queries once it has taken the run over (a 503 until then).
     await waitFor(`run ${id}'s new worker to answer`, async () => (await stack.request("GET", `/v1/runs/${id}`)).body, {
       timeoutMs: 60_000,

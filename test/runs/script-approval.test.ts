@@ -9,7 +9,7 @@ import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.t
 import { IDEMPOTENCY_KEY, effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset } from "../helpers/toolset.ts";
-import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
+import { spawnStackWorker, type WorkerProcess } from "../helpers/worker-process.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
 let stack: RewindStack;
@@ -19,12 +19,6 @@ let guarded: string;
 let worker: WorkerProcess;
 const effects = effectCounterTool({ name: "send_invoice" });
 
-const workerEnv = () => ({
-  TEMPORAL_ADDRESS: stack.address,
-  REWIND_TASK_QUEUE: stack.config.temporal.taskQueue,
-  REWIND_STATE_DIR: stack.config.stateDir,
-});
-
 beforeAll(async () => {
   stack = await startRewindStack({ noWorker: true });
   server = await startMcpServer({ tools: [effects.tool] });
@@ -33,7 +27,7 @@ beforeAll(async () => {
     mcpServers: { billing: { url: server.url } },
     scriptApproval: "required",
   });
-  worker = await spawnWorker(workerEnv());
+  worker = await spawnStackWorker(stack);
 }, 90_000);
 afterAll(async () => {
   await worker?.kill("SIGTERM");
@@ -135,7 +129,7 @@ describe("script approval", () => {
     const id = await start({ toolset: guarded });
     await waitWaiting(id);
     await worker.kill("SIGKILL");
-    worker = await spawnWorker(workerEnv());
+    worker = await spawnStackWorker(stack);
     expect(sentBy(id)).toBe(0);
     // The new worker answers for the run once it has taken it over; the run still waits.
     await waitWaiting(id, 60_000);
