@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { watchOutput } from "../helpers/child-output.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 
 export interface CliResult {
@@ -33,49 +34,20 @@ export function spawnCli(args: string[], options: { url: string; cwd: string }):
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  let closed = false;
+  const name = `rewind ${args.join(" ")}`;
+  const stderr = watchOutput(child, { name, streams: ["stderr"] });
+  const stdout = watchOutput(child, { name, streams: ["stdout"], report: () => `${stdout.text()}\n${stderr.text()}` });
   const done = new Promise<CliResult>((resolve) =>
-    child.once("close", (code) => {
-      closed = true;
-      resolve({ code, stdout, stderr });
-    }),
+    child.once("close", (code) => resolve({ code, stdout: stdout.text(), stderr: stderr.text() })),
   );
-  const matches = (text: string | RegExp) => (typeof text === "string" ? stdout.includes(text) : text.test(stdout));
   return {
     child,
-    stdout: () => stdout,
+    stdout: stdout.text,
     done,
-    waitFor(text, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => finish(new Error(`no ${String(text)} in the output within ${timeoutMs} ms:\n${stdout}\n${stderr}`)),
-          timeoutMs,
-        );
-        const check = () => {
-          if (matches(text)) finish();
-        };
-        const exited = () =>
-          finish(new Error(`the command exited before printing ${String(text)}:\n${stdout}\n${stderr}`));
-        function finish(error?: Error) {
-          clearTimeout(timer);
-          child.stdout?.off("data", check);
-          child.off("close", exited);
-          if (error && !matches(text)) reject(error);
-          else resolve(stdout);
-        }
-        child.stdout?.on("data", check);
-        child.once("close", exited);
-        check();
-        if (closed) exited();
-      });
+    async waitFor(text, timeoutMs) {
+      const pattern = typeof text === "string" ? new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")) : text;
+      await stdout.waitFor(pattern, timeoutMs);
+      return stdout.text();
     },
   };
 }

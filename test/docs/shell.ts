@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { watchOutput } from "../helpers/child-output.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 
 export interface ShellProcess {
@@ -40,47 +41,19 @@ export function spawnShell(command: string, options: { cwd: string; env: Record<
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
   });
-  let output = "";
-  const listeners = new Set<() => void>();
-  const append = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const listener of listeners) listener();
-  };
-  child.stdout?.on("data", append);
-  child.stderr?.on("data", append);
+  const output = watchOutput(child, { name: `\`${command}\`` });
   let ended = false;
   const exited = new Promise<{ code: number | null; output: string }>((resolve) =>
     child.once("close", (code) => {
       ended = true;
-      for (const listener of listeners) listener();
-      resolve({ code, output });
+      resolve({ code, output: output.text() });
     }),
   );
   return {
     child,
-    output: () => output,
+    output: output.text,
     exited,
-    waitFor(pattern, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => finish(new Error(`no ${String(pattern)} within ${timeoutMs} ms:\n${output}`)),
-          timeoutMs,
-        );
-        const check = () => {
-          const match = pattern.exec(output);
-          if (match) finish(undefined, match);
-          else if (ended) finish(new Error(`\`${command}\` exited before printing ${String(pattern)}:\n${output}`));
-        };
-        function finish(error?: Error, match?: RegExpMatchArray) {
-          clearTimeout(timer);
-          listeners.delete(check);
-          if (match) resolve(match);
-          else reject(error);
-        }
-        listeners.add(check);
-        check();
-      });
-    },
+    waitFor: output.waitFor,
     async stop(signal = "SIGTERM") {
       if (!ended && child.pid !== undefined) {
         try {

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { watchOutput } from "./child-output.ts";
 import { REPO_ROOT } from "./paths.ts";
 
 export interface RewindProcess {
@@ -28,49 +29,15 @@ export function spawnRewind(args: string[], env: Record<string, string>, cwd: st
       stdio: ["ignore", "pipe", "pipe"],
     },
   );
-  let output = "";
-  const listeners = new Set<() => void>();
-  const append = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const listener of listeners) listener();
-  };
-  child.stdout?.on("data", append);
-  child.stderr?.on("data", append);
+  const output = watchOutput(child, { name: `rewind ${args.join(" ")}` });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once("close", (code, signal) => resolve({ code, signal })),
   );
-  let ended = false;
-  void exited.then(() => {
-    ended = true;
-    for (const listener of listeners) listener();
-  });
   return {
     child,
-    output: () => output,
+    output: output.text,
     exited,
-    waitFor(pattern, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () =>
-            finish(new Error(`no ${String(pattern)} within ${timeoutMs} ms from rewind ${args.join(" ")}:\n${output}`)),
-          timeoutMs,
-        );
-        const check = () => {
-          const match = pattern.exec(output);
-          if (match) finish(undefined, match);
-          else if (ended)
-            finish(new Error(`rewind ${args.join(" ")} exited before printing ${String(pattern)}:\n${output}`));
-        };
-        function finish(error?: Error, match?: RegExpMatchArray) {
-          clearTimeout(timer);
-          listeners.delete(check);
-          if (match) resolve(match);
-          else reject(error);
-        }
-        listeners.add(check);
-        check();
-      });
-    },
+    waitFor: output.waitFor,
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;
