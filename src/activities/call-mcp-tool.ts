@@ -296,7 +296,14 @@ export function createCallMcpTool(deps: McpCallDeps) {
           ...usedScope,
         };
       }
-      return { ok: true, value, attempt, ...usedScope, ...(await takeSpeculativeStep(deps, input, value)) };
+      return {
+        ok: true,
+        value,
+        attempt,
+        ...usedScope,
+        ...(deps.sessionQueue === undefined ? {} : { ranOn: deps.sessionQueue }),
+        ...(await takeSpeculativeStep(deps, input, value)),
+      };
     } catch (error) {
       errorType = thrownErrorType(error);
       if (error instanceof McpConnectError) {

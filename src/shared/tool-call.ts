@@ -43,7 +43,19 @@ export interface McpCallInput {
  * any was.
  */
 export type ToolCallResult =
-  | { ok: true; value: unknown; attempt: number; step?: SpeculativeStep; credentials?: CredentialScope }
+  | {
+      ok: true;
+      value: unknown;
+      attempt: number;
+      step?: SpeculativeStep;
+      credentials?: CredentialScope;
+      /**
+       * The session queue of the worker that ran the call (`StepPlace`); absent from older workers
+       * and activity-only ones. A run that sees one other than its session's learns that its calls
+       * land on other workers.
+       */
+      ranOn?: string;
+    }
   | {
       ok: false;
       error: { code: "toolFailed"; message: string; details?: unknown };

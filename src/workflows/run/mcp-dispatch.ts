@@ -49,6 +49,8 @@ export interface McpDispatchContext {
   sessionQueue?: () => string | undefined;
   /** Told when no worker took a call from `queue` in time: that worker is gone. */
   sessionGone?: (queue: string) => void;
+  /** Told the session queue of the worker that ran a call, when its result says (`ToolCallResult.ranOn`). */
+  ranOn?: (queue: string) => void;
 }
 
 /**
@@ -144,6 +146,7 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
       entry.attempts = result.attempt;
       if (result.credentials) entry.credentials = result.credentials;
       if (!result.ok) return failure(entry, "toolFailed", result.error.message, result.error.details);
+      if (result.ranOn !== undefined) context.ranOn?.(result.ranOn);
       return result.step ? { ok: true, value: result.value, step: result.step } : { ok: true, value: result.value };
     } catch (error) {
       if (isCancellation(error)) throw error;
