@@ -71,15 +71,32 @@ function generic(token: string): string {
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** A README line as a pattern for the whole of a printed line. */
-export function linePattern(expected: string): RegExp {
+/** A piece of a README line as a regular expression's source, its varying tokens generic. */
+function sourceOf(expected: string): string {
   let source = "";
   let at = 0;
   for (const match of expected.matchAll(VARYING)) {
     source += escape(expected.slice(at, match.index)) + generic(match[0]);
     at = match.index + match[0].length;
   }
-  return new RegExp(`^${source}${escape(expected.slice(at))}$`);
+  return source + escape(expected.slice(at));
+}
+
+/**
+ * `--watch` repeats a call's arguments on the line that says it finished only when it never
+ * showed the call starting: whether it did depends on when it polled, so a README line with them
+ * also matches the line without them.
+ */
+const FINISHED_WITH_ARGS = /^(\s*✓ \d+ [\w.-]+)(\(.*?\))(\s.*)$/;
+
+/** A README line as a pattern for the whole of a printed line. */
+export function linePattern(expected: string): RegExp {
+  const finished = FINISHED_WITH_ARGS.exec(expected);
+  if (finished) {
+    const [, call = "", args = "", rest = ""] = finished;
+    return new RegExp(`^${sourceOf(call)}(?:${sourceOf(args)})?${sourceOf(rest)}$`);
+  }
+  return new RegExp(`^${sourceOf(expected)}$`);
 }
 
 /**
