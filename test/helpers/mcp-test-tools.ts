@@ -25,6 +25,21 @@ export function echoTool(name = "echo"): TestToolDefinition {
 }
 
 /** `count` trivial tools named tool_00, tool_01… for pagination. */
+/**
+ * `echo` answering after 2–16 ms: results of parallel calls reach history in another order than
+ * the steps that issued them were taken.
+ */
+export function jitteredEchoTool(name = "echo"): TestToolDefinition {
+  return {
+    name,
+    inputSchema: OBJECT,
+    handler: async (args) => {
+      await new Promise((resolve) => setTimeout(resolve, 2 + Math.floor(Math.random() * 15)));
+      return text(args);
+    },
+  };
+}
+
 export function manyTools(count: number): TestToolDefinition[] {
   return Array.from({ length: count }, (_, i) => ({
     name: `tool_${String(i).padStart(2, "0")}`,

@@ -9,6 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { jitteredEchoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { createSandbox } from "../../src/sandbox/index.ts";
@@ -24,17 +25,7 @@ const workers = testWorkers();
 beforeAll(async () => {
   stack = await startRewindStack({ noWorker: true });
   server = await startMcpServer({
-    tools: [
-      {
-        name: "echo",
-        inputSchema: { type: "object" },
-        // A little jitter so results reach history in an order other than the one steps were taken in.
-        handler: async (args) => {
-          await new Promise((resolve) => setTimeout(resolve, 2 + Math.floor(Math.random() * 15)));
-          return { content: [{ type: "text", text: JSON.stringify(args) }] };
-        },
-      },
-    ],
+    tools: [jitteredEchoTool()],
   });
   toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
 });

@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { temporal } from "@temporalio/proto";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { jitteredEchoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { testWorkers } from "../helpers/test-worker.ts";
@@ -31,15 +32,7 @@ beforeAll(async () => {
   stack = await startRewindStack({ noWorker: true });
   server = await startMcpServer({
     tools: [
-      {
-        name: "echo",
-        inputSchema: { type: "object" },
-        // Jitter, so results of parallel calls reach history in another order than their steps were taken.
-        handler: async (args) => {
-          await new Promise((resolve) => setTimeout(resolve, 2 + Math.floor(Math.random() * 15)));
-          return { content: [{ type: "text", text: JSON.stringify(args) }] };
-        },
-      },
+      jitteredEchoTool(),
       {
         name: "slow",
         inputSchema: { type: "object" },
