@@ -8,6 +8,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { watchEventStream, type StreamWatch } from "./event-stream-watch.ts";
+import { linkSignals } from "./linked-signal.ts";
 
 export type FetchFn = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -28,9 +29,19 @@ export interface RequestWatch extends StreamWatch {
   settled: boolean;
   /** Aborts this request's own HTTP exchange (timeout, cancellation). */
   signal: AbortSignal;
+  /** Run once the caller has its answer: lets go of what its exchanges held on to. */
+  afterSettled: (() => void)[];
 }
 
 export const requestScope = new AsyncLocalStorage<RequestWatch>();
+
+/**
+ * Runs a function in the async context this module was loaded in, which holds no call. A socket
+ * keeps the async context it was opened in for as long as it lives, and a session reuses its
+ * sockets for every later call: opened in a call's context, one would keep that call (its
+ * hooks, its watch, its activity) alive as long as the session.
+ */
+const outsideAnyCall = AsyncLocalStorage.snapshot();
 
 /** Bound of a POST no request waits for (notifications). */
 const UNWATCHED_POST_MS = 10_000;
@@ -106,7 +117,7 @@ export function createObservedFetch(observations: ConnectionObservations, baseFe
   return async (url, init) => {
     const method = (init?.method ?? "GET").toUpperCase();
     const resuming = method === "GET" && new Headers(init?.headers).has("last-event-id");
-    if (method === "GET" && !resuming) return baseFetch(url, init);
+    if (method === "GET" && !resuming) return outsideAnyCall(() => baseFetch(url, init));
     const requestId = requestIdOf(init?.body);
     const watch = resuming || requestId !== undefined ? requestScope.getStore() : undefined;
     // Nobody waits for a notification's POST (e.g. a cancellation sent to a server that hangs).
@@ -116,9 +127,17 @@ export function createObservedFetch(observations: ConnectionObservations, baseFe
       watch.sent = true;
       watch.requestId = requestId;
     }
+    // The transport's own signal lives as long as the session: the link to it goes when the
+    // request is answered (or, unwatched, once its POST is).
+    const linked = signals.length > 1 ? linkSignals(signals) : undefined;
+    if (linked && watch) {
+      if (watch.settled) linked.unlink();
+      else watch.afterSettled.push(linked.unlink);
+    }
     let response: Response;
     try {
-      response = await baseFetch(url, { ...init, signal: signals.length > 0 ? AbortSignal.any(signals) : null });
+      const signal = linked?.signal ?? signals[0] ?? null;
+      response = await outsideAnyCall(() => baseFetch(url, { ...init, signal }));
     } catch (error) {
       observations.fetchError = error;
       if (watch && resuming)
@@ -130,6 +149,8 @@ export function createObservedFetch(observations: ConnectionObservations, baseFe
         watch.sent = !failedWhileConnecting(error);
       }
       throw error;
+    } finally {
+      if (linked && !watch) linked.unlink();
     }
     if (!response.ok) {
       const body = await response

@@ -5,6 +5,7 @@
  * deadline decides, and tells "timed out" from "cancelled by the caller" without reading messages.
  */
 import { requestScope, type RequestWatch } from "./http-observer.ts";
+import { linkSignals } from "./linked-signal.ts";
 
 export interface Deadline {
   /** Aborts when the time is up or the caller's signal aborts. */
@@ -78,6 +79,7 @@ export class WatchedFailure extends Error {
  */
 export async function watched<T>(deadline: Deadline, send: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const own = new AbortController();
+  const linked = linkSignals([deadline.signal, own.signal]);
   let broken: Error | undefined;
   let markBroken: (error: Error) => void = () => undefined;
   const brokenPromise = new Promise<never>((_, reject) => {
@@ -90,7 +92,8 @@ export async function watched<T>(deadline: Deadline, send: (signal: AbortSignal)
     resumable: false,
     answered: false,
     settled: false,
-    signal: AbortSignal.any([deadline.signal, own.signal]),
+    signal: linked.signal,
+    afterSettled: [],
     onBroken(error) {
       if (watch.settled || broken !== undefined) return;
       broken = error;
@@ -106,5 +109,7 @@ export async function watched<T>(deadline: Deadline, send: (signal: AbortSignal)
     throw new WatchedFailure(error, watch, broken, deadline);
   } finally {
     watch.settled = true;
+    linked.unlink();
+    for (const release of watch.afterSettled.splice(0)) release();
   }
 }
