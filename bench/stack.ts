@@ -37,6 +37,8 @@ export interface WorkerMemory {
   rss: number;
   peakRss: number;
   heapUsed: number;
+  /** The main thread's V8 heap as committed (used plus garbage and free pages). */
+  heapTotal: number;
   external: number;
   warmIsolates: number;
 }

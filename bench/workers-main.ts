@@ -85,6 +85,7 @@ serveIpc({
       rss: usage.rss,
       peakRss,
       heapUsed: usage.heapUsed,
+      heapTotal: usage.heapTotal,
       external: usage.external,
       warmIsolates: rewind.sandbox.warmCount,
     };

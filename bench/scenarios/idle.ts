@@ -22,7 +22,7 @@ export interface IdleResult {
   /** Whether every run was asleep (its call made, plus a settling pause) before the wake-up. */
   allSleepingBeforeWake: boolean;
   /** Samples taken while every run slept (empty when they did not all sleep before the wake-up). */
-  sleeping: { rssMb: number; heapUsedMb: number; externalMb: number; warmIsolates: number }[];
+  sleeping: { rssMb: number; heapUsedMb: number; heapTotalMb: number; externalMb: number; warmIsolates: number }[];
   /** Largest RSS while they all slept, MB. */
   sleepingRssMb: number;
   /** Warm isolates held in the last sample while they all slept. */
@@ -105,6 +105,7 @@ export async function measureIdle(ctx: BenchContext): Promise<IdleResult> {
       sleeping.push({
         rssMb: memory.rss / MB,
         heapUsedMb: memory.heapUsed / MB,
+        heapTotalMb: memory.heapTotal / MB,
         externalMb: memory.external / MB,
         warmIsolates: memory.warmIsolates,
       });
