@@ -79,10 +79,17 @@ export function renderIdle(idle: IdleResult): string {
         ["every run's call made", Number.isFinite(idle.allCalledMs) ? ms(idle.allCalledMs) : "not before the wake-up"],
         ["planned wake-up after the first POST", `${idle.sleepSec} s`],
         ["workers' RSS before", `${num(idle.rssBeforeMb, 0)} MB`],
-        ["workers' RSS while all sleep (max of samples)", `${num(idle.sleepingRssMb, 0)} MB`],
         [
-          "  heap used / external while all sleep",
-          sleeping ? `${num(sleeping.heapUsedMb, 0)} MB / ${num(sleeping.externalMb, 0)} MB` : "–",
+          `workers' RSS while all sleep (max of ${idle.sleeping.length} samples; first, last)`,
+          idle.sleeping.length > 0
+            ? `${num(idle.sleepingRssMb, 0)} MB (${num(idle.sleeping[0]?.rssMb ?? Number.NaN, 0)}, ${num(sleeping?.rssMb ?? Number.NaN, 0)} MB)`
+            : "–",
+        ],
+        [
+          "  main heap used / committed / external, last sample",
+          sleeping
+            ? `${num(sleeping.heapUsedMb, 0)} / ${num(sleeping.heapTotalMb, 0)} / ${num(sleeping.externalMb, 0)} MB`
+            : "–",
         ],
         ["warm isolates held while all sleep", num(idle.sleepingWarmIsolates, 0)],
         ["workers' peak RSS (start, sleep, wake-up)", `${num(idle.peakRssMb, 0)} MB`],

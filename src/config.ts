@@ -68,6 +68,12 @@ export interface Config {
   warmIsolates: number;
   /** A warm isolate not stepped for this long is given back (0: never). Default 30 s. */
   warmIdleMs: number;
+  /**
+   * Runs whose workflow state a worker keeps in memory between their tasks (Temporal's sticky
+   * cache; about half a megabyte each). A run beyond it is replayed from its history at its next
+   * task. Default 500.
+   */
+  maxCachedWorkflows: number;
   /** Runs continue as new after this many history events; unset: when Temporal suggests it. */
   continueAsNewAfterEvents: number | undefined;
   /** Where a production deployment must not run with defaults (e.g. a generated secret key). */
@@ -168,6 +174,9 @@ function parseApiKeys(raw: string | undefined): Map<string, string> {
   }
   return keys;
 }
+
+/** Runs a worker keeps in Temporal's sticky cache unless REWIND_MAX_CACHED_WORKFLOWS says otherwise. */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
 
 const TRUSTED_TARGETS_FORMAT =
   "REWIND_TRUSTED_TARGETS entries are host names (mcp.internal, *.corp.example), addresses (10.0.0.5, ::1) or CIDRs (10.0.0.0/8, fd00::/8), comma-separated";
@@ -448,6 +457,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     warmIsolates: integer(env, "REWIND_WARM_ISOLATES", 256, 0, 100_000),
     warmIdleMs: integer(env, "REWIND_WARM_IDLE_SECONDS", 30, 0, 86_400) * 1000,
+    maxCachedWorkflows: integer(env, "REWIND_MAX_CACHED_WORKFLOWS", DEFAULT_MAX_CACHED_WORKFLOWS, 1, 1_000_000),
     continueAsNewAfterEvents: env["REWIND_CONTINUE_AS_NEW_EVENTS"]
       ? integer(env, "REWIND_CONTINUE_AS_NEW_EVENTS", 0, 50, 1_000_000)
       : undefined,

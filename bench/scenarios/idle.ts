@@ -1,10 +1,11 @@
 /**
  * Idle runs: N runs that each make one `echo` call and then sleep on a durable timer until one
- * shared moment, all on one worker. While they all sleep it samples the workers' process — RSS,
- * heap, and how many warm isolates the Rewind worker still holds (a sleeping run should hold
- * none) — then waits for every run to wake and complete, and reports the peak RSS over the whole
- * scenario and how long the wake-up took. Every run sleeps at least a second, so each one has been
- * parked on a timer even when starting the batch took longer than planned.
+ * shared moment, all on one worker. While they all sleep — from a pause after the last call, for
+ * the heap the start's burst grew to be given back, until the wake-up — it samples the workers'
+ * process: RSS, heap, and how many warm isolates the Rewind worker still holds (a sleeping run
+ * should hold none). Then it waits for every run to wake and complete, and reports the peak RSS
+ * over the whole scenario and how long the wake-up took. Every run sleeps at least a second, so
+ * each one has been parked on a timer even when starting the batch took longer than planned.
  */
 import type { BenchContext } from "../context.ts";
 import { postRun } from "../drivers.ts";
@@ -23,7 +24,7 @@ export interface IdleResult {
   allSleepingBeforeWake: boolean;
   /** Samples taken while every run slept (empty when they did not all sleep before the wake-up). */
   sleeping: { rssMb: number; heapUsedMb: number; heapTotalMb: number; externalMb: number; warmIsolates: number }[];
-  /** Largest RSS while they all slept, MB. */
+  /** Largest RSS while they all slept (sampled from a settling pause after the last call until the wake-up), MB. */
   sleepingRssMb: number;
   /** Warm isolates held in the last sample while they all slept. */
   sleepingWarmIsolates: number;
@@ -44,6 +45,9 @@ export interface IdleResult {
 const MB = 1024 * 1024;
 /** After the last run's call reached the server: time for its completion to be fed and its timer started. */
 const SETTLE_MS = 3_000;
+/** Before sampling memory while they sleep: time for the heap the start burst grew to be given back. */
+const SLEEP_SETTLE_MS = 60_000;
+const SAMPLE_EVERY_MS = 10_000;
 
 const SCRIPT = `import { svc, sleep } from "rewind:tools";
 
@@ -97,10 +101,16 @@ export async function measureIdle(ctx: BenchContext): Promise<IdleResult> {
   const sleeping: IdleResult["sleeping"] = [];
   const allSleepingBeforeWake = Number.isFinite(allCalledMs);
   if (allSleepingBeforeWake) {
-    ctx.log(`idle: every run made its call ${(allCalledMs / 1000).toFixed(1)} s after the first POST; sampling`);
-    await pause(SETTLE_MS);
-    // Sample while they sleep: up to five samples a second apart, stopping before the wake-up.
-    for (let k = 0; k < 5 && performance.now() < wakeAtPerf - 1_000; k++) {
+    // Memory while they sleep, not the start's high-water mark: the heap the start burst grew
+    // is given back once allocation stops, so sampling begins after a settling pause (as long
+    // as the sleep leaves room for it) and goes on every few seconds until the wake-up.
+    const settle = Math.min(SLEEP_SETTLE_MS, Math.max(SETTLE_MS, (wakeAtPerf - performance.now()) / 3));
+    ctx.log(
+      `idle: every run made its call ${(allCalledMs / 1000).toFixed(1)} s after the first POST; sampling from ${(settle / 1000).toFixed(0)} s on`,
+    );
+    await pause(settle);
+    const every = Math.max(1_000, Math.min(SAMPLE_EVERY_MS, (wakeAtPerf - performance.now()) / 6));
+    while (performance.now() < wakeAtPerf - 1_000) {
       const memory = await stack.workers.call<WorkerMemory>("memory");
       sleeping.push({
         rssMb: memory.rss / MB,
@@ -109,7 +119,7 @@ export async function measureIdle(ctx: BenchContext): Promise<IdleResult> {
         externalMb: memory.external / MB,
         warmIsolates: memory.warmIsolates,
       });
-      await pause(1_000);
+      await pause(Math.min(every, Math.max(0, wakeAtPerf - 1_000 - performance.now())));
     }
   } else ctx.log(`idle: not every run had made its call before the wake-up; raise the sleep`);
 

@@ -48,6 +48,7 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     sandbox: config.sandbox,
     warmIsolates: config.warmIsolates,
     warmIdleMs: config.warmIdleMs,
+    maxCachedWorkflows: config.maxCachedWorkflows,
     cacheDir: path.join(config.stateDir, "cache"),
     secretKey,
     events: config.events,

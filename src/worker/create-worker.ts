@@ -11,7 +11,12 @@ import { createTracing, type Tracing } from "../tracing/index.ts";
 import { createActivities, createCallReports } from "../activities/index.ts";
 import { createCredentialResolver, createSecretBox } from "../credentials/index.ts";
 import { createEndpointResolver, createWebhookTokens } from "../events/index.ts";
-import type { SandboxLimits, WorkerDeployment, PayloadsConfig } from "../config.ts";
+import {
+  DEFAULT_MAX_CACHED_WORKFLOWS,
+  type SandboxLimits,
+  type WorkerDeployment,
+  type PayloadsConfig,
+} from "../config.ts";
 import { createGuardedFetcher, type GuardedFetcherOptions, type TargetPolicy } from "../http-tool/index.ts";
 import { createMcpPool } from "../mcp/index.ts";
 import { createSandbox, type Sandbox } from "../sandbox/index.ts";
@@ -35,7 +40,7 @@ export interface RewindWorkerOptions extends TemporalConnectionSettings {
   warmIdleMs?: number;
   /** Where the workflow bundle is cached. */
   cacheDir: string;
-  /** Workflows kept in the sticky cache. Default 1000. */
+  /** Runs kept in Temporal's sticky cache (see `Config.maxCachedWorkflows`). Default 500. */
   maxCachedWorkflows?: number;
   /** Key that opens sealed secrets (webhook secrets, credentials). */
   secretKey: Buffer;
@@ -177,7 +182,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
           workflowBundle: await loadWorkflowBundle(options.cacheDir, { versioned: options.deployment !== undefined }),
         }),
     activities,
-    maxCachedWorkflows: options.maxCachedWorkflows ?? 1000,
+    maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
     ...(options.identity ? { identity: options.identity } : {}),
     ...workerDeploymentOptions(options.deployment),
     sinks: {
