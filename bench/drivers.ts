@@ -76,8 +76,9 @@ export async function plainRun(
   n: number,
   width: number,
   noop = false,
-): Promise<{ id: string; ms: number; result: unknown }> {
+): Promise<{ id: string; ms: number; result: unknown; sentAt: number }> {
   const started = performance.now();
+  const sentAt = performance.timeOrigin + started;
   const id = `plain_${randomUUID()}`;
   const handle = await stack.plainClient.workflow.start("plainCalls", {
     taskQueue: stack.plainTaskQueue,
@@ -85,7 +86,7 @@ export async function plainRun(
     args: [{ url: stack.mcpUrl, n, width, noop }],
   });
   const result = await handle.result();
-  return { id, ms: since(started), result };
+  return { id, ms: since(started), result, sentAt };
 }
 
 /** The same calls made directly with the MCP client pool. */

@@ -114,7 +114,8 @@ export async function startBenchMcpServer(): Promise<BenchMcpServer> {
     const arrivedAt = epochMs();
     const body = req.method === "POST" ? await readBody(req) : undefined;
     const runId = runIdOf(body);
-    if (runId?.startsWith("run_") && !firstArrivals.has(runId)) firstArrivals.set(runId, arrivedAt);
+    if ((runId?.startsWith("run_") || runId?.startsWith("plain_")) && !firstArrivals.has(runId))
+      firstArrivals.set(runId, arrivedAt);
     const header = req.headers["mcp-session-id"];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId === undefined) {

@@ -285,6 +285,11 @@ export function renderReport(results: BenchResults): string {
           ["  → first workflow task completed (cold sandbox step)", ms(st.phases.firstWorkflowTask), ""],
           ["  activity task scheduled → started", ms(st.phases.activityDispatch), ""],
           ["  activity started → request at the MCP server", ms(st.phases.activityToServer), ""],
+          [
+            "plain Temporal: client start → its call at the MCP server (session already open)",
+            ms(st.plainToServer.medianMs),
+            ms(st.plainToServer.p95Ms),
+          ],
         ],
       ),
     );

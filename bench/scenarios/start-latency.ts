@@ -19,6 +19,12 @@ export interface StartLatencyResult {
   post: { medianMs: number; p95Ms: number };
   /** Median of each phase, ms. */
   phases: { apiToStarted: number; firstWorkflowTask: number; activityDispatch: number; activityToServer: number };
+  /**
+   * The plain workflow's start (the Temporal client's, sent from this process) → its one call at
+   * the MCP server, ms: Temporal's own floor for the same path, on a session the plain worker's
+   * pool already has open (a Rewind run opens a session of its own).
+   */
+  plainToServer: { medianMs: number; p95Ms: number };
   /** Median of WorkflowExecutionStarted → first ActivityTaskScheduled, ms: Rewind's and the plain workflow's. */
   headMs: { rewind: number; plain: number };
 }
@@ -58,6 +64,7 @@ export async function measureStartLatency(ctx: BenchContext): Promise<StartLaten
     activityToServer: [] as number[],
   };
   const heads = { rewind: [] as number[], plain: [] as number[] };
+  const plainSamples: number[] = [];
   for (let k = -warmup; k < count; k++) {
     const posted = await postRun(stack, SCRIPT, { i: k });
     await stack.client.workflow.getHandle(posted.id).result();
@@ -79,6 +86,9 @@ export async function measureStartLatency(ctx: BenchContext): Promise<StartLaten
     phases.activityToServer.push(arrivedAt - timeOf(activityStarted));
     heads.rewind.push(headOf(events));
     const plain = await plainRun(stack, 1, 1);
+    const plainArrivedAt = (await stack.mcp.call<Record<string, number | null>>("firstArrivals", [plain.id]))[plain.id];
+    if (typeof plainArrivedAt !== "number") throw new Error(`the MCP server saw no call of ${plain.id}`);
+    plainSamples.push(plainArrivedAt - plain.sentAt);
     const [plainHistory] = await fetchHistories(stack.plainClient, plain.id);
     heads.plain.push(headOf(plainHistory?.events ?? []));
   }
@@ -87,6 +97,7 @@ export async function measureStartLatency(ctx: BenchContext): Promise<StartLaten
     medianMs: median(samples),
     p95Ms: p95(samples),
     post: { medianMs: median(posts), p95Ms: p95(posts) },
+    plainToServer: { medianMs: median(plainSamples), p95Ms: p95(plainSamples) },
     phases: {
       apiToStarted: median(phases.apiToStarted),
       firstWorkflowTask: median(phases.firstWorkflowTask),
