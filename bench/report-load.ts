@@ -80,9 +80,9 @@ export function renderIdle(idle: IdleResult): string {
         ["planned wake-up after the first POST", `${idle.sleepSec} s`],
         ["workers' RSS before", `${num(idle.rssBeforeMb, 0)} MB`],
         [
-          `workers' RSS while all sleep (max of ${idle.sleeping.length} samples; first, last)`,
+          `workers' RSS while all sleep (median / max of ${idle.sleeping.length} samples; first, last)`,
           idle.sleeping.length > 0
-            ? `${num(idle.sleepingRssMb, 0)} MB (${num(idle.sleeping[0]?.rssMb ?? Number.NaN, 0)}, ${num(sleeping?.rssMb ?? Number.NaN, 0)} MB)`
+            ? `${num(idle.sleepingRssMedianMb, 0)} / ${num(idle.sleepingRssMb, 0)} MB (${num(idle.sleeping[0]?.rssMb ?? Number.NaN, 0)}, ${num(sleeping?.rssMb ?? Number.NaN, 0)} MB)`
             : "–",
         ],
         [

@@ -26,6 +26,8 @@ export interface IdleResult {
   sleeping: { rssMb: number; heapUsedMb: number; heapTotalMb: number; externalMb: number; warmIsolates: number }[];
   /** Largest RSS while they all slept (sampled from a settling pause after the last call until the wake-up), MB. */
   sleepingRssMb: number;
+  /** Median RSS of those samples: what the sleeping runs hold once the start's garbage is given back, MB. */
+  sleepingRssMedianMb: number;
   /** Warm isolates held in the last sample while they all slept. */
   sleepingWarmIsolates: number;
   /** Peak RSS of the workers' process over the whole scenario (start, sleep, wake-up), MB. */
@@ -148,6 +150,7 @@ export async function measureIdle(ctx: BenchContext): Promise<IdleResult> {
     allSleepingBeforeWake: allSleepingBeforeWake && sleeping.length > 0,
     sleeping,
     sleepingRssMb: sleeping.length > 0 ? Math.max(...sleeping.map((s) => s.rssMb)) : Number.NaN,
+    sleepingRssMedianMb: sleeping.length > 0 ? median(sleeping.map((s) => s.rssMb)) : Number.NaN,
     sleepingWarmIsolates: sleeping.at(-1)?.warmIsolates ?? Number.NaN,
     peakRssMb: after.peakRss / MB,
     rssBeforeMb: before.rss / MB,
