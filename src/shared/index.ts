@@ -16,6 +16,7 @@ export * from "./host-call.ts";
 export * from "./journal.ts";
 export * from "./logger.ts";
 export * from "./observed-shape.ts";
+export * from "./observation-sinks.ts";
 export * from "./revert-template.ts";
 export * from "./rollback.ts";
 export * from "./run-metrics.ts";

@@ -27,6 +27,7 @@ import { createExternalStorage, createStorageDriver, rewindDataConverter, measur
 import { connectClient, connectNative, type TemporalConnectionSettings } from "../temporal/index.ts";
 import { loadWorkflowBundle } from "./workflow-bundle.ts";
 import { NO_METRICS, type RewindMetrics } from "../metrics/index.ts";
+import { observationSinks } from "./observation-sink.ts";
 import { runMetricsSinks } from "./run-metrics-sink.ts";
 
 /** Temporal frontend (`address`, e.g. `127.0.0.1:7233`) and how to reach it: API key, TLS, gRPC headers. */
@@ -190,6 +191,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
         tracing: { span: { fn: (_info, span: FinishedSpan) => tracing.record(span) } },
       } satisfies InjectedSinks<TracingSinks>),
       ...runMetricsSinks(metrics),
+      ...observationSinks(client),
     },
   });
   // Unversioned on purpose: the queue is this process's alone, never part of a deployment.

@@ -1,6 +1,6 @@
 /**
- * A new run records one patch marker, the release baseline, and follows every change declared
- * before it: Temporal's core follows each patch marker with an upsert of `TemporalChangeVersion`,
+ * A new run records one patch marker, the newest release baseline, and follows every change
+ * declared before it (the first baseline and the changes after it included): Temporal's core follows each patch marker with an upsert of `TemporalChangeVersion`,
  * so a marker per change cost every run two events and a visibility write per change before its
  * first call. Its history replays, and it still follows those changes without asking for them
  * again (the rest of the suite runs new runs, so every covered change's behaviour is tested there).
@@ -53,7 +53,7 @@ describe("the release baseline", () => {
     expect(done.result).toBe(42);
     const history = await stack.client.workflow.getHandle(id).fetchHistory();
     const events = history.events ?? [];
-    expect(patchMarkers(events)).toEqual([PATCHES.releaseBaseline]);
+    expect(patchMarkers(events)).toEqual([PATCHES.releaseBaseline2]);
     const upserts = events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes);
     const changeVersions = upserts.filter(
       (e) =>
@@ -82,6 +82,6 @@ describe("the release baseline", () => {
     const done = await waitForRun(stack, id);
     // Before oneWayToEnd a cancelled run's status was left at running.
     expect(done.status).toBe("cancelled");
-    expect(patchMarkers((await handle.fetchHistory()).events ?? [])).toEqual([PATCHES.releaseBaseline]);
+    expect(patchMarkers((await handle.fetchHistory()).events ?? [])).toEqual([PATCHES.releaseBaseline2]);
   });
 });

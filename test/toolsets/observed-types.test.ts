@@ -1,6 +1,7 @@
 /**
  * Declarations get better as runs record results: a tool without an output schema shows the
- * merged shape of what it returned, marked @observed with a count — and never a value.
+ * merged shape of what it returned, marked @observed with a count — and never a value. A run
+ * reports what it saw through the worker's sink, which signals the toolset's record.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
@@ -98,6 +99,11 @@ describe("observed result types", () => {
       /lookup\(args\?: \{\}\): Promise<\{ extra\?: \{ deep: boolean \}; id: number \| string; name\?: string; tags\?: string\[\] \}>;/,
     );
     expect(dts).toContain("typed(args?: {}): Promise<{ n: number }>;");
+    // The run reported them through the worker's sink: no signal of its own, so no workflow task
+    // for Temporal to confirm one, and nothing to wait for before it ended.
+    const events = (await stack.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.signalExternalWorkflowExecutionInitiatedEventAttributes)).toHaveLength(0);
+    expect(events.filter((e) => e.externalWorkflowExecutionSignaledEventAttributes)).toHaveLength(0);
     const prompt = await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=prompt`).then((r) =>
       r.text(),
     );

@@ -1,16 +1,20 @@
 /**
  * Tells the toolset's record the shapes of results this run saw, for tools without an output
  * schema. A shape new to this run is sent at once; repeats are only counted and sent when the
- * run ends or continues as new, so a thousand identical results cost one signal, not a thousand.
- * A run that ends waits for every one of these signals first: Temporal drops a signal whose
+ * run ends or continues as new, so a thousand identical results cost one report, not a thousand.
+ * A run since `PATCHES.observationsBySink` reports through the worker's sink, which signals the
+ * record: no command, no workflow task, nothing to wait for. A run from before sends the signals
+ * itself, and one that ends waits for every one of them first: Temporal drops a signal whose
  * sender closed before it went out, and the shape would never be observed.
  */
-import { getExternalWorkflowHandle } from "@temporalio/workflow";
+import { getExternalWorkflowHandle, proxySinks } from "@temporalio/workflow";
 import { mergeShapes, shapeKey, shapeOf, toolsetWorkflowId } from "../../shared/index.ts";
-import type { PinnedToolset } from "../../shared/index.ts";
+import type { ObservationSinks, PinnedToolset } from "../../shared/index.ts";
 import { PATCHES } from "./patches.ts";
 import { isPatched } from "./run-patches.ts";
 import { observeResultsSignal } from "../records/toolset-record-messages.ts";
+
+const { observations: sink } = proxySinks<ObservationSinks>();
 
 interface Seen {
   keys: Set<string>;
@@ -24,9 +28,12 @@ export class Observations {
   /** Signals of shapes new to the run that Temporal has not answered yet. */
   private readonly inFlight = new Set<Promise<void>>();
   private readonly recordId: string;
+  /** Whether reports go through the worker's sink (`PATCHES.observationsBySink`, asked once as the run starts). */
+  private readonly bySink: boolean;
 
-  constructor(namespace: string, toolsetId: string, toolset: PinnedToolset) {
+  constructor(namespace: string, toolsetId: string, toolset: PinnedToolset, bySink: boolean) {
     this.recordId = toolsetWorkflowId(namespace, toolsetId);
+    this.bySink = bySink;
     for (const [group, server] of Object.entries({ ...toolset.mcpServers, ...toolset.hostTools })) {
       for (const tool of server.tools) if (tool.outputSchema === undefined) this.wanted.add(`${group}.${tool.name}`);
     }
@@ -75,6 +82,10 @@ export class Observations {
   }
 
   private send(tool: string, shape: Record<string, unknown>, count: number): Promise<void> {
+    if (this.bySink) {
+      sink.observed({ recordId: this.recordId, tool, shape, count });
+      return Promise.resolve();
+    }
     // Best effort: observations improve declarations, they never fail a run.
     return getExternalWorkflowHandle(this.recordId)
       .signal(observeResultsSignal, { tool, shape, count })

@@ -97,4 +97,19 @@ export const PATCHES = {
    * run's first workflow task, against 2 now. Changes declared below it are announced one by one.
    */
   releaseBaseline: "rewind-release-baseline-2026-11-30",
+  /**
+   * 2026-11-30 (after 1ba07ea): the result shapes a run observes reach its toolset's record
+   * through a worker sink, which the worker passes on as a signal, instead of a signal the run
+   * sends itself. Each signal a run sent cost it a workflow task when Temporal confirmed it (one
+   * at the first result of each tool without an output schema), and a run waited for the last
+   * ones before it could end. Best effort either way; a sink is not called again on replay.
+   * Asked once as the run starts.
+   */
+  observationsBySink: "rewind-observations-by-sink",
+  /**
+   * 2026-11-30: a new run records this one marker for every change above it, the first baseline
+   * and those after it included (`isPatched` in run-patches.ts), so a change costs new runs no
+   * marker and no `TemporalChangeVersion` upsert of its own.
+   */
+  releaseBaseline2: "rewind-release-baseline-2026-11-30-b",
 } as const;

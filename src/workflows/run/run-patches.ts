@@ -28,33 +28,41 @@ import { PATCHES } from "./patches.ts";
 type PatchId = (typeof PATCHES)[keyof typeof PATCHES];
 
 const ALL: readonly PatchId[] = Object.values(PATCHES);
-const BASELINE_INDEX = ALL.indexOf(PATCHES.releaseBaseline);
-/** Changes a run with the baseline's marker follows without a marker of their own. */
-const COVERED: ReadonlySet<PatchId> = new Set(ALL.slice(0, BASELINE_INDEX));
-/** Changes declared after the baseline: announced one by one. */
-const AFTER_BASELINE: readonly PatchId[] = ALL.slice(BASELINE_INDEX + 1);
+/** Baselines, newest first: a run records the newest one as it starts. */
+const BASELINES: readonly PatchId[] = [PATCHES.releaseBaseline2, PATCHES.releaseBaseline];
+const IS_BASELINE: ReadonlySet<PatchId> = new Set(BASELINES);
 
 const BASELINE_KEY = Symbol.for("rewind.releaseBaseline");
-type BaselineHolder = { [BASELINE_KEY]?: boolean };
+type BaselineHolder = { [BASELINE_KEY]?: PatchId | false };
 
-function hasBaseline(): boolean {
-  return (globalThis as BaselineHolder)[BASELINE_KEY] === true;
+/** The baseline whose marker the run has, if any (asked in its first activation). */
+function baselineOf(): PatchId | undefined {
+  return (globalThis as BaselineHolder)[BASELINE_KEY] || undefined;
+}
+
+/** Changes a run with `baseline`'s marker follows without a marker of their own: those declared before it. */
+function covers(baseline: PatchId, id: PatchId): boolean {
+  return ALL.indexOf(id) < ALL.indexOf(baseline);
 }
 
 /** The run's first call, before any command: records the markers of the patches it follows. */
 export function announcePatches(): void {
-  const baseline = patched(PATCHES.releaseBaseline);
-  (globalThis as BaselineHolder)[BASELINE_KEY] = baseline;
+  // A replayed `patched` answers from the run's history: a run records one baseline, the
+  // newest when it started, and asking for a newer one in its replay records nothing.
+  const baseline = BASELINES.find((id) => patched(id));
+  (globalThis as BaselineHolder)[BASELINE_KEY] = baseline ?? false;
   if (baseline) {
-    for (const id of AFTER_BASELINE) patched(id);
+    // In declaration order: those declared after the run's baseline (none for a run of today).
+    for (const id of ALL.slice(ALL.indexOf(baseline) + 1)) if (!IS_BASELINE.has(id)) patched(id);
     return;
   }
   if (!patched(PATCHES.patchesAnnouncedFirst)) return;
   // In declaration order, which is append-only: a replay sends the same markers in the same order.
-  for (const id of ALL) if (id !== PATCHES.releaseBaseline) patched(id);
+  for (const id of ALL) if (!IS_BASELINE.has(id)) patched(id);
 }
 
-/** Whether the run follows the change `id`: what `patched(id)` answers, without a marker for a change the baseline covers. */
+/** Whether the run follows the change `id`: what `patched(id)` answers, without a marker for a change its baseline covers. */
 export function isPatched(id: PatchId): boolean {
-  return (hasBaseline() && COVERED.has(id)) || patched(id);
+  const baseline = baselineOf();
+  return (baseline !== undefined && covers(baseline, id)) || patched(id);
 }

@@ -68,16 +68,18 @@ function shouldContinueAsNew(afterEvents: number | undefined): boolean {
 
 export async function runScript(input: RunInput): Promise<unknown> {
   announcePatches();
-  // Asked once, at the start: a run that started before this release keeps the shared queue to
-  // its end, so no marker of it can follow a local activity's result in a replay.
+  // Asked once, at the start: a run that started before these releases keeps the shared queue
+  // and sends its observations itself to its end, so no marker of theirs can follow a local
+  // activity's result in a replay.
   const followsSessions = isPatched(PATCHES.callsFollowTheirSession);
+  const observesBySink = isPatched(PATCHES.observationsBySink);
   const journal = new JournalBook(input.carried);
   const inbox = new SignalInbox(input.carried?.signals);
   let startedAt = input.carried?.startedAt ?? Date.now();
   const ready = new ReadyQueue(input.carried?.unfed);
   const defersWhileChainMayCome = (): boolean => !isPatched(PATCHES.deferredStepsWaitOnlyForCallsInFlight);
   const speculative = new SpeculativeSteps(journal, ready, defersWhileChainMayCome);
-  const observations = new Observations(input.namespace, input.toolsetId, input.toolset);
+  const observations = new Observations(input.namespace, input.toolsetId, input.toolset, observesBySink);
   const status = new RunStatus();
   const parking = new ParkingDesk(input, status);
   const children = new ChildRuns();
