@@ -128,7 +128,7 @@ export function createObservedFetch(observations: ConnectionObservations, baseFe
       watch.requestId = requestId;
     }
     // The transport's own signal lives as long as the session: the link to it goes when the
-    // request is answered (or, unwatched, once its POST is).
+    // request is answered, or, unwatched, when `bound` fires and aborts the exchange as before.
     const linked = signals.length > 1 ? linkSignals(signals) : undefined;
     if (linked && watch) {
       if (watch.settled) linked.unlink();
@@ -149,8 +149,6 @@ export function createObservedFetch(observations: ConnectionObservations, baseFe
         watch.sent = !failedWhileConnecting(error);
       }
       throw error;
-    } finally {
-      if (linked && !watch) linked.unlink();
     }
     if (!response.ok) {
       const body = await response
