@@ -16,7 +16,10 @@
  * `TemporalChangeVersion` search attribute, so thirteen patches cost a run 26 events and 13
  * visibility writes before its first call. A run that has the baseline's marker follows every
  * change declared before it; patches declared after it are announced one by one, as before.
- * A run from before the baseline asks for each patch as it always did.
+ * A run from before the baseline asks for each patch as it always did. A later baseline
+ * (`releaseBaseline2`) does the same for everything declared before it, the earlier baseline
+ * included: a run records the newest baseline of the release it started on, and a replay asking
+ * for a newer one finds no marker and records nothing.
  *
  * The answer for the baseline is kept on `globalThis`, which Temporal's workflow sandbox keeps
  * apart for each workflow execution, because it must be asked once, in the first activation,
