@@ -11,6 +11,10 @@ import { runRolledBackData } from "../contract/index.ts";
 
 const seq = z.number().int().min(1).describe("The call's seq in the run's journal");
 const tool = z.string().describe("The call's tool, `group.tool`");
+const args = z
+  .unknown()
+  .optional()
+  .describe("The call's arguments, as the script passed them (absent when it passed none)");
 const jsonSchema = z.union([z.record(z.string(), z.unknown()), z.boolean()]);
 
 /** Each event type's `data`, with what the event means (the webhook's description). */
@@ -21,10 +25,7 @@ export const EVENT_DATA = {
     data: z.object({
       seq,
       tool,
-      args: z
-        .unknown()
-        .optional()
-        .describe("The call's arguments, as the script passed them (absent when it passed none)"),
+      args,
     }),
   },
   "call.input_requested": {
@@ -47,10 +48,7 @@ export const EVENT_DATA = {
     data: z.object({
       seq,
       tool,
-      args: z
-        .unknown()
-        .optional()
-        .describe("The call's arguments, as the script passed them (absent when it passed none)"),
+      args,
       message: z.string().describe("What happened to the attempt"),
       attempts: z.number().int().min(1).describe("Attempts sent so far (a retry decided by the harness is one more)"),
     }),

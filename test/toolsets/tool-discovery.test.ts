@@ -35,6 +35,18 @@ function served(tool: FixtureTool) {
   };
 }
 
+/** A 400 badRequest whose problems name `field` (the query string is the assertion's label). */
+async function expectRefused(url: string, field: string): Promise<void> {
+  const label = url.slice(url.indexOf("?") + 1);
+  const { status, body } = await stack.request("GET", url);
+  expect([status, body.error?.code], label).toEqual([400, "badRequest"]);
+  const problems = (body.error?.details as { problems: { path: string }[] }).problems;
+  expect(
+    problems.map((p) => p.path),
+    label,
+  ).toContain(field);
+}
+
 beforeAll(async () => {
   const groups = [...new Set(FIXTURE.map((tool) => tool.group))];
   const [started, echo, ...servers] = await Promise.all([
@@ -140,13 +152,7 @@ describe("GET /v1/toolsets/{id}/tools: the tools that match a few words", () => 
       ["query=issues&sort=score", "(root)"],
       [`query=${"x".repeat(501)}`, "query"],
     ] as const) {
-      const { status, body } = await stack.request("GET", `/v1/toolsets/${large}/tools?${query}`);
-      expect([status, body.error?.code], query).toEqual([400, "badRequest"]);
-      const problems = (body.error?.details as { problems: { path: string }[] }).problems;
-      expect(
-        problems.map((p) => p.path),
-        query,
-      ).toContain(field);
+      await expectRefused(`/v1/toolsets/${large}/tools?${query}`, field);
     }
     for (const id of [`ts_${"0".repeat(64)}`, "not-a-toolset"]) {
       const { status, body } = await stack.request("GET", `/v1/toolsets/${id}/tools?query=issues`);
@@ -235,13 +241,7 @@ export default async function main() {
       ["format=prompt&compact=1", "compact"],
       [`format=prompt&tools=${Array.from({ length: 201 }, (_, i) => `g.t${i}`).join(",")}`, "tools"],
     ] as const) {
-      const { status, body } = await stack.request("GET", `/v1/toolsets/${large}/declarations?${query}`);
-      expect([status, body.error?.code], query).toEqual([400, "badRequest"]);
-      const problems = (body.error?.details as { problems: { path: string }[] }).problems;
-      expect(
-        problems.map((p) => p.path),
-        query,
-      ).toContain(field);
+      await expectRefused(`/v1/toolsets/${large}/declarations?${query}`, field);
     }
     const missing = await stack.request("GET", `/v1/toolsets/ts_${"0".repeat(64)}/declarations?tools=a.b`);
     expect([missing.status, missing.body.error?.code]).toEqual([404, "notFound"]);

@@ -74,9 +74,11 @@ export class Observations {
     await Promise.all(sent);
   }
 
-  /** Sends a shape new to the run at once, and remembers the signal until Temporal answers it. */
+  /** Sends a shape new to the run at once, and remembers a signal until Temporal answers it. */
   private sendNew(tool: string, shape: Record<string, unknown>, count: number): void {
     const sending = this.send(tool, shape, count);
+    // A sink's report has left with the activation: nothing to wait for.
+    if (this.bySink) return;
     this.inFlight.add(sending);
     void sending.then(() => this.inFlight.delete(sending));
   }
