@@ -55,6 +55,7 @@ import { askRollback, endedRolledBack, rollbackInProgress, type RollbackAsked } 
 import { HttpError, notFound } from "./http-error.ts";
 import { listRuns, type RunListFilters } from "./run-list.ts";
 import { readCalledTools, readRunStart, type CalledTool } from "./run-start.ts";
+import type { StartMetrics } from "../metrics/index.ts";
 
 export interface RunServiceOptions {
   client: Client;
@@ -63,6 +64,14 @@ export interface RunServiceOptions {
   uiUrl: string | undefined;
   /** Passed to every run: continue as new after this many history events. */
   continueAsNewAfterEvents?: number | undefined;
+  /**
+   * Ask Temporal to start runs eagerly: only when `client` shares its connection with a worker
+   * polling `taskQueue` in this process (the embedded stack). Temporal falls back to an ordinary
+   * start when that worker has no free slot.
+   */
+  eagerStart?: boolean;
+  /** Counts the runs started, eagerly or not; default: nothing. */
+  metrics?: StartMetrics;
 }
 
 export interface RunView {
@@ -184,7 +193,7 @@ export function createRunService(options: RunServiceOptions) {
       // Start options, not commands of the workflow: what the UI shows needs no patch.
       const { staticSummary, staticDetails, memo } = describeRunStart(rest);
       try {
-        await client.workflow.start(RUN_WORKFLOW_TYPE, {
+        const handle = await client.workflow.start(RUN_WORKFLOW_TYPE, {
           taskQueue: options.taskQueue,
           workflowId: runId,
           args: [
@@ -202,7 +211,9 @@ export function createRunService(options: RunServiceOptions) {
           staticSummary,
           staticDetails,
           workflowIdReusePolicy: "REJECT_DUPLICATE",
+          ...(options.eagerStart ? { requestEagerStart: true } : {}),
         });
+        options.metrics?.runStartedByApi(handle.eagerlyStarted ? "eager" : "queued");
         const view: RunView = {
           id: runId,
           status: "running",

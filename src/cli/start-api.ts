@@ -5,6 +5,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@temporalio/client";
+import type { NativeConnection } from "@temporalio/worker";
 import { answerRefusedRequests, createApp, createRunService, createOpenRunCounter } from "../api/index.ts";
 import { createExternalStorage, createStorageDriver, rewindDataConverter, measuredDriver } from "../payloads/index.ts";
 import type { PrometheusMetrics } from "../metrics/index.ts";
@@ -52,6 +53,14 @@ export interface StartApiOptions {
   targets?: TargetPolicy;
   /** Where the API measures (payload store, open runs) and what `GET /metrics` serves; default: the process's. */
   metrics?: PrometheusMetrics;
+  /**
+   * The connection of a Rewind worker in this process (`RewindWorker.connection`), polling the
+   * API's task queue: the API shares it instead of opening its own (it stays the worker's to
+   * close), and starts runs eagerly, so a run's first workflow task comes back to that worker in
+   * the start's answer instead of waiting for a poll (unless the worker is versioned: then the
+   * run must go where the deployment's current version is).
+   */
+  workerConnection?: NativeConnection;
 }
 
 export async function startApi(
@@ -62,12 +71,14 @@ export async function startApi(
   options: StartApiOptions = {},
 ): Promise<RunningApi> {
   const secretKey = await resolveSecretKey(config);
-  const connection = await connectClient(connectionSettings(config.temporal, temporalAddress));
+  const shared = options.workerConnection;
+  const connection = shared ?? (await connectClient(connectionSettings(config.temporal, temporalAddress)));
+  const closeConnection = shared ? async () => undefined : () => connection.close();
   try {
     const warning = await requireNamespaceReady(connection, config.temporal.namespace, temporalAddress);
     if (warning) logger.warn(warning);
   } catch (error) {
-    await connection.close();
+    await closeConnection();
     throw error;
   }
   const metrics = options.metrics ?? (await processMetrics(config, logger));
@@ -97,6 +108,9 @@ export async function startApi(
       taskQueue: config.temporal.taskQueue,
       uiUrl,
       continueAsNewAfterEvents: config.continueAsNewAfterEvents,
+      // Not under worker versioning: the worker beside the API need not be the deployment's current version.
+      eagerStart: shared !== undefined && config.temporal.deployment === undefined,
+      metrics,
     }),
     toolsets,
     storedScripts,
@@ -135,7 +149,7 @@ export async function startApi(
       unwatchRuns();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await connection.close();
+      await closeConnection();
     },
   };
 }

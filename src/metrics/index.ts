@@ -8,7 +8,9 @@ export {
   type RewindMetrics,
   type RunMetrics,
   type RunOutcome,
+  type RunStartKind,
   type SandboxGauges,
+  type StartMetrics,
   type StepMetrics,
   type StepStart,
 } from "./metrics.ts";

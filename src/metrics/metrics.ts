@@ -25,6 +25,14 @@ export interface RunMetrics {
   callParked(reason: string): void;
 }
 
+/** How the API started a run: `eager` when its first workflow task came back in the start's answer. */
+export type RunStartKind = "eager" | "queued";
+
+export interface StartMetrics {
+  /** The API started a run (a repeat of an idempotent start is not counted). */
+  runStartedByApi(kind: RunStartKind): void;
+}
+
 export interface CallMetrics {
   /** One attempt of a call this worker sent, by the call's group (`billing`, `http`) and outcome (`ok`, `toolFailed`, `Unreachable`, …). */
   callAttempt(kind: CallKind, group: string, outcome: string, seconds: number): void;
@@ -53,7 +61,7 @@ export interface OpenRunCounts {
   parked: number;
 }
 
-export interface RewindMetrics extends RunMetrics, CallMetrics, StepMetrics, PayloadMetrics {
+export interface RewindMetrics extends RunMetrics, StartMetrics, CallMetrics, StepMetrics, PayloadMetrics {
   /** Reports this sandbox's gauges on every scrape until the returned function is called. */
   watchSandbox(sandbox: SandboxGauges): () => void;
   /** Reports open runs on every scrape (the API), until the returned function is called. */
@@ -68,6 +76,7 @@ export const NO_METRICS: RewindMetrics = {
   runEnded: nothing,
   runContinued: nothing,
   callParked: nothing,
+  runStartedByApi: nothing,
   callAttempt: nothing,
   step: nothing,
   payloads: nothing,

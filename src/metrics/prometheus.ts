@@ -61,6 +61,12 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     help: "Runs whose first execution started on this worker (continue-as-new not counted).",
     registers,
   });
+  const apiStarts = new Counter({
+    name: "rewind_api_run_starts_total",
+    help: "Runs the API started, by how: eager (the first workflow task came back in the start's answer, to the worker in this process) or queued.",
+    labelNames: ["start"] as const,
+    registers,
+  });
   const runsEnded = new Counter({
     name: "rewind_runs_ended_total",
     help: "Runs that ended on this worker, by outcome; failure is the failure type of a failed run.",
@@ -176,6 +182,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       runsEnded.inc(failure === undefined ? { outcome } : { outcome, failure });
     },
     runContinued: () => runsContinued.inc(),
+    runStartedByApi: (start) => apiStarts.inc({ start }),
     callParked: (reason) => callsParked.inc({ reason }),
     callAttempt(kind: CallKind, group: string, outcome: string, seconds: number) {
       const label = groupLabel(group);

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { Client } from "@temporalio/client";
-import { Worker, type InjectedSinks, type WorkerOptions } from "@temporalio/worker";
+import { Worker, type InjectedSinks, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
 import type { FinishedSpan, TracingSinks } from "../shared/index.ts";
 import { createTracing, type Tracing } from "../tracing/index.ts";
 import { createActivities, createCallReports } from "../activities/index.ts";
@@ -111,6 +111,11 @@ export interface RewindWorker {
   sandbox: Sandbox;
   /** The queue only this worker polls, where runs whose isolate it holds send their MCP calls. */
   sessionQueue: string | undefined;
+  /**
+   * The connection the worker polls over. A client on it may start runs eagerly (the first
+   * workflow task comes back in the start's answer, for this worker); it closes with the worker.
+   */
+  connection: NativeConnection;
   /** Runs until shutdown() is called; rejects if the worker fails. */
   run(): Promise<void>;
   shutdown(): Promise<void>;
@@ -214,6 +219,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     worker,
     sandbox,
     sessionQueue,
+    connection,
     run() {
       const both = Promise.all([worker.run().finally(shutdownAll), sessionWorker?.run().finally(shutdownAll)]).then(
         () => undefined,

@@ -24,6 +24,7 @@ import { createExternalStorage, rewindDataConverter } from "../../src/payloads/e
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { REPO_ROOT } from "./paths.ts";
 import { TEST_SECRET_KEY } from "./secret-key.ts";
+import { getFreePort } from "./free-port.ts";
 import { waitFor } from "./wait-for.ts";
 
 export { REPO_ROOT };
@@ -60,6 +61,11 @@ export interface StackOptions {
    * the SDK's too. The runtime is process-wide: only the first stack of a test file decides.
    */
   sdkMetrics?: boolean;
+  /**
+   * As `npm start` runs it: the worker starts first and the API shares its connection, starting
+   * runs eagerly (on a port picked beforehand, since the worker needs the API's URL).
+   */
+  eagerStart?: boolean;
 }
 
 export interface RewindStack {
@@ -111,13 +117,23 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     await installTemporalRuntimeWithMetrics(createConsoleLogger("error", "temporal-sdk"), "ERROR");
   installTemporalRuntime(createConsoleLogger("error", "temporal-sdk"), "ERROR");
   const metrics = createPrometheusMetrics({ sdkMetricsUrl: temporalSdkMetricsUrl });
-  const config = testConfig(options.env);
+  const eager = options.eagerStart === true && !options.noWorker;
+  const config = testConfig({
+    ...(eager ? { REWIND_HOST: "127.0.0.1", REWIND_PORT: String(await getFreePort()) } : {}),
+    ...options.env,
+  });
   const address = config.temporal.address ?? "";
   const targets = createTargetPolicy({
     ...config.outbound,
     ...(options.outbound?.resolve ? { resolve: options.outbound.resolve } : {}),
   });
-  const api = await startApi(config, address, undefined, options.logger ?? silentLogger, { targets, metrics });
+  const startTheApi = (worker?: RewindWorker) =>
+    startApi(config, address, undefined, options.logger ?? silentLogger, {
+      targets,
+      metrics,
+      ...(worker ? { workerConnection: worker.connection } : {}),
+    });
+  const apiFirst = eager ? undefined : await startTheApi();
   const worker = options.noWorker
     ? undefined
     : await createRewindWorker({
@@ -129,7 +145,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
         cacheDir: path.join(config.stateDir, "cache"),
         secretKey: TEST_SECRET_KEY,
         events: config.events,
-        publicUrl: api.url,
+        publicUrl: apiFirst?.url ?? config.api.publicUrl,
         payloads: config.payloads,
         targets,
         metrics,
@@ -139,6 +155,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
           : {}),
       });
   const running = worker?.run();
+  const api = apiFirst ?? (await startTheApi(worker));
   const connection = await Connection.connect({ address });
   const client = new Client({
     connection,
