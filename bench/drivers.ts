@@ -44,10 +44,11 @@ export async function postRun(
   script: string,
   input: unknown,
   toolset = stack.toolsetId,
+  apiUrl = stack.api.url,
 ): Promise<{ id: string; postMs: number; sentAt: number; started: number }> {
   const started = performance.now();
   const sentAt = performance.timeOrigin + started;
-  const response = await fetch(`${stack.api.url}/v1/runs`, {
+  const response = await fetch(`${apiUrl}/v1/runs`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ script, toolset, input }),

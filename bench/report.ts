@@ -290,6 +290,17 @@ export function renderReport(results: BenchResults): string {
             ms(st.plainToServer.medianMs),
             ms(st.plainToServer.p95Ms),
           ],
+          [
+            `API beside the worker (npm start), eager start (${st.eager.started.rewind} of ${st.eager.started.of} eager): POST /v1/runs → first tools/call`,
+            ms(st.eager.medianMs),
+            ms(st.eager.p95Ms),
+          ],
+          ["  POST /v1/runs answered", ms(st.eager.post.medianMs), ""],
+          [
+            `plain Temporal, eager start (${st.eager.started.plain} of ${st.eager.started.of} eager): client start → its call`,
+            ms(st.eager.plainToServer.medianMs),
+            ms(st.eager.plainToServer.p95Ms),
+          ],
         ],
       ),
     );

@@ -118,18 +118,16 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
     const mcpReady = await waitForReady(mcpChild.child, mcpChild.output, 30_000, "the MCP server");
     const mcpUrl = String(mcpReady.info["url"]);
 
-    const config = loadConfig(
-      {
-        REWIND_STATE_DIR: stateDir,
-        REWIND_PORT: "0",
-        TEMPORAL_ADDRESS: server.address,
-        REWIND_TASK_QUEUE: `bench-${randomUUID()}`,
-        REWIND_SECRET_KEY: Buffer.alloc(32, 42).toString("base64"),
-        REWIND_LOG_LEVEL: "warn",
-        REWIND_PAYLOAD_STORE: `file:${payloadDirs.rewind}`,
-      },
-      REPO_ROOT,
-    );
+    const apiEnv = {
+      REWIND_STATE_DIR: stateDir,
+      REWIND_PORT: "0",
+      TEMPORAL_ADDRESS: server.address,
+      REWIND_TASK_QUEUE: `bench-${randomUUID()}`,
+      REWIND_SECRET_KEY: Buffer.alloc(32, 42).toString("base64"),
+      REWIND_LOG_LEVEL: "warn",
+      REWIND_PAYLOAD_STORE: `file:${payloadDirs.rewind}`,
+    };
+    const config = loadConfig(apiEnv, REPO_ROOT);
     const api = await startApi(config, server.address, undefined, silentLogger);
     stops.push(() => api.stop());
 
@@ -146,6 +144,7 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       cpuMsPerStep: config.sandbox.cpuMsPerStep,
       payloads: config.payloads,
       plainPayloadsDir: payloadDirs.plain,
+      apiEnv,
     };
     if (options.profileDir) await mkdir(options.profileDir, { recursive: true });
     const profileArgs = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];

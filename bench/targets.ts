@@ -139,12 +139,13 @@ const DEFINITIONS: TargetDefinition[] = [
     kind: "atMost",
     limit: 30,
     format: ms,
+    // As `npm start` runs it: API and worker in one process, runs started eagerly (the plain workflow too).
     read: (r) =>
       r.start
         ? {
-            value: r.start.medianMs,
-            source: "start",
-            measured: `${ms(r.start.medianMs)} (plain Temporal, start → call: ${ms(r.start.plainToServer.medianMs)})`,
+            value: r.start.eager.medianMs,
+            source: "start, API beside the worker (eager start)",
+            measured: `${ms(r.start.eager.medianMs)} (plain Temporal, eager start → call: ${ms(r.start.eager.plainToServer.medianMs)}; API in its own process: ${ms(r.start.medianMs)}, plain ${ms(r.start.plainToServer.medianMs)})`,
           }
         : missing("start not run"),
   },

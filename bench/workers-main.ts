@@ -3,15 +3,21 @@
  * (`createRewindWorker`, exactly as `npm start` builds it) and the baseline's plain worker on its
  * own task queue and workflowsPath, each with External Storage on its own file store and the same
  * threshold. Keeping them together in one process gives both the same conditions, keeps their
- * memory apart from the bench's, and lets `--profile` CPU-profile them.
+ * memory apart from the bench's, and lets `--profile` CPU-profile them. When the start scenario
+ * asks, it also runs the API beside the Rewind worker as `npm start` does (one connection, eager
+ * start), and starts plain workflows eagerly on the plain worker's connection.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { Client } from "@temporalio/client";
 import { NativeConnection, Worker } from "@temporalio/worker";
+import { startApi, type RunningApi } from "../src/cli/start-api.ts";
+import { loadConfig } from "../src/config.ts";
+import { silentLogger } from "../src/shared/logger.ts";
 import { createConsoleLogger } from "../src/cli/console-logger.ts";
 import type { PayloadsConfig } from "../src/config.ts";
 import { createMcpPool } from "../src/mcp/index.ts";
-import { NO_METRICS, type StepStart } from "../src/metrics/index.ts";
+import { NO_METRICS, createPrometheusMetrics, type StepStart } from "../src/metrics/index.ts";
 import { createRewindWorker } from "../src/worker/create-worker.ts";
 import { installTemporalRuntime } from "../src/temporal/temporal-runtime.ts";
 import { createPlainActivities } from "./baseline/activities.ts";
@@ -32,9 +38,13 @@ export interface WorkersOptions {
   payloads: PayloadsConfig;
   /** The plain worker's file store, with the same threshold. */
   plainPayloadsDir: string;
+  /** The API's environment: `startEagerApi` starts one in this process, as `npm start` does. */
+  apiEnv: Record<string, string>;
 }
 
-const BASELINE_WORKFLOWS = path.join(path.dirname(fileURLToPath(import.meta.url)), "baseline", "workflows.ts");
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+const BASELINE_WORKFLOWS = path.join(BENCH_DIR, "baseline", "workflows.ts");
+const REPO_ROOT = path.resolve(BENCH_DIR, "..");
 
 const options = JSON.parse(process.argv[2] ?? "{}") as WorkersOptions;
 installTemporalRuntime(createConsoleLogger("warn", "temporal-sdk"), "WARN");
@@ -72,6 +82,16 @@ const plain = await Worker.create({
 });
 const running = Promise.all([rewind.run(), plain.run()]);
 
+/** Starts plain workflows eagerly: its connection is the plain worker's, as the API's is the Rewind worker's. */
+const plainEagerClient = new Client({
+  connection: plainConnection,
+  namespace: options.namespace,
+  dataConverter: plainDataConverter(options.plainPayloadsDir, options.payloads.thresholdBytes),
+});
+/** The API `npm start` runs beside the worker, sharing its connection (eager start); started when asked. */
+let eagerApi: Promise<RunningApi> | undefined;
+const eagerApiMetrics = createPrometheusMetrics();
+
 let peakRss = process.memoryUsage.rss();
 const sampler = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
@@ -93,12 +113,39 @@ serveIpc({
   steps() {
     return { ...steps };
   },
+  async startEagerApi() {
+    eagerApi ??= startApi(loadConfig(options.apiEnv, REPO_ROOT), options.address, undefined, silentLogger, {
+      workerConnection: rewind.connection,
+      metrics: eagerApiMetrics,
+    });
+    return { url: (await eagerApi).url };
+  },
+  /** How many runs the API beside the worker started eagerly, and how many not. */
+  async eagerApiStarts() {
+    const text = await eagerApiMetrics.scrape();
+    const count = (start: string) =>
+      Number(new RegExp(`^rewind_api_run_starts_total\\{start="${start}"\\} (\\S+)$`, "m").exec(text)?.[1] ?? 0);
+    return { eager: count("eager"), queued: count("queued") };
+  },
+  /** Starts the plain workflow making `n` calls to `url`, eagerly; answers when the start was sent, on the bench's clock. */
+  async startPlainEager(args: unknown) {
+    const { id, url, n } = args as { id: string; url: string; n: number };
+    const sentAt = performance.timeOrigin + performance.now();
+    const handle = await plainEagerClient.workflow.start("plainCalls", {
+      taskQueue: options.plainTaskQueue,
+      workflowId: id,
+      args: [{ url, n, width: 1, noop: false }],
+      requestEagerStart: true,
+    });
+    return { sentAt, eagerlyStarted: handle.eagerlyStarted };
+  },
   resetPeak() {
     peakRss = process.memoryUsage.rss();
     return null;
   },
   async stop() {
     clearInterval(sampler);
+    if (eagerApi) await (await eagerApi).stop();
     if (plain.getState() === "RUNNING") plain.shutdown();
     await rewind.shutdown();
     await running;

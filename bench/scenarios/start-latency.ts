@@ -5,8 +5,11 @@
  * to WorkflowExecutionStarted, the first workflow task (with the cold sandbox step), the activity
  * task's dispatch, and the activity up to the request reaching the server. Beside each sample, the
  * plain workflow makes the same one call, and both histories give the time from the run's start
- * (WorkflowExecutionStarted) to its first activity scheduled.
+ * (WorkflowExecutionStarted) to its first activity scheduled. Then the same again as `npm start`
+ * runs the stack: the API in the workers' process, sharing the Rewind worker's connection, starts
+ * runs eagerly, and the plain workflow is started eagerly on its worker's connection.
  */
+import { randomUUID } from "node:crypto";
 import type { BenchContext } from "../context.ts";
 import { plainRun, postRun } from "../drivers.ts";
 import { fetchHistories } from "../history.ts";
@@ -27,6 +30,17 @@ export interface StartLatencyResult {
   plainToServer: { medianMs: number; p95Ms: number };
   /** Median of WorkflowExecutionStarted → first ActivityTaskScheduled, ms: Rewind's and the plain workflow's. */
   headMs: { rewind: number; plain: number };
+  /**
+   * API and worker in one process (eager start): POST → the call at the MCP server, and the
+   * plain workflow's eager start → its call; with how many of each started eagerly.
+   */
+  eager: {
+    medianMs: number;
+    p95Ms: number;
+    post: { medianMs: number };
+    plainToServer: { medianMs: number; p95Ms: number };
+    started: { rewind: number; plain: number; of: number };
+  };
 }
 
 const SCRIPT = `import { svc } from "rewind:tools";
@@ -65,6 +79,14 @@ export async function measureStartLatency(ctx: BenchContext): Promise<StartLaten
   };
   const heads = { rewind: [] as number[], plain: [] as number[] };
   const plainSamples: number[] = [];
+  const eager = { samples: [] as number[], posts: [] as number[], plain: [] as number[], plainEager: 0 };
+  const { url: eagerApiUrl } = await stack.workers.call<{ url: string }>("startEagerApi");
+  const eagerBefore = await stack.workers.call<{ eager: number }>("eagerApiStarts");
+  const arrivalOf = async (id: string): Promise<number> => {
+    const arrivedAt = (await stack.mcp.call<Record<string, number | null>>("firstArrivals", [id]))[id];
+    if (typeof arrivedAt !== "number") throw new Error(`the MCP server saw no call of ${id}`);
+    return arrivedAt;
+  };
   for (let k = -warmup; k < count; k++) {
     const posted = await postRun(stack, SCRIPT, { i: k });
     await stack.client.workflow.getHandle(posted.id).result();
@@ -91,7 +113,22 @@ export async function measureStartLatency(ctx: BenchContext): Promise<StartLaten
     plainSamples.push(plainArrivedAt - plain.sentAt);
     const [plainHistory] = await fetchHistories(stack.plainClient, plain.id);
     heads.plain.push(headOf(plainHistory?.events ?? []));
+
+    const postedEager = await postRun(stack, SCRIPT, { i: k }, stack.toolsetId, eagerApiUrl);
+    await stack.client.workflow.getHandle(postedEager.id).result();
+    eager.samples.push((await arrivalOf(postedEager.id)) - postedEager.sentAt);
+    eager.posts.push(postedEager.postMs);
+    const plainId = `plain_${randomUUID()}`;
+    const plainEager = await stack.workers.call<{ sentAt: number; eagerlyStarted: boolean }>("startPlainEager", {
+      id: plainId,
+      url: stack.mcpUrl,
+      n: 1,
+    });
+    await stack.plainClient.workflow.getHandle(plainId).result();
+    eager.plain.push((await arrivalOf(plainId)) - plainEager.sentAt);
+    if (plainEager.eagerlyStarted) eager.plainEager += 1;
   }
+  const eagerAfter = await stack.workers.call<{ eager: number }>("eagerApiStarts");
   const result: StartLatencyResult = {
     samples,
     medianMs: median(samples),
@@ -105,9 +142,17 @@ export async function measureStartLatency(ctx: BenchContext): Promise<StartLaten
       activityToServer: median(phases.activityToServer),
     },
     headMs: { rewind: median(heads.rewind), plain: median(heads.plain) },
+    eager: {
+      medianMs: median(eager.samples),
+      p95Ms: p95(eager.samples),
+      post: { medianMs: median(eager.posts) },
+      plainToServer: { medianMs: median(eager.plain), p95Ms: p95(eager.plain) },
+      // Warm-up runs included: the API counts every start.
+      started: { rewind: eagerAfter.eager - eagerBefore.eager, plain: eager.plainEager, of: count + warmup },
+    },
   };
   ctx.log(
-    `start latency: median ${result.medianMs.toFixed(1)} ms, p95 ${result.p95Ms.toFixed(1)} ms over ${count} runs; started → first activity scheduled: Rewind ${result.headMs.rewind.toFixed(1)} ms, plain ${result.headMs.plain.toFixed(1)} ms`,
+    `start latency: median ${result.medianMs.toFixed(1)} ms, p95 ${result.p95Ms.toFixed(1)} ms over ${count} runs; started → first activity scheduled: Rewind ${result.headMs.rewind.toFixed(1)} ms, plain ${result.headMs.plain.toFixed(1)} ms; eager start: ${result.eager.medianMs.toFixed(1)} ms, plain ${result.eager.plainToServer.medianMs.toFixed(1)} ms`,
   );
   return result;
 }
