@@ -7,12 +7,15 @@ import type { EndpointResolver } from "../events/index.ts";
 import type { Sandbox } from "../sandbox/index.ts";
 import type { AdvanceInput, AdvanceResult } from "../shared/index.ts";
 import { withEventsEndpoint } from "./run-end.ts";
+import type { OpenSessions } from "./session-opener.ts";
 
 export interface AdvanceDeps {
   sandbox: Sandbox;
   endpoints: EndpointResolver;
   /** The task queue only this worker polls, told with each step it takes (`StepPlace`). */
   sessionQueue?: string | undefined;
+  /** Opens the MCP sessions of the calls a run's first step issued (`AdvanceInput.openSessionsWith`). */
+  openSessions?: OpenSessions;
 }
 
 /** A step's result with the queue of the worker that now holds the run's isolate, when it has one. */
@@ -22,7 +25,15 @@ export function placed<T extends AdvanceResult>(result: T, sessionQueue: string 
 
 export function createAdvanceScript(deps: AdvanceDeps) {
   return async function advanceScript(input: AdvanceInput): Promise<AdvanceResult> {
-    const result = await withEventsEndpoint(await deps.sandbox.advance(input), input.namespace, deps.endpoints);
+    const stepped = await deps.sandbox.advance(input);
+    if (input.openSessionsWith && input.cold && stepped.kind !== "needsColdStart")
+      deps.openSessions?.({
+        runId: input.runId,
+        credentials: input.openSessionsWith,
+        toolset: input.cold.toolset,
+        calls: stepped.calls,
+      });
+    const result = await withEventsEndpoint(stepped, input.namespace, deps.endpoints);
     return placed(result, deps.sessionQueue);
   };
 }

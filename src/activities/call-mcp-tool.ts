@@ -152,6 +152,20 @@ function fingerprint(headers: Record<string, string>): string {
 }
 
 /**
+ * The pool keys of a run's calls to a server: its own session (`poolKey`: a server's per-session
+ * state never mixes runs or tenants) and the namespace's listing shared between runs (`sharedKey`).
+ */
+export function sessionKeys(
+  namespace: string,
+  runId: string,
+  url: string,
+  headers: Record<string, string>,
+): { poolKey: string; sharedKey: string } {
+  const credentials = fingerprint(headers);
+  return { poolKey: `${namespace}/${runId}#${url}#${credentials}`, sharedKey: `${namespace}#${url}#${credentials}` };
+}
+
+/**
  * Takes the run's next step speculatively with this result, on this worker, if its isolate is
  * warm here: when the workflow adopts it, it needs no local activity for it (see
  * `SpeculativeStep`). Never fails the call.
@@ -190,9 +204,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
     const usedScope = scope ? { credentials: scope } : {};
     const secrets = secretsOf(headers, input.url);
     const clean = (text: string) => scrub(text, secrets);
-    // A session of the run's own: a server's per-session state never mixes runs or tenants.
-    const sharedKey = `${input.credentials.namespace}#${input.url}#${fingerprint(headers)}`;
-    const poolKey = `${input.credentials.namespace}/${input.runId}#${input.url}#${fingerprint(headers)}`;
+    const { poolKey, sharedKey } = sessionKeys(input.credentials.namespace, input.runId, input.url, headers);
     const notes: AttemptNotes = notesOf(context.info.heartbeatDetails);
     const beat = () => context.heartbeat(notes);
     const heartbeat = setInterval(beat, HEARTBEAT_EVERY_MS);

@@ -321,6 +321,11 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
         return await listOnce(url, headers, poolKey);
       }
     },
+    open(url, headers, poolKey) {
+      if (closed || entries.has(poolKey)) return;
+      // Checked out and in at once: the session opens, and closes when idle like any other.
+      checkIn(checkOut(poolKey, url, headers));
+    },
     async close() {
       closed = true;
       const all = [...entries.values()];

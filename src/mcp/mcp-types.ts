@@ -130,6 +130,12 @@ export interface McpPool {
   callTool(request: McpCallRequest): Promise<McpCallOutcome>;
   /** Lists every tool (all pages) on the pooled connection; throws `McpConnectError`. */
   listTools(url: string, headers: Record<string, string> | undefined, poolKey: string): Promise<McpListing>;
+  /**
+   * Starts opening the pooled session `poolKey` if there is none, without waiting: a call that
+   * comes soon finds it open or opening. A session that fails to open is dropped; the call
+   * that comes then opens its own and reports why.
+   */
+  open(url: string, headers: Record<string, string> | undefined, poolKey: string): void;
   /** Closes every connection; calls in flight end as `interrupted`. */
   close(): Promise<void>;
 }

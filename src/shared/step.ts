@@ -5,6 +5,7 @@
  */
 import { fnv64 } from "./fnv.ts";
 import type { EventBatch, IssuedCall } from "./journal.ts";
+import type { CredentialRef } from "./credentials.ts";
 import type { PinnedToolset } from "./toolset.ts";
 
 export interface ColdStart {
@@ -33,6 +34,12 @@ export interface AdvanceInput {
   batches: EventBatch[];
   /** Present on the first step and when a warm isolate was missing. */
   cold?: ColdStart;
+  /**
+   * The run's credentials, on its first step: the worker starts opening the MCP sessions of the
+   * calls the step issues while the workflow task completes. Activity input only (no command
+   * changes), so runs of any release replay with or without it.
+   */
+  openSessionsWith?: CredentialRef;
 }
 
 export interface ScriptError {

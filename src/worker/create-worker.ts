@@ -8,7 +8,7 @@ import { Client } from "@temporalio/client";
 import { Worker, type InjectedSinks, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
 import type { FinishedSpan, TracingSinks } from "../shared/index.ts";
 import { createTracing, type Tracing } from "../tracing/index.ts";
-import { createActivities, createCallReports } from "../activities/index.ts";
+import { createActivities, createCallReports, createSessionOpener } from "../activities/index.ts";
 import { createCredentialResolver, createSecretBox } from "../credentials/index.ts";
 import { createEndpointResolver, createWebhookTokens } from "../events/index.ts";
 import {
@@ -160,6 +160,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
   const endpoints = createEndpointResolver({ client, box, fallback: options.events });
   // A worker that takes workflow tasks holds runs' isolates, and polls a queue of its own for their calls.
   const sessionQueue = options.activitiesOnly ? undefined : sessionQueueName(options.taskQueue);
+  const credentials = createCredentialResolver({ client, box });
   const activities = createActivities({
     sandbox,
     sessionQueue,
@@ -171,7 +172,8 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     publicUrl: options.publicUrl,
     client,
     storedScripts: createStoredScriptStore(client, options.taskQueue),
-    credentials: createCredentialResolver({ client, box }),
+    credentials,
+    openSessions: createSessionOpener({ mcpPool, credentials }),
     tracing,
     validate: validateAgainstSchema,
     callReports: createCallReports(client),

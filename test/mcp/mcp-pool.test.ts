@@ -161,6 +161,33 @@ describe("connection reuse", () => {
     expect(server.calls).toHaveLength(2);
   });
 
+  it("opens a session ahead of a call without waiting, and the call uses it", async () => {
+    const server = await mcpServer({ tools: [echoTool()] });
+    const shared = pool();
+    shared.open(server.url, { authorization: "Bearer early" }, "ahead");
+    await waitFor("the session to open", () => server.stats.sessionsOpened === 1, { timeoutMs: 5_000 });
+    expect(server.calls).toHaveLength(0);
+    // Opening again, or a call on the same key, opens nothing more.
+    shared.open(server.url, { authorization: "Bearer early" }, "ahead");
+    await call(shared, server.url, "echo", { poolKey: "ahead", headers: { authorization: "Bearer early" } });
+    expect(server.stats.initializeRequests).toBe(1);
+    expect(server.calls.map((c) => c.headers.authorization)).toEqual(["Bearer early"]);
+  });
+
+  it("drops a session opened ahead that failed: the call says why, and a later one opens its own", async () => {
+    const port = await getFreePort();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const shared = pool();
+    shared.open(url, undefined, "ahead");
+    expect(await failure(call(shared, url, "echo", { poolKey: "ahead" }))).toMatchObject({
+      reason: "unreachable",
+      outcomeUnknown: false,
+    });
+    const server = await mcpServer({ tools: [echoTool()], port });
+    await call(shared, url, "echo", { poolKey: "ahead" });
+    expect(server.calls).toHaveLength(1);
+  });
+
   it("closes idle connections, ending their sessions", async () => {
     const server = await mcpServer({ tools: [echoTool()] });
     const shared = pool({ maxIdleMs: 100 });

@@ -211,6 +211,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
         chain: journal.chain,
         batches: [],
         cold: coldStart(0),
+        openSessionsWith: credentials,
       });
       // The script's clock starts when its first step was taken, as recorded with that step.
       if (isPatched(PATCHES.batchTimesRecorded) && outcome.kind !== "needsColdStart" && outcome.startedAt !== undefined)

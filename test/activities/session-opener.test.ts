@@ -1,0 +1,104 @@
+/**
+ * The sessions a run's first step needs, opened while its workflow task completes: one per MCP
+ * server its calls go to, under the key the call's activity will look for, with the credentials
+ * the run resolves for that server; nothing for refused calls, built-ins or groups the toolset
+ * lacks; and a failure to resolve costs nothing but the head start.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { sessionKeys } from "../../src/activities/call-mcp-tool.ts";
+import { createSessionOpener } from "../../src/activities/session-opener.ts";
+import type { CredentialResolver } from "../../src/credentials/index.ts";
+import { createMcpPool, type McpPool } from "../../src/mcp/index.ts";
+import { EMPTY_TOOLSET, type CredentialRef, type IssuedCall, type PinnedToolset } from "../../src/shared/index.ts";
+import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { echoTool } from "../helpers/mcp-test-tools.ts";
+import { waitFor } from "../helpers/wait-for.ts";
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
+});
+
+async function serverAndPool(): Promise<{ server: TestMcpServer; pool: McpPool }> {
+  const server = await startMcpServer({ tools: [echoTool()] });
+  const pool = createMcpPool({});
+  cleanups.push(
+    () => pool.close(),
+    () => server.close(),
+  );
+  return { server, pool };
+}
+
+const ref: CredentialRef = { namespace: "tenant-a", toolsetId: "ts_1" };
+
+function toolsetWith(url: string): PinnedToolset {
+  // `other` is only called refused: no session for it.
+  return { ...EMPTY_TOOLSET, mcpServers: { svc: { url, tools: [] }, other: { url, tools: [] } } };
+}
+
+/** Resolves `svc` to a bearer token, and records which servers were asked for. */
+function resolverAsked(asked: string[], fails = false): CredentialResolver {
+  return {
+    async resolve(_ref, server) {
+      asked.push(server);
+      if (fails) throw new Error("the credentials could not be read");
+      return { scope: "toolset", headers: { authorization: `Bearer ${server}-token` } };
+    },
+  };
+}
+
+const calls: IssuedCall[] = [
+  { seq: 1, tool: "svc.echo", args: { i: 1 } },
+  { seq: 2, tool: "svc.echo", args: { i: 2 } },
+  { seq: 3, tool: "gone.echo", args: {} },
+  { seq: 4, tool: "http.get", args: { url: "http://127.0.0.1/" } },
+  {
+    seq: 5,
+    tool: "other.echo",
+    args: {},
+    refused: { code: "invalidArguments", message: "no", tool: "other.echo", seq: 5 },
+  },
+];
+
+describe("session opener", () => {
+  it("opens one session per server the step's calls go to, under the key the call will use", async () => {
+    const { server, pool } = await serverAndPool();
+    const asked: string[] = [];
+    createSessionOpener({ mcpPool: pool, credentials: resolverAsked(asked) })({
+      runId: "run_a",
+      credentials: ref,
+      toolset: toolsetWith(server.url),
+      calls,
+    });
+    await waitFor("the session to open", () => server.stats.sessionsOpened === 1, { timeoutMs: 5_000 });
+    expect(asked).toEqual(["svc"]);
+    const headers = { authorization: "Bearer svc-token" };
+    await pool.callTool({
+      url: server.url,
+      headers,
+      poolKey: sessionKeys(ref.namespace, "run_a", server.url, headers).poolKey,
+      name: "echo",
+      arguments: { i: 1 },
+      meta: {},
+      timeoutMs: 5_000,
+    });
+    expect(server.stats.initializeRequests).toBe(1);
+    expect(server.calls.map((call) => call.headers.authorization)).toEqual(["Bearer svc-token"]);
+  });
+
+  it("opens nothing when the run's credentials can't be resolved, and never throws", async () => {
+    const { server, pool } = await serverAndPool();
+    const asked: string[] = [];
+    expect(() =>
+      createSessionOpener({ mcpPool: pool, credentials: resolverAsked(asked, true) })({
+        runId: "run_b",
+        credentials: ref,
+        toolset: toolsetWith(server.url),
+        calls,
+      }),
+    ).not.toThrow();
+    await waitFor("the resolver to be asked", () => asked.length === 1, { timeoutMs: 5_000 });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(server.stats.initializeRequests).toBe(0);
+  });
+});
