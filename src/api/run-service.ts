@@ -29,6 +29,11 @@ import {
   type RunState,
   type RollbackSummary,
   describeRunStart,
+  EMPTY_CHAIN,
+  runCredentialRef,
+  type AdvanceInput,
+  type AdvanceResult,
+  type FirstStep,
 } from "../shared/index.ts";
 import { runFailureOf } from "./run-failure.ts";
 import type { ElicitationAnswer, JsonSchema, RunStatus, ScriptApprovalView } from "../shared/index.ts";
@@ -72,6 +77,12 @@ export interface RunServiceOptions {
   eagerStart?: boolean;
   /** Counts the runs started, eagerly or not; default: nothing. */
   metrics?: StartMetrics;
+  /**
+   * The `advanceScript` of a Rewind worker in this process: a new run's first step is taken here,
+   * before the run starts, and carried in its input (`RunInput.firstStep`), the run's isolate left
+   * warm in that worker.
+   */
+  advanceScript?: (input: AdvanceInput) => Promise<AdvanceResult>;
 }
 
 export interface RunView {
@@ -174,6 +185,43 @@ export function createRunService(options: RunServiceOptions) {
     return input;
   }
 
+  /**
+   * The new run's first step, taken beside the API when a worker shares its process; none for a
+   * run that waits for its script's approval, a fork, or a run with an idempotency key (its id is
+   * not new: a repeat must not touch the isolate of the run it names). A step that could not be
+   * taken is left to the run.
+   */
+  async function firstStepOf(
+    runId: string,
+    run: Omit<StartRunInput, "idempotencyKey">,
+  ): Promise<FirstStep | undefined> {
+    if (!options.advanceScript || run.approveScript || run.toolset.scriptApproval === "required" || run.fork)
+      return undefined;
+    const startedAt = Date.now();
+    try {
+      const step = await options.advanceScript({
+        runId,
+        namespace: run.namespace,
+        consumedBatches: 0,
+        chain: EMPTY_CHAIN,
+        batches: [],
+        cold: {
+          script: run.script,
+          input: run.input,
+          toolset: run.toolset,
+          startedAt,
+          history: [],
+          knownCalls: 0,
+          runtimeVersion: SANDBOX_RUNTIME_VERSION,
+        },
+        openSessionsWith: runCredentialRef(run, startedAt),
+      });
+      return step.kind === "needsColdStart" ? undefined : step;
+    } catch {
+      return undefined;
+    }
+  }
+
   return {
     /**
      * Starts a run; with an idempotency key, a repeat returns the run the first call started.
@@ -192,6 +240,7 @@ export function createRunService(options: RunServiceOptions) {
       ]).updateCopy([{ key: SEARCH_ATTRIBUTES.startedAt, value: requestedAt }]);
       // Start options, not commands of the workflow: what the UI shows needs no patch.
       const { staticSummary, staticDetails, memo } = describeRunStart(rest);
+      const firstStep = input.idempotencyKey === undefined ? await firstStepOf(runId, rest) : undefined;
       try {
         const handle = await client.workflow.start(RUN_WORKFLOW_TYPE, {
           taskQueue: options.taskQueue,
@@ -201,6 +250,7 @@ export function createRunService(options: RunServiceOptions) {
               ...rest,
               runId,
               runtimeVersion: SANDBOX_RUNTIME_VERSION,
+              ...(firstStep ? { firstStep } : {}),
               ...(options.continueAsNewAfterEvents
                 ? { continueAsNewAfterEvents: options.continueAsNewAfterEvents }
                 : {}),

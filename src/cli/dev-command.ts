@@ -74,8 +74,8 @@ export async function runDev(config: Config, logger: Logger): Promise<void> {
     if (server) await setUpEmbedded(address, config.temporal.namespace, logger);
     worker = await startWorker(config, address, logger);
     workerDone = worker.run();
-    // One process: the API starts runs eagerly on the worker's connection.
-    api = await startApi(config, address, uiUrl, logger, { workerConnection: worker.connection });
+    // One process: the API starts runs eagerly on the worker's connection, their first step taken in its sandbox.
+    api = await startApi(config, address, uiUrl, logger, { worker });
   } catch (error) {
     // Nothing may outlive a failed start: the server and the worker would keep this process alive.
     await worker?.shutdown().catch(() => undefined);

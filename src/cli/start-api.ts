@@ -5,7 +5,7 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@temporalio/client";
-import type { NativeConnection } from "@temporalio/worker";
+import type { RewindWorker } from "../worker/index.ts";
 import { answerRefusedRequests, createApp, createRunService, createOpenRunCounter } from "../api/index.ts";
 import { createExternalStorage, createStorageDriver, rewindDataConverter, measuredDriver } from "../payloads/index.ts";
 import type { PrometheusMetrics } from "../metrics/index.ts";
@@ -54,13 +54,14 @@ export interface StartApiOptions {
   /** Where the API measures (payload store, open runs) and what `GET /metrics` serves; default: the process's. */
   metrics?: PrometheusMetrics;
   /**
-   * The connection of a Rewind worker in this process (`RewindWorker.connection`), polling the
-   * API's task queue: the API shares it instead of opening its own (it stays the worker's to
-   * close), and starts runs eagerly, so a run's first workflow task comes back to that worker in
-   * the start's answer instead of waiting for a poll (unless the worker is versioned: then the
-   * run must go where the deployment's current version is).
+   * A Rewind worker in this process, polling the API's task queue (the embedded stack). The API
+   * shares its connection instead of opening its own (it stays the worker's to close) and starts
+   * runs eagerly, so a run's first workflow task comes back to that worker in the start's answer
+   * instead of waiting for a poll (unless the worker is versioned: then the run must go where
+   * the deployment's current version is); and it takes each new run's first step in that
+   * worker's sandbox, carried in the run's input.
    */
-  workerConnection?: NativeConnection;
+  worker?: Pick<RewindWorker, "connection" | "advanceScript">;
 }
 
 export async function startApi(
@@ -71,7 +72,7 @@ export async function startApi(
   options: StartApiOptions = {},
 ): Promise<RunningApi> {
   const secretKey = await resolveSecretKey(config);
-  const shared = options.workerConnection;
+  const shared = options.worker?.connection;
   const connection = shared ?? (await connectClient(connectionSettings(config.temporal, temporalAddress)));
   const closeConnection = shared ? async () => undefined : () => connection.close();
   try {
@@ -111,6 +112,7 @@ export async function startApi(
       // Not under worker versioning: the worker beside the API need not be the deployment's current version.
       eagerStart: shared !== undefined && config.temporal.deployment === undefined,
       metrics,
+      ...(options.worker ? { advanceScript: options.worker.advanceScript } : {}),
     }),
     toolsets,
     storedScripts,

@@ -3,6 +3,7 @@
  * call used (the run's own, an end user's for the toolset, or the toolset's); a run carries
  * only its own credentials, sealed. The plaintext shape is per MCP server: headers to inject.
  */
+import type { RunInput } from "./run.ts";
 
 /** Plaintext, only ever inside the dispatching activity or the API request that writes it. */
 export interface CredentialSet {
@@ -32,6 +33,21 @@ export interface CredentialRef {
    * was written before the run started must be what its calls use.
    */
   notBefore?: number;
+}
+
+/** A new run's credential ref: its toolset's (and base's) stored credentials, its end user's, its own. */
+export function runCredentialRef(
+  run: Pick<RunInput, "namespace" | "toolsetId" | "toolset" | "endUser" | "credentials">,
+  notBefore: number,
+): CredentialRef {
+  return {
+    namespace: run.namespace,
+    toolsetId: run.toolsetId,
+    notBefore,
+    ...(run.toolset.base ? { baseToolsetId: run.toolset.base } : {}),
+    ...(run.endUser ? { endUser: run.endUser } : {}),
+    ...(run.credentials ? { runSealed: run.credentials } : {}),
+  };
 }
 
 export const CREDENTIALS_WORKFLOW_TYPE = "toolsetCredentials";

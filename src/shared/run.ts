@@ -8,6 +8,7 @@ import type { OnFailure, RollbackSummary, RollbackTrigger } from "./rollback.ts"
 import type { ToolErrorData } from "./tool-error.ts";
 import type { RunTrace } from "./trace-context.ts";
 import type { PinnedToolset } from "./toolset.ts";
+import type { AdvanceResult } from "./step.ts";
 
 export const RUN_WORKFLOW_TYPE = "runScript";
 export const RUN_ID_PREFIX = "run_";
@@ -47,7 +48,17 @@ export interface RunInput {
   approveScript?: boolean;
   /** `rollback`: a script that fails rolls the run back instead (absent: it fails). */
   onFailure?: OnFailure;
+  /**
+   * The run's first step, taken before the run started by the worker in the API's process (the
+   * embedded stack), which keeps the run's isolate warm: the run adopts it instead of taking it
+   * in a local activity (`PATCHES.firstStepCarried`). Never on a run that waits for its script's
+   * approval.
+   */
+  firstStep?: FirstStep;
 }
+
+/** A first step as the worker's `advanceScript` answered it (a cold start never needs another). */
+export type FirstStep = Exclude<AdvanceResult, { kind: "needsColdStart" }>;
 
 export interface ForkSeed {
   parentRunId: string;

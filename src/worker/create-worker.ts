@@ -6,7 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { Client } from "@temporalio/client";
 import { Worker, type InjectedSinks, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
-import type { FinishedSpan, TracingSinks } from "../shared/index.ts";
+import type { AdvanceInput, AdvanceResult, FinishedSpan, TracingSinks } from "../shared/index.ts";
 import { createTracing, type Tracing } from "../tracing/index.ts";
 import { createActivities, createCallReports, createSessionOpener } from "../activities/index.ts";
 import { createCredentialResolver, createSecretBox } from "../credentials/index.ts";
@@ -116,6 +116,11 @@ export interface RewindWorker {
    * workflow task comes back in the start's answer, for this worker); it closes with the worker.
    */
   connection: NativeConnection;
+  /**
+   * Takes a step as the `advanceScript` local activity would, here: the API beside this worker
+   * takes a new run's first step before starting it, and the run's isolate stays warm here.
+   */
+  advanceScript(input: AdvanceInput): Promise<AdvanceResult>;
   /** Runs until shutdown() is called; rejects if the worker fails. */
   run(): Promise<void>;
   shutdown(): Promise<void>;
@@ -222,6 +227,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     sandbox,
     sessionQueue,
     connection,
+    advanceScript: activities.advanceScript,
     run() {
       const both = Promise.all([worker.run().finally(shutdownAll), sessionWorker?.run().finally(shutdownAll)]).then(
         () => undefined,

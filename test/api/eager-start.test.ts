@@ -1,38 +1,67 @@
 /**
- * Eager start, as `npm start` runs the stack: the API shares the worker's connection and asks
- * Temporal to hand a new run's first workflow task back in the start's answer. Runs must start
- * eagerly there and behave as any other run (an idempotent repeat included); a stack whose API has
- * its own connection starts them the ordinary way.
+ * The stack as `npm start` runs it: the API shares the worker's connection, asks Temporal to hand
+ * a new run's first workflow task back in the start's answer (eager start), and takes the run's
+ * first step in that worker's sandbox before starting it, carried in the run's input. Runs must
+ * start eagerly there, adopt their carried step (no local activity: the first workflow task
+ * schedules the first calls), and behave as any other run. Runs that wait for their script's
+ * approval, or carry an idempotency key, take their first step as before; so do runs of a stack
+ * whose API has its own connection.
  */
+import type { temporal } from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseExposition, valueOf } from "../helpers/prometheus-text.ts";
+import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { registerToolset } from "../helpers/toolset.ts";
 
 let eager: RewindStack;
 let queued: RewindStack;
+let server: TestMcpServer;
+const toolsets = { eager: "", queued: "" };
 
 beforeAll(async () => {
+  server = await startMcpServer({ tools: [echoTool()] });
   eager = await startRewindStack({ eagerStart: true });
   queued = await startRewindStack();
+  toolsets.eager = await registerToolset(eager, { mcpServers: { svc: { url: server.url } } });
+  toolsets.queued = await registerToolset(queued, { mcpServers: { svc: { url: server.url } } });
 }, 120_000);
 
 afterAll(async () => {
   await eager?.stop();
   await queued?.stop();
+  await server?.close();
 });
 
-const SCRIPT = "export default async (i: { n: number }) => i.n * 2";
+const DOUBLE = "export default async (i: { n: number }) => i.n * 2";
+const ECHO_TWICE = `import { svc } from "rewind:tools";
+export default async (i: { n: number }) => {
+  const a = await svc.echo({ n: i.n });
+  const b = await svc.echo({ n: i.n + 1 });
+  return [a, b];
+};`;
 
 async function starts(stack: RewindStack, start: "eager" | "queued"): Promise<number> {
   return valueOf(parseExposition(await stack.metrics.scrape()), "rewind_api_run_starts_total", { start });
 }
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+async function historyOf(stack: RewindStack, id: string): Promise<HistoryEvent[]> {
+  return (await stack.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+}
+
+/** Local activities the run recorded (each step taken in one is a marker). */
+const localActivities = (events: HistoryEvent[]) =>
+  events.filter((e) => e.markerRecordedEventAttributes?.markerName === "core_local_activity").length;
 
 describe("eager start", () => {
   it("starts runs eagerly when the API shares the worker's connection, and they complete", async () => {
     const before = { eager: await starts(eager, "eager"), queued: await starts(eager, "queued") };
     const ids: string[] = [];
     for (let n = 0; n < 5; n++) {
-      const { status, body } = await eager.request("POST", "/v1/runs", { script: SCRIPT, input: { n } });
+      const { status, body } = await eager.request("POST", "/v1/runs", { script: DOUBLE, input: { n } });
       expect(status).toBe(201);
       ids.push(String(body.id));
     }
@@ -44,7 +73,7 @@ describe("eager start", () => {
 
   it("answers an idempotent repeat with the run the first start made, counted once", async () => {
     const before = await starts(eager, "eager");
-    const request = { script: SCRIPT, input: { n: 50 } };
+    const request = { script: DOUBLE, input: { n: 50 } };
     const headers = { "Idempotency-Key": `eager-${Date.now()}` };
     const first = await eager.request("POST", "/v1/runs", request, headers);
     const repeat = await eager.request("POST", "/v1/runs", request, headers);
@@ -56,9 +85,70 @@ describe("eager start", () => {
   });
 
   it("starts runs the ordinary way when the API has a connection of its own", async () => {
-    const { body } = await queued.request("POST", "/v1/runs", { script: SCRIPT, input: { n: 4 } });
+    const { body } = await queued.request("POST", "/v1/runs", { script: DOUBLE, input: { n: 4 } });
     expect((await waitForRun(queued, String(body.id))).result).toBe(8);
     expect(await starts(queued, "queued")).toBe(1);
     expect(await starts(queued, "eager")).toBe(0);
+  });
+});
+
+describe("first step carried in the run's input", () => {
+  it("schedules the first call in the run's first workflow task, with no local activity for the step", async () => {
+    const { body } = await eager.request("POST", "/v1/runs", {
+      script: ECHO_TWICE,
+      toolset: toolsets.eager,
+      input: { n: 3 },
+    });
+    const id = String(body.id);
+    expect((await waitForRun(eager, id)).result).toMatchObject([{ args: { n: 3 } }, { args: { n: 4 } }]);
+    const events = await historyOf(eager, id);
+    // The second call's step was the first call's speculative step, taken in the isolate the API's step left warm.
+    expect(localActivities(events)).toBe(0);
+    expect(server.calls.filter((call) => JSON.stringify(call.arguments).includes('"n":3'))).toHaveLength(1);
+  });
+
+  it("takes the first step in a local activity on a stack whose API has its own connection", async () => {
+    const { body } = await queued.request("POST", "/v1/runs", {
+      script: ECHO_TWICE,
+      toolset: toolsets.queued,
+      input: { n: 10 },
+    });
+    const id = String(body.id);
+    expect((await waitForRun(queued, id)).result).toMatchObject([{ args: { n: 10 } }, { args: { n: 11 } }]);
+    expect(localActivities(await historyOf(queued, id))).toBe(1);
+  });
+
+  it("does not carry the step of a run that waits for its script's approval, nor of an idempotent start", async () => {
+    const approval = await eager.request("POST", "/v1/runs", {
+      script: ECHO_TWICE,
+      toolset: toolsets.eager,
+      input: { n: 20 },
+      approveScript: true,
+    });
+    const approvalId = String(approval.body.id);
+    const decided = await eager.request("POST", `/v1/runs/${approvalId}/approve`, {});
+    expect(decided.status).toBe(200);
+    expect((await waitForRun(eager, approvalId)).result).toMatchObject([{ args: { n: 20 } }, { args: { n: 21 } }]);
+    expect(localActivities(await historyOf(eager, approvalId))).toBe(1);
+
+    const keyed = await eager.request(
+      "POST",
+      "/v1/runs",
+      { script: ECHO_TWICE, toolset: toolsets.eager, input: { n: 30 } },
+      { "Idempotency-Key": `keyed-${Date.now()}` },
+    );
+    const keyedId = String(keyed.body.id);
+    expect((await waitForRun(eager, keyedId)).result).toMatchObject([{ args: { n: 30 } }, { args: { n: 31 } }]);
+    expect(localActivities(await historyOf(eager, keyedId))).toBe(1);
+  });
+
+  it("fails a run whose script throws in its carried first step, as it would in a local activity", async () => {
+    const { body } = await eager.request("POST", "/v1/runs", {
+      script: 'export default async () => { throw new Error("no good"); }',
+    });
+    const run = await waitForRun(eager, String(body.id));
+    expect(run.status).toBe("failed");
+    expect(JSON.stringify(run.error)).toContain("no good");
+    expect(localActivities(await historyOf(eager, String(body.id)))).toBe(0);
   });
 });

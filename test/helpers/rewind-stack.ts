@@ -63,7 +63,8 @@ export interface StackOptions {
   sdkMetrics?: boolean;
   /**
    * As `npm start` runs it: the worker starts first and the API shares its connection, starting
-   * runs eagerly (on a port picked beforehand, since the worker needs the API's URL).
+   * runs eagerly with their first step taken in the worker's sandbox (on a port picked
+   * beforehand, since the worker needs the API's URL).
    */
   eagerStart?: boolean;
 }
@@ -131,7 +132,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     startApi(config, address, undefined, options.logger ?? silentLogger, {
       targets,
       metrics,
-      ...(worker ? { workerConnection: worker.connection } : {}),
+      ...(worker ? { worker } : {}),
     });
   const apiFirst = eager ? undefined : await startTheApi();
   const worker = options.noWorker

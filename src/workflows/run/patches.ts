@@ -112,4 +112,13 @@ export const PATCHES = {
    * marker and no `TemporalChangeVersion` upsert of its own.
    */
   releaseBaseline2: "rewind-release-baseline-2026-11-30-b",
+  /**
+   * 2026-11-30 (after 7ad6a88): a run whose input carries its first step (`RunInput.firstStep`,
+   * taken by the worker beside the API that started it) adopts that step instead of taking it in
+   * a local activity, so its first workflow task schedules its first calls at once. Only runs
+   * started on this release can carry one.
+   */
+  firstStepCarried: "rewind-first-step-carried",
+  /** 2026-11-30: a new run records this one marker for every change above it (see `releaseBaseline2`). */
+  releaseBaseline3: "rewind-release-baseline-2026-11-30-c",
 } as const;

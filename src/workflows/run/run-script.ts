@@ -16,7 +16,7 @@ import {
   workflowInfo,
 } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
-import { RUNTIME_VERSION_ERROR_TYPE, describeRunStart } from "../../shared/index.ts";
+import { RUNTIME_VERSION_ERROR_TYPE, describeRunStart, runCredentialRef } from "../../shared/index.ts";
 import type { CredentialRef, RunInput, AdvanceInput, AdvanceResult } from "../../shared/index.ts";
 import { CallReportDesk, registerCallReportHandlers } from "./call-report-desk.ts";
 import { CallRunner } from "./call-runner.ts";
@@ -84,15 +84,8 @@ export async function runScript(input: RunInput): Promise<unknown> {
   const parking = new ParkingDesk(input, status);
   const children = new ChildRuns();
   const forkReplay = new ForkReplay(input.fork);
-  const credentials: CredentialRef = {
-    namespace: input.namespace,
-    toolsetId: input.toolsetId,
-    notBefore: startedAt,
-    // Activity input only, like the rest of the ref: no command changes, so no patch.
-    ...(input.toolset.base ? { baseToolsetId: input.toolset.base } : {}),
-    ...(input.endUser ? { endUser: input.endUser } : {}),
-    ...(input.credentials ? { runSealed: input.credentials } : {}),
-  };
+  // Activity input only: no command changes, so no patch.
+  const credentials: CredentialRef = runCredentialRef(input, startedAt);
   const reports = new CallReportDesk({ run: input, namespace: input.namespace, journal, parking, status });
   const calls = new CallRunner({
     run: input,
@@ -204,15 +197,19 @@ export async function runScript(input: RunInput): Promise<unknown> {
         if (!decision.approved)
           return ending.end({ kind: "rejected", reason: decision.reason, decidedBy: decision.decidedBy });
       }
-      outcome = await advanceScript({
-        runId: input.runId,
-        namespace: input.namespace,
-        consumedBatches: 0,
-        chain: journal.chain,
-        batches: [],
-        cold: coldStart(0),
-        openSessionsWith: credentials,
-      });
+      // A step carried in the input was taken beside the API, which left the run's isolate warm there.
+      outcome =
+        input.firstStep && !scriptApproval.required && isPatched(PATCHES.firstStepCarried)
+          ? input.firstStep
+          : await advanceScript({
+              runId: input.runId,
+              namespace: input.namespace,
+              consumedBatches: 0,
+              chain: journal.chain,
+              batches: [],
+              cold: coldStart(0),
+              openSessionsWith: credentials,
+            });
       // The script's clock starts when its first step was taken, as recorded with that step.
       if (isPatched(PATCHES.batchTimesRecorded) && outcome.kind !== "needsColdStart" && outcome.startedAt !== undefined)
         startedAt = outcome.startedAt;
