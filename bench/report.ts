@@ -297,6 +297,11 @@ export function renderReport(results: BenchResults): string {
           ],
           ["  POST /v1/runs answered", ms(st.eager.post.medianMs), ""],
           [
+            "  run started → first activity scheduled: Rewind (first step carried) / plain",
+            `${ms(st.eager.headMs.rewind)} / ${ms(st.eager.headMs.plain)}`,
+            "",
+          ],
+          [
             `plain Temporal, eager start (${st.eager.started.plain} of ${st.eager.started.of} eager): client start → its call`,
             ms(st.eager.plainToServer.medianMs),
             ms(st.eager.plainToServer.p95Ms),

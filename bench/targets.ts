@@ -123,15 +123,16 @@ const DEFINITIONS: TargetDefinition[] = [
     kind: "atMost",
     limit: 10,
     format: ms,
+    // As `npm start` runs it (first step taken beside the API, both started eagerly); the API in a process of its own beside.
     read: (r) => {
-      const head = r.start?.headMs;
-      return head
-        ? {
-            value: head.rewind - head.plain,
-            source: "start, median of each",
-            measured: `${ms(head.rewind - head.plain)} (${ms(head.rewind)} vs ${ms(head.plain)})`,
-          }
-        : missing("start not run");
+      const start = r.start;
+      if (!start) return missing("start not run");
+      const { eager, headMs: apart } = start;
+      return {
+        value: eager.headMs.rewind - eager.headMs.plain,
+        source: "start, API beside the worker, median of each",
+        measured: `${ms(eager.headMs.rewind - eager.headMs.plain)} (${ms(eager.headMs.rewind)} vs ${ms(eager.headMs.plain)}; API in its own process: ${ms(apart.rewind - apart.plain)}, ${ms(apart.rewind)} vs ${ms(apart.plain)})`,
+      };
     },
   },
   {

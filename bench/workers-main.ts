@@ -115,7 +115,7 @@ serveIpc({
   },
   async startEagerApi() {
     eagerApi ??= startApi(loadConfig(options.apiEnv, REPO_ROOT), options.address, undefined, silentLogger, {
-      workerConnection: rewind.connection,
+      worker: rewind,
       metrics: eagerApiMetrics,
     });
     return { url: (await eagerApi).url };
