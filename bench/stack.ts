@@ -141,6 +141,7 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       publicUrl: api.url,
       warmIsolates: config.warmIsolates,
       memoryMb: config.sandbox.memoryMb,
+      isolatePool: config.sandbox.isolatePool,
       cpuMsPerStep: config.sandbox.cpuMsPerStep,
       payloads: config.payloads,
       plainPayloadsDir: payloadDirs.plain,

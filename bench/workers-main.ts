@@ -33,6 +33,8 @@ export interface WorkersOptions {
   publicUrl: string;
   warmIsolates: number;
   memoryMb: number;
+  /** Isolates built ahead, as the configuration says (`REWIND_ISOLATE_POOL`). */
+  isolatePool: number | undefined;
   cpuMsPerStep: number;
   /** The Rewind worker's payload store (the API's too). */
   payloads: PayloadsConfig;
@@ -56,7 +58,7 @@ const rewind = await createRewindWorker({
   address: options.address,
   namespace: options.namespace,
   taskQueue: options.rewindTaskQueue,
-  sandbox: { memoryMb: options.memoryMb, cpuMsPerStep: options.cpuMsPerStep },
+  sandbox: { memoryMb: options.memoryMb, cpuMsPerStep: options.cpuMsPerStep, isolatePool: options.isolatePool },
   warmIsolates: options.warmIsolates,
   cacheDir: options.cacheDir,
   secretKey: Buffer.alloc(32, 42),
