@@ -35,6 +35,7 @@ import {
   CALL_FAILURE,
   IDEMPOTENCY_META_KEY,
   MAX_RESULT_BYTES,
+  encodeCallEvent,
   idempotencyKey,
   type McpCallInput,
   type ToolCallResult,
@@ -174,9 +175,14 @@ async function takeSpeculativeStep(
   deps: McpCallDeps,
   input: McpCallInput,
   value: unknown,
+  valueJson: string,
 ): Promise<{ step?: SpeculativeStep }> {
   try {
-    const step = await deps.sandbox?.speculate(input.runId, { seq: input.seq, ok: true, value });
+    const step = await deps.sandbox?.speculate(
+      input.runId,
+      { seq: input.seq, ok: true, value },
+      encodeCallEvent(input.seq, value, valueJson),
+    );
     return step
       ? {
           step: {
@@ -297,7 +303,9 @@ export function createCallMcpTool(deps: McpCallDeps) {
         secrets.length === 0
           ? resultValue(outcome, input.runtimeVersion)
           : scrubbed(resultValue(outcome, input.runtimeVersion), clean);
-      const bytes = Buffer.byteLength(JSON.stringify(value) ?? "null");
+      // Serialized once: for the size, and for the isolate if a speculative step feeds it.
+      const valueJson = JSON.stringify(value) ?? "null";
+      const bytes = Buffer.byteLength(valueJson);
       if (bytes > MAX_RESULT_BYTES) {
         const message = `${input.server}.${input.tool}: the result is ${bytes} bytes of JSON, more than the ${MAX_RESULT_BYTES} a tool result may be`;
         errorType = "resultTooLarge";
@@ -314,7 +322,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
         attempt,
         ...usedScope,
         ...(deps.sessionQueue === undefined ? {} : { ranOn: deps.sessionQueue }),
-        ...(await takeSpeculativeStep(deps, input, value)),
+        ...(await takeSpeculativeStep(deps, input, value, valueJson)),
       };
     } catch (error) {
       errorType = thrownErrorType(error);

@@ -66,9 +66,10 @@ export interface Sandbox {
   /**
    * Takes a speculative step: feeds one completion to the run's warm session, after any step in
    * progress; undefined when the run has no warm session here (the workflow then feeds the call
-   * itself).
+   * itself). `eventJson`, when given, is `JSON.stringify(event)` already made by the caller
+   * (`encodeCallEvent`), so a large result is not serialized twice.
    */
-  speculate(runId: string, event: CallEvent): Promise<SpeculativeStep | undefined>;
+  speculate(runId: string, event: CallEvent, eventJson?: string): Promise<SpeculativeStep | undefined>;
   /** Warm sessions currently held. */
   readonly warmCount: number;
   /** Isolates built ahead and ready for the next runs (see `isolatePool`). */
@@ -243,7 +244,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return finishStep(input.runId, session);
   }
 
-  async function speculateNow(runId: string, event: CallEvent): Promise<SpeculativeStep | undefined> {
+  async function speculateNow(runId: string, event: CallEvent, eventJson?: string): Promise<SpeculativeStep | undefined> {
     const session = warm.get(runId);
     if (!session || session.disposed || session.settled) return undefined;
     const chain = session.chain;
@@ -251,7 +252,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const at = Math.max(Date.now(), session.lastAt);
     warm.delete(runId);
     session.beginStep();
-    const fault = await session.feed({ at, events: [event] });
+    const fault = await session.feed({ at, events: [event] }, undefined, eventJson);
     if (fault) return { chain, after, at, result: { kind: "failed", error: fault, ...session.takeStepOutput() } };
     return { chain, after, at, result: finishStep(runId, session) };
   }
@@ -276,12 +277,12 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
     // Steps of one run take turns: every result of a run on this worker is fed in the order the
     // worker got them, and the workflow puts the steps back in that order (see SpeculativeSteps).
-    async speculate(runId, event) {
+    async speculate(runId, event, eventJson) {
       const release = await acquire(runId, options.speculativeStepWaitMs ?? SPECULATIVE_STEP_WAIT_MS);
       if (!release) return undefined;
       try {
         const began = performance.now();
-        const step = await speculateNow(runId, event);
+        const step = await speculateNow(runId, event, eventJson);
         if (step) options.metrics?.step("warm", (performance.now() - began) / 1000);
         return step;
       } finally {

@@ -171,20 +171,24 @@ export class ScriptSession {
     );
   }
 
-  /** Feeds one batch, a completion an entry; a cold replay passes its pacer to enter synchronously. */
-  async feed(batch: EventBatch, pacer?: ReplayPacer): Promise<ScriptError | undefined> {
+  /**
+   * Feeds one batch, a completion an entry; a cold replay passes its pacer to enter synchronously.
+   * `eventJson`: the JSON of a batch's only event, when the caller already has it.
+   */
+  async feed(batch: EventBatch, pacer?: ReplayPacer, eventJson?: string): Promise<ScriptError | undefined> {
+    const encoded = batch.events.length === 1 ? eventJson : undefined;
     for (const event of batch.events) {
       this.open.delete(event.seq);
       if (this.settlement) break;
       if (pacer?.due) await pacer.yield();
       const isolate = this.required();
-      const eventJson = JSON.stringify(event satisfies CallEvent);
+      const json = encoded ?? JSON.stringify(event satisfies CallEvent);
       const entered = pacer?.sync
         ? pacer.enter(
-            () => isolate.feedSync(eventJson, batch.at, this.wallTimeout()),
+            () => isolate.feedSync(json, batch.at, this.wallTimeout()),
             () => isolate.cpuTimeMs(),
           )
-        : await isolate.feed(eventJson, batch.at, this.wallTimeout());
+        : await isolate.feed(json, batch.at, this.wallTimeout());
       const fault = this.fault(entered ?? this.overBudget());
       if (fault) return fault;
     }

@@ -69,6 +69,16 @@ export interface Decider {
 export type CallEvent = { seq: number; ok: true; value: unknown } | { seq: number; ok: false; error: ToolErrorData };
 
 /**
+ * `JSON.stringify` of a successful call's event, from the JSON of its value (`valueJson`, what
+ * `JSON.stringify(value)` gave): the same text, without serializing a large value again. A value
+ * JSON leaves out (undefined) leaves out the key too, so it is encoded whole.
+ */
+export function encodeCallEvent(seq: number, value: unknown, valueJson: string | undefined): string {
+  if (value === undefined || valueJson === undefined) return JSON.stringify({ seq, ok: true, value });
+  return `{"seq":${JSON.stringify(seq)},"ok":true,"value":${valueJson}}`;
+}
+
+/**
  * A batch of completions fed in one step, with the workflow time of that step, which is what
  * `Date.now()` returns inside the script while it handles them.
  */
