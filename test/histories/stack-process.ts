@@ -1,5 +1,6 @@
 /**
- * One Rewind stack (a worker and two APIs, one of them with a low continue-as-new threshold)
+ * One Rewind stack (a worker and two APIs: the main one beside the worker, as `npm start` runs it,
+ * the other with a connection of its own and a low continue-as-new threshold)
  * run from the source tree given as `--root`: today's checkout, or a worktree of an earlier
  * release with its own node_modules. It imports only the tree's own modules, by path, so the
  * release under test runs its own code and its own SDK versions. The worker's http tool maps
@@ -41,6 +42,7 @@ interface StackModules {
     address: string,
     uiUrl: undefined,
     logger: Logger,
+    options?: { worker?: unknown },
   ): Promise<{ url: string; stop(): Promise<void> }>;
   createRewindWorker(options: Record<string, unknown>): Promise<{ run(): Promise<void>; shutdown(): Promise<void> }>;
   resolveSecretKey(config: ConfigShape): Promise<Buffer>;
@@ -78,13 +80,24 @@ const quiet: Logger = {
   error: (m) => process.stderr.write(`${m}\n`),
 };
 
+/** A loopback port nothing listens on: the main API's, known before the worker that links to it starts. */
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+
 const m = await modules();
 const env: Env = { ...process.env, REWIND_PORT: "0" };
-const config = m.loadConfig(env, root);
+const config = m.loadConfig({ ...env, REWIND_HOST: "127.0.0.1", REWIND_PORT: String(await freePort()) }, root);
 const withCan = m.loadConfig({ ...env, REWIND_CONTINUE_AS_NEW_EVENTS: "60" }, root);
 const address = config.temporal.address ?? "";
 m.installTemporalRuntime(quiet, "ERROR");
-const mainApi = await m.startApi(config, address, undefined, quiet);
+// The continue-as-new API has a connection of its own: its runs start the ordinary way.
 const canApi = await m.startApi(withCan, address, undefined, quiet);
 const worker = await m.createRewindWorker({
   address,
@@ -95,7 +108,7 @@ const worker = await m.createRewindWorker({
   cacheDir: path.join(config.stateDir, "cache"),
   secretKey: await m.resolveSecretKey(config),
   events: config.events,
-  publicUrl: mainApi.url,
+  publicUrl: config.api.publicUrl,
   // Releases that keep large payloads outside history read where the stack's config says.
   payloads: config.payloads,
   httpTool: {
@@ -108,6 +121,9 @@ const worker = await m.createRewindWorker({
   },
 });
 const running = worker.run();
+// As `npm start` runs it: beside the worker (releases that know the option start runs eagerly,
+// their first step carried in their input; earlier ones ignore it).
+const mainApi = await m.startApi(config, address, undefined, quiet, { worker });
 process.stdout.write(`${JSON.stringify({ api: mainApi.url, continueAsNewApi: canApi.url })}\n`);
 
 let stopping = false;
