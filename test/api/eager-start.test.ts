@@ -52,6 +52,24 @@ async function historyOf(stack: RewindStack, id: string): Promise<HistoryEvent[]
   return (await stack.client.workflow.getHandle(id).fetchHistory()).events ?? [];
 }
 
+/**
+ * Runs ECHO_TWICE with `n` to its end and answers how many of its steps were local activities
+ * (each is a marker in history); fails unless both calls came back.
+ */
+async function echoTwice(
+  stack: RewindStack,
+  toolset: string,
+  n: number,
+  extra: { approve?: boolean; headers?: Record<string, string> } = {},
+): Promise<number> {
+  const body = { script: ECHO_TWICE, toolset, input: { n }, ...(extra.approve ? { approveScript: true } : {}) };
+  const started = await stack.request("POST", "/v1/runs", body, extra.headers);
+  const id = String(started.body.id);
+  if (extra.approve) expect((await stack.request("POST", `/v1/runs/${id}/approve`, {})).status).toBe(200);
+  expect((await waitForRun(stack, id)).result).toMatchObject([{ args: { n } }, { args: { n: n + 1 } }]);
+  return localActivities(await historyOf(stack, id));
+}
+
 /** Local activities the run recorded (each step taken in one is a marker). */
 const localActivities = (events: HistoryEvent[]) =>
   events.filter((e) => e.markerRecordedEventAttributes?.markerName === "core_local_activity").length;
@@ -94,52 +112,20 @@ describe("eager start", () => {
 
 describe("first step carried in the run's input", () => {
   it("schedules the first call in the run's first workflow task, with no local activity for the step", async () => {
-    const { body } = await eager.request("POST", "/v1/runs", {
-      script: ECHO_TWICE,
-      toolset: toolsets.eager,
-      input: { n: 3 },
-    });
-    const id = String(body.id);
-    expect((await waitForRun(eager, id)).result).toMatchObject([{ args: { n: 3 } }, { args: { n: 4 } }]);
-    const events = await historyOf(eager, id);
     // The second call's step was the first call's speculative step, taken in the isolate the API's step left warm.
-    expect(localActivities(events)).toBe(0);
+    expect(await echoTwice(eager, toolsets.eager, 3)).toBe(0);
     expect(server.calls.filter((call) => JSON.stringify(call.arguments).includes('"n":3'))).toHaveLength(1);
   });
 
   it("takes the first step in a local activity on a stack whose API has its own connection", async () => {
-    const { body } = await queued.request("POST", "/v1/runs", {
-      script: ECHO_TWICE,
-      toolset: toolsets.queued,
-      input: { n: 10 },
-    });
-    const id = String(body.id);
-    expect((await waitForRun(queued, id)).result).toMatchObject([{ args: { n: 10 } }, { args: { n: 11 } }]);
-    expect(localActivities(await historyOf(queued, id))).toBe(1);
+    expect(await echoTwice(queued, toolsets.queued, 10)).toBe(1);
   });
 
   it("does not carry the step of a run that waits for its script's approval, nor of an idempotent start", async () => {
-    const approval = await eager.request("POST", "/v1/runs", {
-      script: ECHO_TWICE,
-      toolset: toolsets.eager,
-      input: { n: 20 },
-      approveScript: true,
-    });
-    const approvalId = String(approval.body.id);
-    const decided = await eager.request("POST", `/v1/runs/${approvalId}/approve`, {});
-    expect(decided.status).toBe(200);
-    expect((await waitForRun(eager, approvalId)).result).toMatchObject([{ args: { n: 20 } }, { args: { n: 21 } }]);
-    expect(localActivities(await historyOf(eager, approvalId))).toBe(1);
-
-    const keyed = await eager.request(
-      "POST",
-      "/v1/runs",
-      { script: ECHO_TWICE, toolset: toolsets.eager, input: { n: 30 } },
-      { "Idempotency-Key": `keyed-${Date.now()}` },
+    expect(await echoTwice(eager, toolsets.eager, 20, { approve: true })).toBe(1);
+    expect(await echoTwice(eager, toolsets.eager, 30, { headers: { "Idempotency-Key": `keyed-${Date.now()}` } })).toBe(
+      1,
     );
-    const keyedId = String(keyed.body.id);
-    expect((await waitForRun(eager, keyedId)).result).toMatchObject([{ args: { n: 30 } }, { args: { n: 31 } }]);
-    expect(localActivities(await historyOf(eager, keyedId))).toBe(1);
   });
 
   it("fails a run whose script throws in its carried first step, as it would in a local activity", async () => {
