@@ -13,6 +13,7 @@ import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
 import { runMetricsSinks } from "../../src/worker/run-metrics-sink.ts";
 import { NO_METRICS } from "../../src/metrics/index.ts";
 import type { RunMetricsSinks } from "../../src/shared/run-metrics.ts";
+import type { ObservationSinks } from "../../src/shared/observation-sinks.ts";
 import type { BenchContext } from "../context.ts";
 import { assertTotal, callsScript, plainRun, rewindRun } from "../drivers.ts";
 import { fetchHistories } from "../history.ts";
@@ -84,9 +85,13 @@ export async function measureWorkflowReplay(ctx: BenchContext): Promise<ReplayRe
       ["plain", plain.id, plainBundle],
     ] as const) {
       // The Rewind worker's sinks, as no-ops (sinks are not called on replay, but must exist).
-      const sinks: InjectedSinks<TracingSinks & RunMetricsSinks> | undefined =
+      const sinks: InjectedSinks<TracingSinks & RunMetricsSinks & ObservationSinks> | undefined =
         system === "rewind"
-          ? { tracing: { span: { fn: () => undefined } }, ...runMetricsSinks(NO_METRICS) }
+          ? {
+              tracing: { span: { fn: () => undefined } },
+              ...runMetricsSinks(NO_METRICS),
+              observations: { observed: { fn: () => undefined } },
+            }
           : undefined;
       const histories = await fetchHistories(stack.client, id);
       const ms: number[] = [];
