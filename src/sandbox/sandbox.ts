@@ -244,7 +244,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return finishStep(input.runId, session);
   }
 
-  async function speculateNow(runId: string, event: CallEvent, eventJson?: string): Promise<SpeculativeStep | undefined> {
+  async function speculateNow(
+    runId: string,
+    event: CallEvent,
+    eventJson?: string,
+  ): Promise<SpeculativeStep | undefined> {
     const session = warm.get(runId);
     if (!session || session.disposed || session.settled) return undefined;
     const chain = session.chain;
