@@ -128,6 +128,28 @@ describe("first step carried in the run's input", () => {
     );
   });
 
+  it("uses an end user's credentials written just before a run whose step was carried, though one was read a moment earlier", async () => {
+    const user = `late-${Date.now()}`;
+    const send = async (message: string) => {
+      const { body } = await eager.request("POST", "/v1/runs", {
+        script: `import { svc } from "rewind:tools";\nexport default async () => svc.echo({ message: "${message}" });`,
+        toolset: toolsets.eager,
+        endUser: user,
+      });
+      expect((await waitForRun(eager, String(body.id))).status).toBe("completed");
+    };
+    await send("before the write");
+    const written = await eager.request("PUT", `/v1/end-users/${user}/toolsets/${toolsets.eager}/credentials`, {
+      mcpServers: { svc: { headers: { authorization: "Bearer own-of-late" } } },
+    });
+    expect(written.status).toBe(200);
+    await send("after the write");
+    const sent = (message: string) =>
+      server.calls.find((call) => call.arguments["message"] === message)?.headers["authorization"] ?? null;
+    expect(sent("before the write")).toBeNull();
+    expect(sent("after the write")).toBe("Bearer own-of-late");
+  });
+
   it("fails a run whose script throws in its carried first step, as it would in a local activity", async () => {
     const { body } = await eager.request("POST", "/v1/runs", {
       script: 'export default async () => { throw new Error("no good"); }',

@@ -211,8 +211,17 @@ export async function runScript(input: RunInput): Promise<unknown> {
               openSessionsWith: credentials,
             });
       // The script's clock starts when its first step was taken, as recorded with that step.
-      if (isPatched(PATCHES.batchTimesRecorded) && outcome.kind !== "needsColdStart" && outcome.startedAt !== undefined)
+      if (
+        isPatched(PATCHES.batchTimesRecorded) &&
+        outcome.kind !== "needsColdStart" &&
+        outcome.startedAt !== undefined
+      ) {
         startedAt = outcome.startedAt;
+        // Credentials read since then are fresh for the run: a step carried from beside the API
+        // was taken before this task, and the read that opened its sessions serves its first calls.
+        // Activity input only, and unchanged for a step taken in this task (it started at `startedAt`).
+        credentials.notBefore = startedAt;
+      }
     }
     for (;;) {
       // Asked for while the script stepped: what that step issued is never recorded nor sent.
