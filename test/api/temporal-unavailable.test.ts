@@ -146,7 +146,9 @@ async function sendAll(table: Record<string, Request[]>): Promise<Answer[]> {
 
 async function parkedOnFirstCall(runId: string): Promise<ApiBody> {
   return waitFor(`run ${runId} parked on call 1`, async () => (await stack.request("GET", `/v1/runs/${runId}`)).body, {
-    until: (body) => body.status === "parked" && JSON.stringify(body["parked"]).includes('"seq":1'),
+    // Right after Temporal is back the API may answer without the parked calls (no worker answered
+    // its query in time): keep asking.
+    until: (body) => body.status === "parked" && JSON.stringify(body["parked"] ?? null).includes('"seq":1'),
   });
 }
 
