@@ -29,7 +29,8 @@ import {
   type RunState,
   type RollbackSummary,
   describeRunStart,
-  EMPTY_CHAIN,
+  firstStepInput,
+  requiresScriptApproval,
   runCredentialRef,
   type AdvanceInput,
   type AdvanceResult,
@@ -191,31 +192,18 @@ export function createRunService(options: RunServiceOptions) {
    * not new: a repeat must not touch the isolate of the run it names). A step that could not be
    * taken is left to the run.
    */
-  async function firstStepOf(
-    runId: string,
-    run: Omit<StartRunInput, "idempotencyKey">,
-  ): Promise<FirstStep | undefined> {
-    if (!options.advanceScript || run.approveScript || run.toolset.scriptApproval === "required" || run.fork)
+  async function firstStepOf(runId: string, run: StartRunInput): Promise<FirstStep | undefined> {
+    if (!options.advanceScript || run.idempotencyKey !== undefined || requiresScriptApproval(run) || run.fork)
       return undefined;
     const startedAt = Date.now();
     try {
-      const step = await options.advanceScript({
-        runId,
-        namespace: run.namespace,
-        consumedBatches: 0,
-        chain: EMPTY_CHAIN,
-        batches: [],
-        cold: {
-          script: run.script,
-          input: run.input,
-          toolset: run.toolset,
+      const step = await options.advanceScript(
+        firstStepInput(
+          { ...run, runId, runtimeVersion: SANDBOX_RUNTIME_VERSION },
           startedAt,
-          history: [],
-          knownCalls: 0,
-          runtimeVersion: SANDBOX_RUNTIME_VERSION,
-        },
-        openSessionsWith: runCredentialRef(run, startedAt),
-      });
+          runCredentialRef(run, startedAt),
+        ),
+      );
       return step.kind === "needsColdStart" ? undefined : step;
     } catch {
       return undefined;
@@ -240,7 +228,7 @@ export function createRunService(options: RunServiceOptions) {
       ]).updateCopy([{ key: SEARCH_ATTRIBUTES.startedAt, value: requestedAt }]);
       // Start options, not commands of the workflow: what the UI shows needs no patch.
       const { staticSummary, staticDetails, memo } = describeRunStart(rest);
-      const firstStep = input.idempotencyKey === undefined ? await firstStepOf(runId, rest) : undefined;
+      const firstStep = await firstStepOf(runId, input);
       try {
         const handle = await client.workflow.start(RUN_WORKFLOW_TYPE, {
           taskQueue: options.taskQueue,

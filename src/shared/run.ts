@@ -57,6 +57,11 @@ export interface RunInput {
   firstStep?: FirstStep;
 }
 
+/** Whether a run waits for the harness to approve its script before its first step. */
+export function requiresScriptApproval(run: Pick<RunInput, "approveScript" | "toolset">): boolean {
+  return run.approveScript === true || run.toolset.scriptApproval === "required";
+}
+
 /** A first step as the worker's `advanceScript` answered it (a cold start never needs another). */
 export type FirstStep = Exclude<AdvanceResult, { kind: "needsColdStart" }>;
 

@@ -6,6 +6,7 @@
 import { fnv64 } from "./fnv.ts";
 import type { EventBatch, IssuedCall } from "./journal.ts";
 import type { CredentialRef } from "./credentials.ts";
+import type { RunInput } from "./run.ts";
 import type { PinnedToolset } from "./toolset.ts";
 
 export interface ColdStart {
@@ -98,6 +99,35 @@ export interface RunEnd {
 
 /** The chain of a script that has been fed nothing yet. */
 export const EMPTY_CHAIN = "0000000000000000";
+
+/**
+ * The first step of a new run, fed nothing: what the run takes in a local activity, and what the
+ * API beside a worker takes for it before starting it (`RunInput.firstStep`). `credentials`: the
+ * run's, so the worker opens the sessions of the calls the step issues.
+ */
+export function firstStepInput(
+  run: Pick<RunInput, "runId" | "namespace" | "script" | "input" | "toolset" | "runtimeVersion">,
+  startedAt: number,
+  credentials: CredentialRef,
+): AdvanceInput {
+  return {
+    runId: run.runId,
+    namespace: run.namespace,
+    consumedBatches: 0,
+    chain: EMPTY_CHAIN,
+    batches: [],
+    cold: {
+      script: run.script,
+      input: run.input,
+      toolset: run.toolset,
+      startedAt,
+      history: [],
+      knownCalls: 0,
+      ...(run.runtimeVersion === undefined ? {} : { runtimeVersion: run.runtimeVersion }),
+    },
+    openSessionsWith: credentials,
+  };
+}
 
 /**
  * Identifies everything a script has been fed: each batch (its time and seqs) hashed onto the

@@ -16,7 +16,7 @@ import {
   workflowInfo,
 } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
-import { RUNTIME_VERSION_ERROR_TYPE, describeRunStart, runCredentialRef } from "../../shared/index.ts";
+import { RUNTIME_VERSION_ERROR_TYPE, describeRunStart, firstStepInput, runCredentialRef } from "../../shared/index.ts";
 import type { CredentialRef, RunInput, AdvanceInput, AdvanceResult } from "../../shared/index.ts";
 import { CallReportDesk, registerCallReportHandlers } from "./call-report-desk.ts";
 import { CallRunner } from "./call-runner.ts";
@@ -201,15 +201,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
       outcome =
         input.firstStep && !scriptApproval.required && isPatched(PATCHES.firstStepCarried)
           ? input.firstStep
-          : await advanceScript({
-              runId: input.runId,
-              namespace: input.namespace,
-              consumedBatches: 0,
-              chain: journal.chain,
-              batches: [],
-              cold: coldStart(0),
-              openSessionsWith: credentials,
-            });
+          : await advanceScript(firstStepInput(input, startedAt, credentials));
       // The script's clock starts when its first step was taken, as recorded with that step.
       if (
         isPatched(PATCHES.batchTimesRecorded) &&

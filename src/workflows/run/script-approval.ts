@@ -9,7 +9,13 @@
  * recorded history takes the wait: no patch. The updates are new handlers.
  */
 import { condition, setHandler } from "@temporalio/workflow";
-import { runApprovalRequested, type Decider, type RunInput, type ScriptApprovalView } from "../../shared/index.ts";
+import {
+  requiresScriptApproval,
+  runApprovalRequested,
+  type Decider,
+  type RunInput,
+  type ScriptApprovalView,
+} from "../../shared/index.ts";
 import { emitEvent } from "./events.ts";
 import { approveScriptUpdate, rejectScriptUpdate, type DeciderArgs, type ScriptDecided } from "./messages.ts";
 import { assertDecider } from "./run-handlers.ts";
@@ -29,7 +35,7 @@ export class ScriptApproval {
 
   /** Whether this run asks for its script's approval before its first step. */
   get required(): boolean {
-    return this.run.approveScript === true || this.run.toolset.scriptApproval === "required";
+    return requiresScriptApproval(this.run);
   }
 
   /** Where the run stands on it, once it asked (for the status and journal queries). */
