@@ -13,7 +13,7 @@ import { RUN_CONCURRENCY } from "../../shared/index.ts";
 import { CallScheduler } from "./call-scheduler.ts";
 import { reportCallSpan, reportParked } from "./call-spans.ts";
 import type { ChildRuns } from "./child-runs.ts";
-import { dispatchCall, dispatchCallLean, isBuiltin, type CallOutcome, type DispatchContext } from "./dispatch.ts";
+import { dispatchCall, isBuiltin, type CallOutcome, type DispatchContext } from "./dispatch.ts";
 import type { ForkReplay } from "./fork-seed.ts";
 import type { JournalBook } from "./journal-book.ts";
 import type { Observations } from "./observations.ts";
@@ -35,8 +35,6 @@ export interface CallRunnerDeps {
   reports: { callEnded(seq: number): void };
   /** Told whenever a call starts or ends, for the run's current details. */
   status: { touch(): void };
-  /** The run follows `PATCHES.leanCallPath` (asked once, as it starts). */
-  leanCalls?: boolean;
 }
 
 /** Built-ins whose call is a wait: after one, a server's tools may have changed. */
@@ -90,9 +88,7 @@ export class CallRunner {
     this.scheduler = new CallScheduler(
       RUN_CONCURRENCY,
       (tool) => run.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY,
-      deps.leanCalls
-        ? (entry, release) => this.performLean(entry, release)
-        : (entry, release) => void this.perform(entry, release),
+      (entry, release) => void this.perform(entry, release),
     );
   }
 
@@ -164,11 +160,9 @@ export class CallRunner {
     }
     if (!isBuiltin(entry.tool)) return this.scheduler.enqueue(entry);
     this.builtinsInFlight += 1;
-    const release = () => {
+    void this.perform(entry, () => {
       this.builtinsInFlight -= 1;
-    };
-    if (this.deps.leanCalls) this.performLean(entry, release);
-    else void this.perform(entry, release);
+    });
   }
 
   /** Parks a call that needs approval (outside the concurrency limits), then sends or rejects it. */
@@ -209,8 +203,8 @@ export class CallRunner {
    * (one attempt more), or fails it. The policy field is newer than every recorded history, so
    * no earlier run takes this branch: no patch.
    */
-  private async send(entry: JournalEntry, first?: CallOutcome): Promise<CallOutcome> {
-    let outcome = first ?? (await dispatchCall(entry, this.context));
+  private async send(entry: JournalEntry): Promise<CallOutcome> {
+    let outcome = await dispatchCall(entry, this.context);
     while (
       !outcome.ok &&
       outcome.error.code === "outcomeUnknown" &&
@@ -234,7 +228,11 @@ export class CallRunner {
 
   /** Sends one call and journals its outcome; `release` frees its place in the limits. */
   private async perform(entry: JournalEntry, release: () => void): Promise<void> {
-    this.starting(entry);
+    const { run, journal, speculative, observations } = this.deps;
+    entry.status = "running";
+    entry.startedAt ??= Date.now();
+    entry.attempts = Math.max(entry.attempts, 1);
+    this.deps.status.touch();
     let outcome;
     try {
       outcome = await this.send(entry);
@@ -246,53 +244,6 @@ export class CallRunner {
       release();
       this.deps.reports.callEnded(entry.seq);
     }
-    this.completed(entry, outcome);
-  }
-
-  /**
-   * What `perform` does, for runs past `PATCHES.leanCallPath`: no async function between a
-   * call's activity and its outcome, so the call makes a few workflow promises instead of ten
-   * (see `dispatchMcpLean`). A call whose outcome is unknown and whose policy parks it goes on
-   * through `send`'s loop, keeping its place in the limits.
-   */
-  private performLean(entry: JournalEntry, release: () => void): void {
-    this.starting(entry);
-    const ended = () => {
-      release();
-      this.deps.reports.callEnded(entry.seq);
-    };
-    const settle = (outcome: CallOutcome) => {
-      ended();
-      this.completed(entry, outcome);
-    };
-    // Only the run's own cancellation gets here; the run loop sees it too and ends the run.
-    const broke = (error: unknown) => {
-      ended();
-      if (!isCancellation(error)) throw error;
-    };
-    const parksWhenUnknown = this.deps.run.toolset.policies[entry.tool]?.onUnknown === "park";
-    dispatchCallLean(
-      entry,
-      this.context,
-      parksWhenUnknown
-        ? (outcome) => {
-            this.send(entry, outcome).then(settle, broke);
-          }
-        : settle,
-      broke,
-    );
-  }
-
-  private starting(entry: JournalEntry): void {
-    entry.status = "running";
-    entry.startedAt ??= Date.now();
-    entry.attempts = Math.max(entry.attempts, 1);
-    this.deps.status.touch();
-  }
-
-  /** Journals a call's outcome and hands the call to SpeculativeSteps. */
-  private completed(entry: JournalEntry, outcome: CallOutcome): void {
-    const { run, journal, speculative, observations } = this.deps;
     journal.complete(entry.seq, outcome, Date.now());
     this.finished(entry.seq);
     if (WAITING_BUILTINS.has(entry.tool)) this.waits += 1;

@@ -12,7 +12,7 @@ import { dispatchWorkflowCall, type ChildRuns } from "./child-runs.ts";
 import type { CallOutcome } from "./call-outcome.ts";
 import { dispatchHost } from "./host-dispatch.ts";
 import { dispatchHttp } from "./http-dispatch.ts";
-import { dispatchMcp, dispatchMcpLean, splitTool, type McpDispatchContext } from "./mcp-dispatch.ts";
+import { dispatchMcp, splitTool, type McpDispatchContext } from "./mcp-dispatch.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
 
 export type { CallOutcome };
@@ -78,28 +78,4 @@ export async function dispatchCall(entry: JournalEntry, context: DispatchContext
     if (isCancellation(error)) throw error;
     return failure(entry, "toolFailed", error instanceof Error ? error.message : String(error));
   }
-}
-
-/**
- * `dispatchCall` for runs past `PATCHES.leanCallPath`: the outcome goes to `settle` (a failure
- * for the script included), the run's cancellation to `broke`. An MCP call takes the lean path
- * (`dispatchMcpLean`); any other call is dispatched as before.
- */
-export function dispatchCallLean(
-  entry: JournalEntry,
-  context: DispatchContext,
-  settle: (outcome: CallOutcome) => void,
-  broke: (error: unknown) => void,
-): void {
-  const { group } = splitTool(entry.tool);
-  if (isBuiltin(entry.tool) || entry.tool === HTTP_TOOL || !context.toolset.mcpServers[group]) {
-    dispatchCall(entry, context).then(settle, broke);
-    return;
-  }
-  // What dispatchCall makes of an error that is not the run's cancellation: the script's failure.
-  const failed = (error: unknown): void => {
-    if (isCancellation(error)) return broke(error);
-    settle(failure(entry, "toolFailed", error instanceof Error ? error.message : String(error)));
-  };
-  dispatchMcpLean(entry, context, settle, failed);
 }

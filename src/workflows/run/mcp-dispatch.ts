@@ -11,17 +11,9 @@ import {
   TimeoutFailure,
   isCancellation,
   proxyActivities,
-  type ActivityOptions,
 } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
-import type {
-  CredentialRef,
-  JournalEntry,
-  RunInput,
-  PinnedToolset,
-  RunTrace,
-  ToolCallResult,
-} from "../../shared/index.ts";
+import type { CredentialRef, JournalEntry, RunInput, PinnedToolset, RunTrace } from "../../shared/index.ts";
 import { runtimeVersionOf, CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../../shared/index.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
 import { callTraceparent } from "./call-spans.ts";
@@ -113,102 +105,49 @@ function parkingFor(cause: unknown, entry: JournalEntry): { reason: ParkReason; 
   }
 }
 
-/** What one call's attempts share: its server, tool, timeout and activity options. */
-interface McpCallPlan {
-  group: string;
-  tool: string;
-  url: string;
-  timeoutMs: number;
-  options: ActivityOptions;
-}
-
-function planOf(entry: JournalEntry, context: McpDispatchContext): McpCallPlan | undefined {
+export async function dispatchMcp(entry: JournalEntry, context: McpDispatchContext): Promise<CallOutcome> {
   const { group, tool } = splitTool(entry.tool);
   const server = context.toolset.mcpServers[group];
-  if (!server) return undefined;
+  if (!server) return failure(entry, "unknownTool", `${entry.tool} is not a tool of this run's toolset`);
   const policy = context.toolset.policies[entry.tool] ?? {};
   const timeoutMs = policy.timeoutMs ?? DEFAULT_MCP_TIMEOUT_MS;
-  return {
-    group,
-    tool,
-    url: server.url,
-    timeoutMs,
-    options: {
-      activityId: String(entry.seq),
-      summary: `${entry.tool} #${entry.seq}`,
-      // The request's own timeout fires first and fails the attempt cleanly; this is the backstop.
-      startToCloseTimeout: timeoutMs + 5_000,
-      heartbeatTimeout: Math.min(HEARTBEAT_TIMEOUT_MS, timeoutMs + 5_000),
-      retry: retryPolicyFor(policy),
-    },
+  const options = {
+    activityId: String(entry.seq),
+    summary: `${entry.tool} #${entry.seq}`,
+    // The request's own timeout fires first and fails the attempt cleanly; this is the backstop.
+    startToCloseTimeout: timeoutMs + 5_000,
+    heartbeatTimeout: Math.min(HEARTBEAT_TIMEOUT_MS, timeoutMs + 5_000),
+    retry: retryPolicyFor(policy),
   };
-}
-
-/** Schedules one attempt of the call, on the session queue when there is one. */
-function attempt(
-  entry: JournalEntry,
-  context: McpDispatchContext,
-  plan: McpCallPlan,
-  sessionQueue: string | undefined,
-  skipSchemaCheck: boolean,
-): Promise<ToolCallResult> {
-  const { callMcpTool } = proxyActivities<Activities>(
-    sessionQueue === undefined
-      ? plan.options
-      : { ...plan.options, taskQueue: sessionQueue, scheduleToStartTimeout: SESSION_START_TIMEOUT_MS },
-  );
-  return callMcpTool({
-    runId: context.runId,
-    seq: entry.seq,
-    server: plan.group,
-    tool: plan.tool,
-    url: plan.url,
-    args: entry.args,
-    timeoutMs: plan.timeoutMs,
-    credentials: context.credentials,
-    ...(skipSchemaCheck ? { skipSchemaCheck } : {}),
-    ...traceOf(context.trace, entry.seq),
-    ...runtimeOf(context.run),
-    // Like the runtime: input only, never a command, so no patch (see runtimeOf).
-    ...(context.waits ? { waits: context.waits() } : {}),
-  });
-}
-
-/** The outcome of an attempt the activity answered (the tool's own error included). */
-function answered(entry: JournalEntry, context: McpDispatchContext, result: ToolCallResult): CallOutcome {
-  entry.attempts = result.attempt;
-  if (result.credentials) entry.credentials = result.credentials;
-  if (!result.ok) return failure(entry, "toolFailed", result.error.message, result.error.details);
-  if (result.ranOn !== undefined) context.ranOn?.(result.ranOn);
-  return result.step ? { ok: true, value: result.value, step: result.step } : { ok: true, value: result.value };
-}
-
-/** An attempt that failed, for `dispatchMcp` to take up where the lean path left the call. */
-interface FailedAttempt {
-  error: unknown;
-  sessionQueue: string | undefined;
-}
-
-export async function dispatchMcp(
-  entry: JournalEntry,
-  context: McpDispatchContext,
-  failed?: FailedAttempt,
-): Promise<CallOutcome> {
-  const plan = planOf(entry, context);
-  if (!plan) return failure(entry, "unknownTool", `${entry.tool} is not a tool of this run's toolset`);
-  const server = context.toolset.mcpServers[plan.group];
-  const policy = context.toolset.policies[entry.tool] ?? {};
   let skipSchemaCheck = false;
-  let takenUp = failed;
   for (;;) {
-    const sessionQueue = takenUp ? takenUp.sessionQueue : context.sessionQueue?.();
+    const sessionQueue = context.sessionQueue?.();
+    const { callMcpTool } = proxyActivities<Activities>(
+      sessionQueue === undefined
+        ? options
+        : { ...options, taskQueue: sessionQueue, scheduleToStartTimeout: SESSION_START_TIMEOUT_MS },
+    );
     try {
-      if (takenUp) {
-        const { error } = takenUp;
-        takenUp = undefined;
-        throw error;
-      }
-      return answered(entry, context, await attempt(entry, context, plan, sessionQueue, skipSchemaCheck));
+      const result = await callMcpTool({
+        runId: context.runId,
+        seq: entry.seq,
+        server: group,
+        tool,
+        url: server.url,
+        args: entry.args,
+        timeoutMs,
+        credentials: context.credentials,
+        ...(skipSchemaCheck ? { skipSchemaCheck } : {}),
+        ...traceOf(context.trace, entry.seq),
+        ...runtimeOf(context.run),
+        // Like the runtime: input only, never a command, so no patch (see runtimeOf).
+        ...(context.waits ? { waits: context.waits() } : {}),
+      });
+      entry.attempts = result.attempt;
+      if (result.credentials) entry.credentials = result.credentials;
+      if (!result.ok) return failure(entry, "toolFailed", result.error.message, result.error.details);
+      if (result.ranOn !== undefined) context.ranOn?.(result.ranOn);
+      return result.step ? { ok: true, value: result.value, step: result.step } : { ok: true, value: result.value };
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (!(error instanceof ActivityFailure)) throw error;
@@ -218,7 +157,7 @@ export async function dispatchMcp(
       }
       const parking = parkingFor(error.cause, entry);
       if (!parking) return outcomeOfFailure(entry, error, policy);
-      const pinned = server?.tools.find((t) => t.name === plan.tool)?.inputSchema ?? null;
+      const pinned = server.tools.find((t) => t.name === tool)?.inputSchema ?? null;
       const decision = await context.park(
         entry,
         parking.reason,
@@ -234,34 +173,4 @@ export async function dispatchMcp(
       entry.status = "running";
     }
   }
-}
-
-/**
- * `dispatchMcp` with the fewest workflow promises for the call that is answered at its first
- * attempt (runs past `PATCHES.leanCallPath`): the activity's promise and one reaction, which
- * hands the outcome to `settle`. Temporal's workflow sandbox captures and formats a stack trace
- * for every promise its workflows create, so each async layer between a result and the run
- * costs CPU on every call. A failed attempt (retries exhausted, parking, a session queue no
- * worker served) is taken up by `dispatchMcp`, which settles it through `settle` or `broke`.
- */
-export function dispatchMcpLean(
-  entry: JournalEntry,
-  context: McpDispatchContext,
-  settle: (outcome: CallOutcome) => void,
-  broke: (error: unknown) => void,
-): void {
-  const plan = planOf(entry, context);
-  if (!plan) return settle(failure(entry, "unknownTool", `${entry.tool} is not a tool of this run's toolset`));
-  const sessionQueue = context.sessionQueue?.();
-  let scheduled: Promise<ToolCallResult>;
-  try {
-    scheduled = attempt(entry, context, plan, sessionQueue, false);
-  } catch (error) {
-    // Refused as it was scheduled (its options): what dispatchMcp would have thrown.
-    return broke(error);
-  }
-  scheduled.then(
-    (result) => settle(answered(entry, context, result)),
-    (error: unknown) => dispatchMcp(entry, context, { error, sessionQueue }).then(settle, broke),
-  );
 }

@@ -121,15 +121,4 @@ export const PATCHES = {
   firstStepCarried: "rewind-first-step-carried",
   /** 2026-11-30: a new run records this one marker for every change above it (see `releaseBaseline2`). */
   releaseBaseline3: "rewind-release-baseline-2026-11-30-c",
-  /**
-   * 2026-11-30 (after 5eaabe7): an MCP call goes from its activity's result to the run loop
-   * without async functions between (`dispatchMcpLean`, `CallRunner.performLean`,
-   * `ReadyQueue.now`/`arrival`). The workflow sandbox formats a stack trace for every promise a
-   * workflow makes, and a call made fourteen. The commands are the same, but the microtasks
-   * between a result and the run loop are fewer, so a run that started on the old path must keep
-   * it: asked once, as the run starts.
-   */
-  leanCallPath: "rewind-lean-call-path",
-  /** 2026-11-30: a new run records this one marker for every change above it (see `releaseBaseline2`). */
-  releaseBaseline4: "rewind-release-baseline-2026-11-30-d",
 } as const;

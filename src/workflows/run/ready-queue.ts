@@ -55,28 +55,6 @@ export class ReadyQueue {
         this.fail = reject;
       });
     }
-    return this.take();
-  }
-
-  /**
-   * What `next` answers, without its async layers (runs past `PATCHES.leanCallPath`): what is
-   * waiting now, or, when nothing is, the wait for it (`arrival`) and then `take`.
-   */
-  now(): NextStep | undefined {
-    return this.length === 0 ? undefined : this.take();
-  }
-
-  /** Resolves when something is pushed or the loop is nudged; rejects when the run is cancelled. */
-  arrival(): Promise<void> {
-    if (this.cancelled !== undefined) return Promise.reject(this.cancelled);
-    return new Promise<void>((resolve, reject) => {
-      this.wake = resolve;
-      this.fail = reject;
-    });
-  }
-
-  /** The adopted step first, else every finished call not fed yet (none after a nudge). */
-  take(): NextStep {
     const result = this.adopted.shift();
     return result ? { kind: "adopted", result } : { kind: "feed", seqs: this.seqs.splice(0) };
   }

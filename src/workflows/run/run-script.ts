@@ -28,7 +28,7 @@ import { Observations } from "./observations.ts";
 import { ParkingDesk } from "./parking-desk.ts";
 import { announcePatches, isPatched } from "./run-patches.ts";
 import { PATCHES } from "./patches.ts";
-import { ReadyQueue, type NextStep } from "./ready-queue.ts";
+import { ReadyQueue } from "./ready-queue.ts";
 import { RunEnding, STUCK, scriptFailure } from "./run-ending.ts";
 import { registerRunHandlers } from "./run-handlers.ts";
 import { Rollback } from "./rollback.ts";
@@ -73,7 +73,6 @@ export async function runScript(input: RunInput): Promise<unknown> {
   // activity's result in a replay.
   const followsSessions = isPatched(PATCHES.callsFollowTheirSession);
   const observesBySink = isPatched(PATCHES.observationsBySink);
-  const leanCalls = isPatched(PATCHES.leanCallPath);
   const journal = new JournalBook(input.carried);
   const inbox = new SignalInbox(input.carried?.signals);
   let startedAt = input.carried?.startedAt ?? Date.now();
@@ -100,7 +99,6 @@ export async function runScript(input: RunInput): Promise<unknown> {
     credentials,
     reports,
     status,
-    leanCalls,
   });
   status.describeFrom(
     () => ({ parked: parking.lot.list(), inFlight: calls.active }),
@@ -250,15 +248,7 @@ export async function runScript(input: RunInput): Promise<unknown> {
           ...rollback.carried,
         }));
       }
-      let next: NextStep;
-      if (leanCalls) {
-        const waiting = ready.now();
-        if (waiting) next = waiting;
-        else {
-          await ready.arrival();
-          next = ready.take();
-        }
-      } else next = await ready.next();
+      const next = await ready.next();
       if (rollback.requested) return rollBack();
       if (next.kind === "adopted") {
         outcome = next.result;
