@@ -27,7 +27,7 @@ import { createExternalStorage, createStorageDriver, rewindDataConverter, measur
 import { connectClient, connectNative, type TemporalConnectionSettings } from "../temporal/index.ts";
 import { loadWorkflowBundle } from "./workflow-bundle.ts";
 import { NO_METRICS, type RewindMetrics } from "../metrics/index.ts";
-import { observationSinks } from "./observation-sink.ts";
+import { createObservationReports } from "./observation-sink.ts";
 import { runMetricsSinks } from "./run-metrics-sink.ts";
 
 /** Temporal frontend (`address`, e.g. `127.0.0.1:7233`) and how to reach it: API key, TLS, gRPC headers. */
@@ -184,6 +184,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     callReports: createCallReports(client),
     metrics,
   });
+  const observationReports = createObservationReports(client);
   const worker = await Worker.create({
     connection,
     dataConverter,
@@ -203,7 +204,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
         tracing: { span: { fn: (_info, span: FinishedSpan) => tracing.record(span) } },
       } satisfies InjectedSinks<TracingSinks>),
       ...runMetricsSinks(metrics),
-      ...observationSinks(client),
+      ...observationReports.sinks,
     },
   });
   // Unversioned on purpose: the queue is this process's alone, never part of a deployment.
@@ -235,6 +236,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       running ??= both.finally(async () => {
         unwatchSandbox();
         if (!options.sharedSandbox) sandbox.dispose();
+        await observationReports.flush();
         await mcpPool.close();
         await tracing.shutdown();
         await clientConnection.close();

@@ -8,6 +8,11 @@ import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.t
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import type { WorkflowHandle } from "@temporalio/client";
+import type { WorkflowInfo } from "@temporalio/workflow";
+import { toolsetWorkflowId } from "../../src/shared/index.ts";
+import { createObservationReports } from "../../src/worker/observation-sink.ts";
+import { observeResultsSignal } from "../../src/workflows/messages.ts";
 
 const CANARY = "canary-value-7f3a";
 let stack: RewindStack;
@@ -157,4 +162,45 @@ describe("observed result types", () => {
     const dts = await dtsOnceItSays(toolset, "digits(args?: {}): Promise<string>;");
     expect(dts).toContain("digits(args?: {}): Promise<string>;");
   }, 60_000);
+
+  it("sends the reports of many runs gathered: one signal per record, tool and shape, counts summed", async () => {
+    const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
+    const recordId = toolsetWorkflowId("default", toolset);
+    const record = stack.client.workflow.getHandle(recordId);
+    const signalsBefore = observeSignalsIn(await record.fetchHistory());
+    // Toolsets are content-addressed: earlier tests' runs may have observed `last` on this one.
+    const declarations = () =>
+      fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations?format=dts`).then((r) => r.text());
+    const countBefore = observedCountOf(await declarations(), "last");
+    // A window longer than the test: only flush sends, so what goes out is exactly what was gathered.
+    const reports = createObservationReports(stack.client, 60_000);
+    const report = (shape: Record<string, unknown>) =>
+      reports.sinks.observations.observed.fn({} as WorkflowInfo, { recordId, tool: "svc.last", shape, count: 2 });
+    const lastKey = { type: "object", properties: { lastKey: { type: "string" } }, required: ["lastKey"] };
+    for (let i = 0; i < 5; i++) report(lastKey);
+    report({ type: "object", properties: { other: { type: "number" } }, required: ["other"] });
+    await reports.flush();
+
+    const dts = await dtsOnceItSays(toolset, `@observed from ${countBefore + 12} results`);
+    expect(observedCountOf(dts, "last")).toBe(countBefore + 12);
+    expect(dts).toContain("last(args?: {}): Promise<{ lastKey?: string; other?: number }>;");
+    const signals = observeSignalsIn(await record.fetchHistory()) - signalsBefore;
+    expect(signals).toBe(2);
+    // Nothing is left to send: a second flush sends no signal.
+    await reports.flush();
+    expect(observeSignalsIn(await record.fetchHistory()) - signalsBefore).toBe(2);
+  }, 60_000);
 });
+
+/** The count in the `@observed` note of `tool`'s declaration (0 without one). */
+function observedCountOf(dts: string, tool: string): number {
+  const note = new RegExp(`@observed from (\\d+) results?\\n\\s*\\*/\\n\\s*${tool}\\(`).exec(dts);
+  return note ? Number(note[1]) : 0;
+}
+
+/** The observeResults signals a toolset record's history holds. */
+function observeSignalsIn(history: Awaited<ReturnType<WorkflowHandle["fetchHistory"]>>): number {
+  return (history.events ?? []).filter(
+    (event) => event.workflowExecutionSignaledEventAttributes?.signalName === observeResultsSignal.name,
+  ).length;
+}
