@@ -174,8 +174,9 @@ describe("observed result types", () => {
     const countBefore = observedCountOf(await declarations(), "last");
     // A window longer than the test: only flush sends, so what goes out is exactly what was gathered.
     const reports = createObservationReports(stack.client, 60_000);
-    const report = (shape: Record<string, unknown>) =>
-      reports.sinks.observations.observed.fn({} as WorkflowInfo, { recordId, tool: "svc.last", shape, count: 2 });
+    const report = (shape: Record<string, unknown>): void => {
+      void reports.sinks.observations.observed.fn({} as WorkflowInfo, { recordId, tool: "svc.last", shape, count: 2 });
+    };
     const lastKey = { type: "object", properties: { lastKey: { type: "string" } }, required: ["lastKey"] };
     for (let i = 0; i < 5; i++) report(lastKey);
     report({ type: "object", properties: { other: { type: "number" } }, required: ["other"] });
