@@ -33,31 +33,44 @@ const CACHE_MS = 1_000;
 
 export function createCredentialResolver(options: { client: Client; box: SecretBox }): CredentialResolver {
   const cache = new Map<string, { at: number; stored: StoredCredentials | undefined }>();
-  /** Reads in progress, shared: the first calls of a run that fans out ask once. */
-  const reading = new Map<string, Promise<StoredCredentials | undefined>>();
+  /**
+   * Reads in progress, shared: the first calls of a run that fans out ask once. A read is shared
+   * only with runs that started before it began: one that began earlier may miss a write made
+   * just before a later run started.
+   */
+  const reading = new Map<string, { startedAt: number; value: Promise<StoredCredentials | undefined> }>();
 
-  function read(key: string, namespace: string, toolsetId: string): Promise<StoredCredentials | undefined> {
-    let pending = reading.get(key);
-    if (!pending) {
-      const startedAt = Date.now();
-      pending = (async () => {
-        try {
-          const value = await options.client.workflow
-            .getHandle(credentialsWorkflowId(namespace, toolsetId))
-            .query(getCredentialsQuery);
-          cache.set(key, { at: startedAt, stored: value });
-          return value;
-        } catch (error) {
-          if ((error as { name?: string }).name !== "WorkflowNotFoundError") throw error;
-          cache.set(key, { at: startedAt, stored: undefined });
-          return undefined;
-        } finally {
-          reading.delete(key);
-        }
-      })();
-      reading.set(key, pending);
-    }
-    return pending;
+  function read(
+    key: string,
+    namespace: string,
+    toolsetId: string,
+    notBefore: number,
+  ): Promise<StoredCredentials | undefined> {
+    const pending = reading.get(key);
+    if (pending && pending.startedAt >= notBefore) return pending.value;
+    const startedAt = Date.now();
+    const remember = (stored: StoredCredentials | undefined): void => {
+      // A read that began earlier and answered later does not replace a newer one's.
+      if ((cache.get(key)?.at ?? -Infinity) <= startedAt) cache.set(key, { at: startedAt, stored });
+    };
+    const value = (async () => {
+      try {
+        const stored = await options.client.workflow
+          .getHandle(credentialsWorkflowId(namespace, toolsetId))
+          .query(getCredentialsQuery);
+        remember(stored);
+        return stored;
+      } catch (error) {
+        if ((error as { name?: string }).name !== "WorkflowNotFoundError") throw error;
+        remember(undefined);
+        return undefined;
+      } finally {
+        // A read starts only where the one in progress began earlier, so its start names it.
+        if (reading.get(key)?.startedAt === startedAt) reading.delete(key);
+      }
+    })();
+    reading.set(key, { startedAt, value });
+    return value;
   }
 
   async function stored(
@@ -71,9 +84,9 @@ export function createCredentialResolver(options: { client: Client; box: SecretB
     const fresh =
       hit && Date.now() - hit.at < CACHE_MS && hit.at >= notBefore && (hit.stored?.revision ?? 0) >= minRevision;
     if (fresh) return hit.stored;
-    const value = await read(key, namespace, toolsetId);
+    const value = await read(key, namespace, toolsetId, notBefore);
     // A read that began before a renewal the run was told of may still be stale: read again.
-    return (value?.revision ?? 0) >= minRevision ? value : read(key, namespace, toolsetId);
+    return (value?.revision ?? 0) >= minRevision ? value : read(key, namespace, toolsetId, Date.now());
   }
 
   const open = (sealed: string): CredentialSet => JSON.parse(options.box.open(sealed)) as CredentialSet;
