@@ -14,6 +14,8 @@ import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.t
 import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset } from "../helpers/toolset.ts";
+import { readRunStart } from "../../src/api/run-start.ts";
+import type { RunInput } from "../../src/shared/index.ts";
 
 let eager: RewindStack;
 let queued: RewindStack;
@@ -159,4 +161,33 @@ describe("first step carried in the run's input", () => {
     expect(JSON.stringify(run.error)).toContain("no good");
     expect(localActivities(await historyOf(eager, String(body.id)))).toBe(0);
   });
+
+  it("leaves a carried first step out of the input of the executions a run continues as", async () => {
+    const stack = await startRewindStack({ eagerStart: true, env: { REWIND_CONTINUE_AS_NEW_EVENTS: "60" } });
+    try {
+      const script = [
+        'import { sleep } from "rewind:tools";',
+        "export default async function main() {",
+        "  for (let i = 0; i < 24; i++) await sleep(5);",
+        '  return "slept";',
+        "}",
+      ].join("\n");
+      const started = await stack.request("POST", "/v1/runs", { script });
+      const id = String(started.body["id"]);
+      const done = await waitForRun(stack, id, 60_000);
+      expect(done.status, JSON.stringify(done.error)).toBe("completed");
+      const executions: { runId: string; input: RunInput | undefined }[] = [];
+      for await (const execution of stack.client.workflow.list({ query: `WorkflowId = '${id}'` }))
+        executions.push({ runId: execution.runId, input: await readRunStart(stack.client, id, execution.runId) });
+      expect(executions.length).toBeGreaterThan(1);
+      const first = executions.filter(({ input }) => input?.carried === undefined);
+      const continued = executions.filter(({ input }) => input?.carried !== undefined);
+      expect(first).toHaveLength(1);
+      expect(first[0]?.input?.firstStep?.kind).toBe("waiting");
+      expect(continued.length).toBeGreaterThan(0);
+      expect(continued.every(({ input }) => input?.firstStep === undefined)).toBe(true);
+    } finally {
+      await stack.stop();
+    }
+  }, 90_000);
 });

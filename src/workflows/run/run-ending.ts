@@ -207,7 +207,10 @@ export class RunEnding {
       await this.deps.observations.flush();
       await condition(() => drain.sending === 0);
     }
-    return continueAsNew<(input: RunInput) => Promise<unknown>>({ ...this.deps.run, carried: carry() });
+    // The first step was taken long ago: the next execution starts from the carried journal.
+    // Its input only, which Temporal's determinism check does not compare: no patch.
+    const { firstStep: _taken, ...run } = this.deps.run;
+    return continueAsNew<(input: RunInput) => Promise<unknown>>({ ...run, carried: carry() });
   }
 
   private async announce<T extends EventType>(
