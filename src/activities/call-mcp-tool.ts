@@ -163,7 +163,15 @@ export function sessionKeys(
   headers: Record<string, string>,
 ): { poolKey: string; sharedKey: string } {
   const credentials = fingerprint(headers);
-  return { poolKey: `${namespace}/${runId}#${url}#${credentials}`, sharedKey: `${namespace}#${url}#${credentials}` };
+  return {
+    poolKey: `${runSessionsPrefix(namespace, runId)}${url}#${credentials}`,
+    sharedKey: `${namespace}#${url}#${credentials}`,
+  };
+}
+
+/** What the pool keys of a run's sessions start with (`sessionKeys`), whatever their server and credentials. */
+export function runSessionsPrefix(namespace: string, runId: string): string {
+  return `${namespace}/${runId}#`;
 }
 
 /**

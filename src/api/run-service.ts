@@ -84,6 +84,8 @@ export interface RunServiceOptions {
    * warm in that worker.
    */
   advanceScript?: (input: AdvanceInput) => Promise<AdvanceResult>;
+  /** Gives back what `advanceScript` left for a run that could not start (the worker's `forgetFirstStep`). */
+  forgetFirstStep?: (namespace: string, runId: string) => void;
 }
 
 export interface RunView {
@@ -263,6 +265,8 @@ export function createRunService(options: RunServiceOptions) {
         };
         return { id: runId, created: true, view };
       } catch (error) {
+        // Never for a repeat: a run with an idempotency key carries no first step.
+        if (firstStep) options.forgetFirstStep?.(input.namespace, runId);
         if (error instanceof WorkflowExecutionAlreadyStartedError && input.idempotencyKey) {
           await describeOwned(runId, input.namespace);
           return { id: runId, created: false };

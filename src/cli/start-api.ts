@@ -61,7 +61,7 @@ export interface StartApiOptions {
    * the deployment's current version is); and it takes each new run's first step in that
    * worker's sandbox, carried in the run's input.
    */
-  worker?: Pick<RewindWorker, "connection" | "advanceScript">;
+  worker?: Pick<RewindWorker, "connection" | "advanceScript" | "forgetFirstStep">;
 }
 
 export async function startApi(
@@ -112,7 +112,9 @@ export async function startApi(
       // Not under worker versioning: the worker beside the API need not be the deployment's current version.
       eagerStart: shared !== undefined && config.temporal.deployment === undefined,
       metrics,
-      ...(options.worker ? { advanceScript: options.worker.advanceScript } : {}),
+      ...(options.worker
+        ? { advanceScript: options.worker.advanceScript, forgetFirstStep: options.worker.forgetFirstStep }
+        : {}),
     }),
     toolsets,
     storedScripts,

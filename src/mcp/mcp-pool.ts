@@ -326,6 +326,9 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
       // Checked out and in at once: the session opens, and closes when idle like any other.
       checkIn(checkOut(poolKey, url, headers));
     },
+    retireWhereKeyStarts(prefix) {
+      for (const [key, entry] of [...entries]) if (key.startsWith(prefix)) retire(entry);
+    },
     async close() {
       closed = true;
       const all = [...entries.values()];

@@ -136,6 +136,11 @@ export interface McpPool {
    * that comes then opens its own and reports why.
    */
   open(url: string, headers: Record<string, string> | undefined, poolKey: string): void;
+  /**
+   * Retires every pooled session whose key starts with `prefix` (a run's, when the run will make
+   * no call here): each closes once its calls in flight are done.
+   */
+  retireWhereKeyStarts(prefix: string): void;
   /** Closes every connection; calls in flight end as `interrupted`. */
   close(): Promise<void>;
 }

@@ -70,6 +70,11 @@ export interface Sandbox {
    * (`encodeCallEvent`), so a large result is not serialized twice.
    */
   speculate(runId: string, event: CallEvent, eventJson?: string): Promise<SpeculativeStep | undefined>;
+  /**
+   * Disposes the run's warm session, unless a step of it is in progress: the run will not step
+   * here (the API took its first step, and then could not start it).
+   */
+  forget(runId: string): void;
   /** Warm sessions currently held. */
   readonly warmCount: number;
   /** Isolates built ahead and ready for the next runs (see `isolatePool`). */
@@ -292,6 +297,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       } finally {
         release();
       }
+    },
+    forget(runId) {
+      if (!stepping.has(runId)) drop(runId);
     },
     get warmCount() {
       return warm.size;

@@ -8,7 +8,7 @@ import { Client } from "@temporalio/client";
 import { Worker, type InjectedSinks, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
 import type { AdvanceInput, AdvanceResult, FinishedSpan, TracingSinks } from "../shared/index.ts";
 import { createTracing, type Tracing } from "../tracing/index.ts";
-import { createActivities, createCallReports, createSessionOpener } from "../activities/index.ts";
+import { createActivities, createCallReports, createSessionOpener, runSessionsPrefix } from "../activities/index.ts";
 import { createCredentialResolver, createSecretBox } from "../credentials/index.ts";
 import { createEndpointResolver, createWebhookTokens } from "../events/index.ts";
 import {
@@ -121,6 +121,12 @@ export interface RewindWorker {
    * takes a new run's first step before starting it, and the run's isolate stays warm here.
    */
   advanceScript(input: AdvanceInput): Promise<AdvanceResult>;
+  /**
+   * Gives back what `advanceScript` left for a run that then could not start: its warm isolate
+   * and the MCP sessions its first step opened (or is opening: one whose credentials are read
+   * after this closes when idle).
+   */
+  forgetFirstStep(namespace: string, runId: string): void;
   /** Runs until shutdown() is called; rejects if the worker fails. */
   run(): Promise<void>;
   shutdown(): Promise<void>;
@@ -229,6 +235,10 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     sessionQueue,
     connection,
     advanceScript: activities.advanceScript,
+    forgetFirstStep(namespace, runId) {
+      sandbox.forget(runId);
+      mcpPool.retireWhereKeyStarts(runSessionsPrefix(namespace, runId));
+    },
     run() {
       const both = Promise.all([worker.run().finally(shutdownAll), sessionWorker?.run().finally(shutdownAll)]).then(
         () => undefined,
