@@ -18,7 +18,7 @@ const GATHER_MS = 250;
 
 export interface ObservationReports {
   sinks: InjectedSinks<ObservationSinks>;
-  /** Sends every report gathered so far; resolves once each signal was answered or failed. */
+  /** Sends every report gathered so far, after those sent before; resolves once each signal was answered or failed. */
   flush(): Promise<void>;
 }
 
@@ -32,12 +32,17 @@ export function createObservationReports(client: Client, gatherMs = GATHER_MS): 
       .signal(observeResultsSignal, { tool, shape, count })
       .catch(() => undefined);
 
-  const flush = async (): Promise<void> => {
+  /** Signals go out one after another, in the order their shapes were first reported: the record merges shapes in the order it gets them. */
+  let sending = Promise.resolve();
+  const flush = (): Promise<void> => {
     if (timer) clearTimeout(timer);
     timer = undefined;
     const reports = [...gathered.values()];
     gathered = new Map();
-    await Promise.all(reports.map(send));
+    sending = sending.then(async () => {
+      for (const report of reports) await send(report);
+    });
+    return sending;
   };
 
   const gather = (report: ObservedResultReport): void => {
