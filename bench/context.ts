@@ -12,7 +12,8 @@ export interface Sizes {
   typeCheck: { coldRounds: number; warmChecks: number };
   start: { warmup: number; samples: number };
   /** Rewind and plain side by side at `runs` each; then `completionRuns` concurrent Rewind runs must all complete. */
-  throughput: { runs: number; calls: number; rounds: number; completionRuns: number };
+  /** `beside`: also measure the pair as `npm start` runs it (API beside the worker, both started eagerly). */
+  throughput: { runs: number; calls: number; rounds: number; completionRuns: number; beside: boolean };
   /** Runs that call once then sleep until `sleepSec` after the first start; POSTs in flight at once. */
   idle: { runs: number; sleepSec: number; postConcurrency: number };
   replay: { sizes: [number, number]; rounds: number };
@@ -31,7 +32,7 @@ export const FULL: Sizes = {
   sandbox: { warmSteps: 5000, coldSizes: [10, 100, 1000, 5000], coldRounds: 5 },
   typeCheck: { coldRounds: 5, warmChecks: 50 },
   start: { warmup: 3, samples: 25 },
-  throughput: { runs: 200, calls: 10, rounds: 1, completionRuns: 1000 },
+  throughput: { runs: 200, calls: 10, rounds: 1, completionRuns: 1000, beside: true },
   idle: { runs: 10_000, sleepSec: 900, postConcurrency: 32 },
   replay: { sizes: [5, 100], rounds: 3 },
   largeResults: {
@@ -55,7 +56,7 @@ export const QUICK: Sizes = {
   sandbox: { warmSteps: 300, coldSizes: [10, 100, 300, 5000], coldRounds: 2 },
   typeCheck: { coldRounds: 2, warmChecks: 10 },
   start: { warmup: 1, samples: 8 },
-  throughput: { runs: 30, calls: 10, rounds: 1, completionRuns: 50 },
+  throughput: { runs: 30, calls: 10, rounds: 1, completionRuns: 50, beside: false },
   idle: { runs: 100, sleepSec: 15, postConcurrency: 32 },
   replay: { sizes: [3, 20], rounds: 2 },
   largeResults: {

@@ -47,15 +47,29 @@ export function renderThroughput(t: ThroughputResult, workersIdleRssMb: unknown)
         "CPU per run: workers / Temporal / bench+API / MCP",
         "sandbox steps per run: cold / warm",
       ],
-      t.rounds.flatMap((r, i) => [
-        row(`plain Temporal${t.rounds.length > 1 ? ` (round ${i + 1})` : ""}`, r.runs, r.callsPerRun, r.plain),
-        row(`Rewind${t.rounds.length > 1 ? ` (round ${i + 1})` : ""}`, r.runs, r.callsPerRun, r.rewind),
-      ]),
+      t.rounds.flatMap((r, i) => {
+        const of = t.rounds.length > 1 ? ` (round ${i + 1})` : "";
+        return [
+          row(`plain Temporal${of}`, r.runs, r.callsPerRun, r.plain),
+          row(`Rewind${of}`, r.runs, r.callsPerRun, r.rewind),
+          ...(r.beside
+            ? [
+                row(`plain Temporal, started eagerly${of}`, r.runs, r.callsPerRun, r.beside.plain),
+                row(`Rewind, API beside the worker${of}`, r.runs, r.callsPerRun, r.beside.rewind),
+              ]
+            : []),
+        ];
+      }),
     ),
   );
   out.push(
     `\nRewind / plain runs/s: ${num(t.ratio, 2)}× (median of ${t.rounds.length} round${t.rounds.length > 1 ? "s" : ""}). Start: Rewind's is POST /v1/runs (type-check, start), plain's the Temporal client's start.`,
   );
+  const beside = t.rounds.flatMap((r) => (r.beside ? [r.beside.ratio] : []));
+  if (beside.length > 0)
+    out.push(
+      `As \`npm start\` runs it (the API beside the worker: runs started eagerly, their first step carried in their input; plain workflows started eagerly on the worker's connection): Rewind / plain runs/s ${beside.map((ratio) => `${num(ratio, 2)}×`).join(", ")}.`,
+    );
   const c = t.completion;
   if (c)
     out.push(

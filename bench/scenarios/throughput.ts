@@ -2,7 +2,9 @@
  * Throughput: many runs of ten sequential `echo` calls started at once, all on one worker, made
  * side by side by Rewind (runs started through the API) and by the plain Temporal workflow (one
  * plain activity per call, started with the Temporal client) under the same load; rounds rotate
- * which goes first. Reports runs/s and calls/s of each from the first start to the last
+ * which goes first. Then the same pair as `npm start` runs it: Rewind's runs posted to an API
+ * beside the worker (started eagerly, their first step carried in their input), plain workflows
+ * started eagerly on the worker's connection. Reports runs/s and calls/s of each from the first start to the last
  * completion, Rewind's over plain's, how long the starts took under that load, and the workers'
  * process memory (RSS before, peak, after) and peak count of warm isolates. Then a completion
  * check: a larger batch of concurrent Rewind runs, all of which must complete.
@@ -48,6 +50,8 @@ export interface ThroughputRound {
   plain: ThroughputSide;
   /** Rewind's runs/s over plain's. */
   ratio: number;
+  /** The same pair as `npm start` runs it: API beside the worker, both started eagerly. */
+  beside?: { rewind: ThroughputSide; plain: ThroughputSide; ratio: number };
 }
 
 export interface CompletionCheck {
@@ -69,7 +73,8 @@ export interface ThroughputResult {
 }
 
 const MB = 1024 * 1024;
-type System = "rewind" | "plain";
+/** `rewindBeside`: posted to the API beside the worker; `plainEager`: started eagerly on the worker's connection. */
+type System = "rewind" | "plain" | "rewindBeside" | "plainEager";
 
 /** Samples the workers' memory every 250 ms until stopped; answers the figures over that time. */
 async function watchWorker<T>(stack: BenchStack, work: () => Promise<T>): Promise<{ value: T; worker: WorkerFigures }> {
@@ -110,9 +115,10 @@ async function oneRun(
   system: System,
   calls: number,
   script: string,
+  besideUrl: string | undefined,
 ): Promise<{ startMs: number; result: Promise<unknown>; started: number }> {
-  if (system === "rewind") {
-    const posted = await postRun(stack, script, { n: calls, width: 1 });
+  if (system === "rewind" || system === "rewindBeside") {
+    const posted = await postRun(stack, script, { n: calls, width: 1 }, stack.toolsetId, besideUrl ?? stack.api.url);
     return {
       startMs: posted.postMs,
       started: posted.started,
@@ -120,6 +126,11 @@ async function oneRun(
     };
   }
   const started = performance.now();
+  if (system === "plainEager") {
+    const id = `plain_${randomUUID()}`;
+    await stack.workers.call("startPlainEager", { id, url: stack.mcpUrl, n: calls });
+    return { startMs: since(started), started, result: stack.plainClient.workflow.getHandle(id).result() };
+  }
   const handle = await stack.plainClient.workflow.start("plainCalls", {
     taskQueue: stack.plainTaskQueue,
     workflowId: `plain_${randomUUID()}`,
@@ -138,7 +149,13 @@ interface Batch {
 }
 
 /** `runs` concurrent runs of one system; counts the failures instead of stopping at the first. */
-async function batch(stack: BenchStack, system: System, runs: number, calls: number): Promise<Batch> {
+async function batch(
+  stack: BenchStack,
+  system: System,
+  runs: number,
+  calls: number,
+  besideUrl?: string,
+): Promise<Batch> {
   const script = callsScript();
   const started = performance.now();
   let submitted = 0;
@@ -150,7 +167,7 @@ async function batch(stack: BenchStack, system: System, runs: number, calls: num
   await Promise.all(
     Array.from({ length: runs }, async () => {
       try {
-        const run = await oneRun(stack, system, calls, script);
+        const run = await oneRun(stack, system, calls, script, besideUrl);
         starts.push(run.startMs);
         if (++submitted === runs) submitMs = since(started);
         assertTotal(`${system} run`, await run.result, calls);
@@ -166,10 +183,16 @@ async function batch(stack: BenchStack, system: System, runs: number, calls: num
 
 type Steps = { cold: number; warm: number };
 
-async function side(ctx: BenchContext, system: System, runs: number, calls: number): Promise<ThroughputSide> {
+async function side(
+  ctx: BenchContext,
+  system: System,
+  runs: number,
+  calls: number,
+  besideUrl?: string,
+): Promise<ThroughputSide> {
   const stepsBefore = await ctx.stack.workers.call<Steps>("steps");
   const cpuBefore = cpuSnapshot(ctx.stack.pids);
-  const { value: done, worker } = await watchWorker(ctx.stack, () => batch(ctx.stack, system, runs, calls));
+  const { value: done, worker } = await watchWorker(ctx.stack, () => batch(ctx.stack, system, runs, calls, besideUrl));
   const cpu = cpuDelta(cpuBefore, cpuSnapshot(ctx.stack.pids));
   const stepsAfter = await ctx.stack.workers.call<Steps>("steps");
   if (done.failed > 0) throw new Error(`${done.failed} of ${runs} ${system} runs failed: ${done.firstError ?? ""}`);
@@ -195,7 +218,8 @@ async function side(ctx: BenchContext, system: System, runs: number, calls: numb
 }
 
 export async function measureThroughput(ctx: BenchContext): Promise<ThroughputResult> {
-  const { runs, calls, rounds, completionRuns } = ctx.sizes.throughput;
+  const { runs, calls, rounds, completionRuns, beside } = ctx.sizes.throughput;
+  const besideUrl = beside ? (await ctx.stack.workers.call<{ url: string }>("startEagerApi")).url : undefined;
   const results: ThroughputRound[] = [];
   for (let round = 0; round < rounds; round++) {
     const order: System[] = round % 2 === 0 ? ["plain", "rewind"] : ["rewind", "plain"];
@@ -203,7 +227,29 @@ export async function measureThroughput(ctx: BenchContext): Promise<ThroughputRe
     for (const system of order) sides[system] = await side(ctx, system, runs, calls);
     const { rewind, plain } = sides;
     if (!rewind || !plain) throw new Error("a throughput side is missing");
-    results.push({ runs, callsPerRun: calls, rewind, plain, ratio: rewind.runsPerSec / plain.runsPerSec });
+    const measured: ThroughputRound = {
+      runs,
+      callsPerRun: calls,
+      rewind,
+      plain,
+      ratio: rewind.runsPerSec / plain.runsPerSec,
+    };
+    if (besideUrl) {
+      const pair: Partial<Record<System, ThroughputSide>> = {};
+      for (const system of round % 2 === 0
+        ? (["plainEager", "rewindBeside"] as const)
+        : (["rewindBeside", "plainEager"] as const))
+        pair[system] = await side(ctx, system, runs, calls, besideUrl);
+      const { rewindBeside, plainEager } = pair;
+      if (!rewindBeside || !plainEager) throw new Error("a throughput side beside the API is missing");
+      measured.beside = {
+        rewind: rewindBeside,
+        plain: plainEager,
+        ratio: rewindBeside.runsPerSec / plainEager.runsPerSec,
+      };
+      ctx.log(`throughput beside the API (npm start): Rewind / plain runs/s ${measured.beside.ratio.toFixed(2)}×`);
+    }
+    results.push(measured);
   }
   const result: ThroughputResult = { rounds: results, ratio: median(results.map((r) => r.ratio)) };
   ctx.log(`throughput: Rewind / plain runs/s ${result.ratio.toFixed(2)}×`);
