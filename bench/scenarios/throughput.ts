@@ -4,10 +4,10 @@
  * plain activity per call, started with the Temporal client) under the same load; rounds rotate
  * which goes first. Then the same pair as `npm start` runs it: Rewind's runs posted to an API
  * beside the worker (started eagerly, their first step carried in their input), plain workflows
- * started eagerly on the worker's connection. Reports runs/s and calls/s of each from the first start to the last
- * completion, Rewind's over plain's, how long the starts took under that load, and the workers'
- * process memory (RSS before, peak, after) and peak count of warm isolates. Then a completion
- * check: a larger batch of concurrent Rewind runs, all of which must complete.
+ * started eagerly on the worker's connection. Reports runs/s and calls/s of each from the first
+ * start to the last completion, Rewind's over plain's, how long the starts took under that load,
+ * and the workers' process memory (RSS before, peak, after) and peak count of warm isolates. Then
+ * a completion check: a larger batch of concurrent Rewind runs, all of which must complete.
  */
 import { randomUUID } from "node:crypto";
 import type { BenchContext } from "../context.ts";
@@ -217,36 +217,35 @@ async function side(
   return figures;
 }
 
+/**
+ * One side of each system under the same load, in the round's order (rounds rotate which goes
+ * first); Rewind's runs/s over plain's.
+ */
+async function pair(
+  ctx: BenchContext,
+  round: number,
+  plainSystem: System,
+  rewindSystem: System,
+  besideUrl?: string,
+): Promise<{ rewind: ThroughputSide; plain: ThroughputSide; ratio: number }> {
+  const { runs, calls } = ctx.sizes.throughput;
+  const order = round % 2 === 0 ? [plainSystem, rewindSystem] : [rewindSystem, plainSystem];
+  const sides = new Map<System, ThroughputSide>();
+  for (const system of order) sides.set(system, await side(ctx, system, runs, calls, besideUrl));
+  const rewind = sides.get(rewindSystem);
+  const plain = sides.get(plainSystem);
+  if (!rewind || !plain) throw new Error(`a throughput side is missing (${rewindSystem}, ${plainSystem})`);
+  return { rewind, plain, ratio: rewind.runsPerSec / plain.runsPerSec };
+}
+
 export async function measureThroughput(ctx: BenchContext): Promise<ThroughputResult> {
   const { runs, calls, rounds, completionRuns, beside } = ctx.sizes.throughput;
   const besideUrl = beside ? (await ctx.stack.workers.call<{ url: string }>("startEagerApi")).url : undefined;
   const results: ThroughputRound[] = [];
   for (let round = 0; round < rounds; round++) {
-    const order: System[] = round % 2 === 0 ? ["plain", "rewind"] : ["rewind", "plain"];
-    const sides: Partial<Record<System, ThroughputSide>> = {};
-    for (const system of order) sides[system] = await side(ctx, system, runs, calls);
-    const { rewind, plain } = sides;
-    if (!rewind || !plain) throw new Error("a throughput side is missing");
-    const measured: ThroughputRound = {
-      runs,
-      callsPerRun: calls,
-      rewind,
-      plain,
-      ratio: rewind.runsPerSec / plain.runsPerSec,
-    };
+    const measured: ThroughputRound = { runs, callsPerRun: calls, ...(await pair(ctx, round, "plain", "rewind")) };
     if (besideUrl) {
-      const pair: Partial<Record<System, ThroughputSide>> = {};
-      for (const system of round % 2 === 0
-        ? (["plainEager", "rewindBeside"] as const)
-        : (["rewindBeside", "plainEager"] as const))
-        pair[system] = await side(ctx, system, runs, calls, besideUrl);
-      const { rewindBeside, plainEager } = pair;
-      if (!rewindBeside || !plainEager) throw new Error("a throughput side beside the API is missing");
-      measured.beside = {
-        rewind: rewindBeside,
-        plain: plainEager,
-        ratio: rewindBeside.runsPerSec / plainEager.runsPerSec,
-      };
+      measured.beside = await pair(ctx, round, "plainEager", "rewindBeside", besideUrl);
       ctx.log(`throughput beside the API (npm start): Rewind / plain runs/s ${measured.beside.ratio.toFixed(2)}×`);
     }
     results.push(measured);
