@@ -213,7 +213,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
     const context = Context.current();
     /** Attempts as the server saw them: a call sent again on a new session counts twice. */
     let attempt = context.info.attempt;
-    const { scope, headers } = await deps.credentials.resolve(input.credentials, input.server);
+    const { scope, headers, revisions } = await deps.credentials.resolve(input.credentials, input.server);
     /** Whose credentials the server saw, for the journal: a scope's name, never its values. */
     const usedScope = scope ? { credentials: scope } : {};
     const secrets = secretsOf(headers, input.url);
@@ -347,6 +347,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
             {
               attempt,
               scope: scope ?? null,
+              ...(revisions ? { revisions } : {}),
               insufficientScope: error.insufficientScope,
               scopeAsked: error.scopeAsked === undefined ? null : clean(error.scopeAsked),
             },
@@ -386,6 +387,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
           {
             attempt,
             scope: scope ?? null,
+            ...(revisions ? { revisions } : {}),
             insufficientScope: error.insufficientScope,
             scopeAsked: error.scopeAsked === undefined ? null : clean(error.scopeAsked),
           },

@@ -2,6 +2,7 @@
 import type { CallMetrics } from "../metrics/index.ts";
 import { measuredAttempts } from "./attempt-metrics.ts";
 import { createAdvanceScript, type AdvanceDeps } from "./advance-script.ts";
+import { createAwaitCredentials, type AwaitCredentialsDeps } from "./await-credentials.ts";
 import { createCallHttp, type HttpCallDeps } from "./call-http.ts";
 import { createCallMcpTool, type McpCallDeps } from "./call-mcp-tool.ts";
 import { createDeliverEvent, type DeliverEventDeps } from "./deliver-event.ts";
@@ -9,6 +10,7 @@ import { createMintWebhookUrl, type MintWebhookDeps } from "./mint-webhook-url.t
 import { createRunLookups, type RunLookupDeps } from "./run-lookups.ts";
 
 export type ActivityDeps = AdvanceDeps &
+  AwaitCredentialsDeps &
   McpCallDeps &
   HttpCallDeps &
   DeliverEventDeps &
@@ -21,6 +23,7 @@ export type ActivityDeps = AdvanceDeps &
 export function createActivities(deps: ActivityDeps) {
   return {
     advanceScript: createAdvanceScript(deps),
+    awaitCredentials: createAwaitCredentials(deps),
     callMcpTool: measuredAttempts(deps.metrics, "mcp", (input) => input.server, createCallMcpTool(deps)),
     callHttp: measuredAttempts(deps.metrics, "http", () => "http", createCallHttp(deps)),
     deliverEvent: createDeliverEvent(deps),

@@ -12,6 +12,7 @@ import type { Client } from "@temporalio/client";
 import {
   credentialsWorkflowId,
   type CredentialRef,
+  type CredentialRevisions,
   type CredentialScope,
   type CredentialSet,
   type StoredCredentials,
@@ -23,6 +24,8 @@ export interface ResolvedCredentials {
   scope: CredentialScope | undefined;
   /** Headers for the server, empty when no scope has credentials for it. */
   headers: Record<string, string>;
+  /** The stored credentials' revisions it was resolved against (absent for the run's own). */
+  revisions?: CredentialRevisions;
 }
 
 export interface CredentialResolver {
@@ -111,12 +114,16 @@ export function createCredentialResolver(options: { client: Client; box: SecretB
           ? undefined
           : stored(ref.namespace, ref.baseToolsetId, notBefore, ref.baseMinRevision ?? 0),
       ]);
+      const revisions: CredentialRevisions = {
+        own: own?.revision ?? 0,
+        ...(ref.baseToolsetId === undefined ? {} : { base: base?.revision ?? 0 }),
+      };
       const fromEndUser =
         headersIn(endUserOf(own, ref.endUser), server) ?? headersIn(endUserOf(base, ref.endUser), server);
-      if (fromEndUser) return { scope: "endUser", headers: fromEndUser };
+      if (fromEndUser) return { scope: "endUser", headers: fromEndUser, revisions };
       const fromToolset = headersIn(own?.toolset, server) ?? headersIn(base?.toolset, server);
-      if (fromToolset) return { scope: "toolset", headers: fromToolset };
-      return { scope: undefined, headers: {} };
+      if (fromToolset) return { scope: "toolset", headers: fromToolset, revisions };
+      return { scope: undefined, headers: {}, revisions };
     },
   };
 }

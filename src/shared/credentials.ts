@@ -60,7 +60,41 @@ export function credentialsWorkflowId(namespace: string, toolsetId: string): str
 export interface StoredCredentials {
   toolset?: string;
   endUsers: Record<string, string>;
+  /** Bumped by every write, whatever its scope. */
   revision: number;
+  /**
+   * The revision of each scope's last write: the toolset's and each end user's. A scope not
+   * named was last written at `floor` or before (0: never): the revision when the workflow began
+   * recording them. Absent in state kept before then.
+   */
+  writtenAt?: { floor: number; toolset?: number; endUsers: Record<string, number> };
+}
+
+/**
+ * Revisions of the stored credentials a call's attempt was resolved against: its toolset's and,
+ * for a derived toolset, its base's. A call refused with them waits for a newer write.
+ */
+export interface CredentialRevisions {
+  own: number;
+  base?: number;
+}
+
+/**
+ * A run parked on a scope's stored credentials, as it tells the toolset's credentials workflow
+ * (signalled with start, so it exists before any write): that workflow signals the run on the
+ * first write to the scope newer than `seen`, or at once if one was made since. The wake-up never
+ * depends on the run being listed as parked, which visibility shows only after a delay.
+ */
+export interface CredentialsWait {
+  /** The parked run's workflow id. */
+  runId: string;
+  /** The scope the refused call used; null when no scope had credentials for its server. */
+  scope: "endUser" | "toolset" | null;
+  endUser?: string;
+  /** This toolset's revision the refused call was resolved against. */
+  seen: number;
+  /** This toolset's id when it is the run's base, not its own: echoed in the renewal (`CredentialsRenewed.toolsetId`). */
+  toolsetId?: string;
 }
 
 /** Signal the API sends to parked runs when a scope's credentials were written. */

@@ -175,6 +175,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
   const activities = createActivities({
     sandbox,
     sessionQueue,
+    taskQueue: options.taskQueue,
     mcpPool,
     endpoints,
     ...(options.targets ? { targets: options.targets } : {}),

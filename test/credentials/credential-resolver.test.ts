@@ -67,15 +67,21 @@ describe("credential resolver", () => {
     const later = resolver.resolve(laterRun, "svc");
     release();
 
-    // The later run read for itself; the earlier one got what was there when it read.
-    expect(await later).toEqual({ scope: "toolset", headers: { authorization: "Bearer new" } });
-    expect(await earlier).toEqual({ scope: "toolset", headers: { authorization: "Bearer old" } });
+    // The later run read for itself; the earlier one got what was there when it read, and each
+    // names the revision it was resolved against.
+    expect(await later).toEqual({ scope: "toolset", headers: { authorization: "Bearer new" }, revisions: { own: 2 } });
+    expect(await earlier).toEqual({
+      scope: "toolset",
+      headers: { authorization: "Bearer old" },
+      revisions: { own: 1 },
+    });
     expect(queries).toBe(2);
 
     // Within the cache's moment, a run that started before the latest read shares it: no query.
     expect(await resolver.resolve(laterRun, "svc")).toEqual({
       scope: "toolset",
       headers: { authorization: "Bearer new" },
+      revisions: { own: 2 },
     });
     expect(queries).toBe(2);
   }, 60_000);

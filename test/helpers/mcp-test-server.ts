@@ -79,6 +79,8 @@ export interface StartMcpServerOptions {
   /** Tools per tools/list page; default: all on one page. */
   pageSize?: number;
   onRequest?: (info: RequestInfo) => void;
+  /** Awaited before a request is answered: a test holds a request in flight while it acts. */
+  hold?: (info: RequestInfo) => Promise<void> | undefined;
   /** Answers the HTTP request itself when it returns a response (e.g. a 403 insufficient_scope). */
   intercept?: (info: RequestInfo) => CannedResponse | undefined;
   /** Answers 401 (with `WWW-Authenticate: Bearer`) unless the Authorization header is exactly this. */
@@ -245,6 +247,7 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
       body,
     };
     options.onRequest?.(info);
+    await options.hold?.(info);
     const canned = options.intercept?.(info);
     if (canned) return send(res, canned);
     if (options.requiredAuthorization !== undefined && headers.authorization !== options.requiredAuthorization) {

@@ -2,7 +2,9 @@
  * Writing credentials: a toolset's (`PUT /v1/toolsets/{id}/credentials`) and an end user's for a
  * toolset (`PUT /v1/end-users/{user}/toolsets/{id}/credentials`). Values are sealed here, before
  * they reach Temporal, and never returned. Each write wakes the runs parked on that scope's
- * expired credentials, found through search attributes, so their calls are sent again.
+ * expired credentials, so their calls are sent again: the credentials workflow itself signals the
+ * runs that told it they wait (toolset-credentials.ts), and the runs parked before runs told it
+ * are found through search attributes.
  */
 import { Router } from "express";
 import { WithStartWorkflowOperation, type Client } from "@temporalio/client";
@@ -61,7 +63,7 @@ export function createCredentialWriter(deps: CredentialsRouteDeps): CredentialWr
     const body = parseOrThrow(credentialsBody, raw, "body");
     checkServers(body, toolset);
     const sealed = deps.box.seal(JSON.stringify(body));
-    const { revision } = await deps.client.workflow.executeUpdateWithStart(setCredentialsUpdate, {
+    const { revision, woken = [] } = await deps.client.workflow.executeUpdateWithStart(setCredentialsUpdate, {
       args: [{ sealed, ...(endUser !== undefined ? { endUser } : {}) }],
       startWorkflowOperation: new WithStartWorkflowOperation(CREDENTIALS_WORKFLOW_TYPE, {
         workflowId: credentialsWorkflowId(namespace, toolsetId),
@@ -70,19 +72,23 @@ export function createCredentialWriter(deps: CredentialsRouteDeps): CredentialWr
         workflowIdConflictPolicy: "USE_EXISTING",
       }),
     });
-    return { resumedRuns: await wakeParkedRuns(namespace, toolsetId, endUser, revision) };
+    const listed = await wakeParkedRuns(namespace, toolsetId, endUser, revision, new Set(woken));
+    return { resumedRuns: woken.length + listed };
   }
 
   /**
-   * Runs parked on this scope are found by search attributes, never by a scan of all runs: the
-   * namespace's parked runs, of this toolset or of one derived from it (whose runs fall back on
-   * its base's credentials), told which toolset was written.
+   * Runs parked on this scope that the credentials workflow did not wake (`alreadyWoken`) are found by
+   * search attributes, never by a scan of all runs: the namespace's parked runs, of this toolset
+   * or of one derived from it (whose runs fall back on its base's credentials), told which toolset
+   * was written. A run parked too recently to be listed told the credentials workflow it waits,
+   * unless it started before runs did; a run told twice resumes its calls once.
    */
   async function wakeParkedRuns(
     namespace: string,
     toolsetId: string,
     endUser: string | undefined,
     revision: number,
+    alreadyWoken: ReadonlySet<string>,
   ): Promise<number> {
     const scope: CredentialScope = endUser === undefined ? "toolset" : "endUser";
     const clauses = [
@@ -108,7 +114,7 @@ export function createCredentialWriter(deps: CredentialsRouteDeps): CredentialWr
     let woken = 0;
     for await (const run of deps.client.workflow.list({ query: clauses.join(" AND ") })) {
       const runToolset = run.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset);
-      if (runToolset === undefined) continue;
+      if (runToolset === undefined || alreadyWoken.has(run.workflowId)) continue;
       const own = runToolset === toolsetId;
       if (!own && !(await isDerived(runToolset))) continue;
       const renewed = { scope, revision, ...(endUser !== undefined ? { endUser } : {}), ...(own ? {} : { toolsetId }) };

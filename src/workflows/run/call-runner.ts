@@ -11,6 +11,7 @@ import { isCancellation } from "@temporalio/workflow";
 import type { CredentialRef, JournalEntry, RunInput } from "../../shared/index.ts";
 import { RUN_CONCURRENCY } from "../../shared/index.ts";
 import { CallScheduler } from "./call-scheduler.ts";
+import { awaitCredentialsWrite, waitsOnStoredCredentials } from "./credentials-wait.ts";
 import { reportCallSpan, reportParked } from "./call-spans.ts";
 import type { ChildRuns } from "./child-runs.ts";
 import { dispatchCall, isBuiltin, type CallOutcome, type DispatchContext } from "./dispatch.ts";
@@ -18,6 +19,8 @@ import type { ForkReplay } from "./fork-seed.ts";
 import type { JournalBook } from "./journal-book.ts";
 import type { Observations } from "./observations.ts";
 import type { ParkingDesk } from "./parking-desk.ts";
+import { PATCHES } from "./patches.ts";
+import { isPatched } from "./run-patches.ts";
 import type { SignalInbox } from "./signal-inbox.ts";
 import type { SpeculativeSteps } from "./speculative-steps.ts";
 
@@ -69,9 +72,14 @@ export class CallRunner {
       run,
       credentials: deps.credentials,
       children: deps.children,
-      park: async (entry, reason, details) => {
+      park: async (entry, reason, details, seen) => {
         reportParked(run, entry, reason);
-        const decision = await deps.parking.park(entry, reason, details);
+        const decided = deps.parking.park(entry, reason, details, seen ? { seen } : {});
+        const told =
+          seen && waitsOnStoredCredentials(reason, details) && isPatched(PATCHES.credentialWaits)
+            ? awaitCredentialsWrite(deps.credentials, details.scope, seen)
+            : undefined;
+        const [decision] = await Promise.all([decided, told]);
         this.waits += 1;
         return decision;
       },
@@ -170,7 +178,7 @@ export class CallRunner {
     // A call carried over by continue-as-new already announced itself.
     const announce = entry.status !== "parked";
     if (announce) reportParked(this.deps.run, entry, "approval");
-    const decision = await this.deps.parking.park(entry, "approval", {}, announce);
+    const decision = await this.deps.parking.park(entry, "approval", {}, { announce });
     this.waits += 1;
     if (decision.approved) {
       entry.approved = true;

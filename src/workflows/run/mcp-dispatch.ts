@@ -13,7 +13,14 @@ import {
   proxyActivities,
 } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
-import type { CredentialRef, JournalEntry, RunInput, PinnedToolset, RunTrace } from "../../shared/index.ts";
+import type {
+  CredentialRef,
+  CredentialRevisions,
+  JournalEntry,
+  RunInput,
+  PinnedToolset,
+  RunTrace,
+} from "../../shared/index.ts";
 import { runtimeVersionOf, CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../../shared/index.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
 import { callTraceparent } from "./call-spans.ts";
@@ -39,7 +46,8 @@ export interface McpDispatchContext {
   trace?: RunTrace | undefined;
   toolset: PinnedToolset;
   credentials: CredentialRef;
-  park(entry: JournalEntry, reason: ParkReason, details: ParkDetails): Promise<Decision>;
+  /** `seen`: the stored credentials' revisions a call refused for its credentials was sent with. */
+  park(entry: JournalEntry, reason: ParkReason, details: ParkDetails, seen?: CredentialRevisions): Promise<Decision>;
   /** Waits the run has finished so far, for the activity's schema check (see McpCallInput.waits). */
   waits?: () => number;
   /**
@@ -77,22 +85,33 @@ function runtimeOf(run: Pick<RunInput, "runtimeVersion">): { runtimeVersion?: nu
 }
 
 /** Why a failed attempt parks the call, if it does. */
-function parkingFor(cause: unknown, entry: JournalEntry): { reason: ParkReason; details: ParkDetails } | undefined {
+function parkingFor(
+  cause: unknown,
+  entry: JournalEntry,
+): { reason: ParkReason; details: ParkDetails; seen?: CredentialRevisions } | undefined {
   if (!(cause instanceof ApplicationFailure)) return undefined;
   const details = (cause.details?.[0] ?? {}) as {
     scope?: ParkDetails["scope"];
+    revisions?: CredentialRevisions;
     insufficientScope?: boolean;
     scopeAsked?: string | null;
     current?: unknown;
   };
+  // Absent from attempts of workers that did not report them: such a call resumes on any write.
+  const seen = details.revisions ? { seen: details.revisions } : {};
   switch (cause.type) {
     case CALL_FAILURE.unauthorized:
-      return { reason: "credentialsExpired", details: { scope: details.scope ?? null, message: cause.message } };
+      return {
+        reason: "credentialsExpired",
+        details: { scope: details.scope ?? null, message: cause.message },
+        ...seen,
+      };
     case CALL_FAILURE.forbidden:
       return details.insufficientScope
         ? {
             reason: "insufficientScope",
             details: { scope: details.scope ?? null, scopeAsked: details.scopeAsked ?? null, message: cause.message },
+            ...seen,
           }
         : undefined;
     case CALL_FAILURE.schemaChanged:
@@ -162,6 +181,7 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
         entry,
         parking.reason,
         parking.reason === "schemaChanged" ? { ...parking.details, pinned } : parking.details,
+        parking.seen,
       );
       if (!decision.approved)
         return failure(

@@ -12,7 +12,7 @@ import {
   outcomeUnknown,
   schemaChanged,
 } from "../../shared/index.ts";
-import type { EventSchema, JournalEntry, RunInput } from "../../shared/index.ts";
+import type { CredentialRevisions, EventSchema, JournalEntry, RunInput } from "../../shared/index.ts";
 import { emitEvent } from "./events.ts";
 import { ParkingLot, type Decision, type ParkDetails, type ParkReason } from "./parking.ts";
 import type { RunStatus } from "./run-status.ts";
@@ -29,8 +29,14 @@ export class ParkingDesk {
   }
 
   /** Parks a call, tells the harness why (unless it was told already), and waits for its decision. */
-  async park(entry: JournalEntry, reason: ParkReason, details: ParkDetails = {}, announce = true): Promise<Decision> {
-    const decided = this.lot.park(entry, reason, details);
+  async park(
+    entry: JournalEntry,
+    reason: ParkReason,
+    details: ParkDetails = {},
+    options: { announce?: boolean; seen?: CredentialRevisions } = {},
+  ): Promise<Decision> {
+    const { announce = true, seen } = options;
+    const decided = this.lot.park(entry, reason, details, seen);
     // A run cancelled while it announces the parking never awaits the decision: handle it here.
     decided.catch(() => undefined);
     this.status.set("parked");

@@ -8,7 +8,7 @@
  * listed as parked but never decided, and is released when answered or when its attempt ends.
  */
 import { condition } from "@temporalio/workflow";
-import type { CredentialScope, Decider, JournalEntry } from "../../shared/index.ts";
+import type { CredentialRevisions, CredentialScope, Decider, JournalEntry } from "../../shared/index.ts";
 
 export type ParkReason =
   "approval" | "credentialsExpired" | "insufficientScope" | "schemaChanged" | "elicitationRequested" | "outcomeUnknown";
@@ -28,6 +28,14 @@ interface ParkedCall {
   decision?: Decision;
   /** Held while in flight (waiting for input), not waiting for a decision. */
   held?: true;
+  /** For a call refused with stored credentials: the revisions it was refused with. */
+  seen?: CredentialRevisions;
+}
+
+/** A write of stored credentials, as a renewal tells it: its revision, and whether it was the base toolset's. */
+export interface CredentialsWrite {
+  revision: number;
+  base: boolean;
 }
 
 export class ParkingLot {
@@ -67,8 +75,13 @@ export class ParkingLot {
   }
 
   /** Waits for the call's decision. */
-  async park(entry: JournalEntry, reason: ParkReason, details: ParkDetails = {}): Promise<Decision> {
-    const call: ParkedCall = { entry, reason, details };
+  async park(
+    entry: JournalEntry,
+    reason: ParkReason,
+    details: ParkDetails = {},
+    seen?: CredentialRevisions,
+  ): Promise<Decision> {
+    const call: ParkedCall = { entry, reason, details, ...(seen ? { seen } : {}) };
     this.parked.set(entry.seq, call);
     entry.status = "parked";
     await condition(() => call.decision !== undefined);
@@ -95,16 +108,19 @@ export class ParkingLot {
 
   /**
    * Resumes every call parked on credentials of this scope; answers how many. With
-   * `orNone`, calls that were sent with no credentials at all resume on any write too.
+   * `orNone`, calls that were sent with no credentials at all resume on any write too. Given the
+   * `write`, a call refused with that revision or a newer one stays parked: it already saw it.
    */
-  resumeCredentials(scope: CredentialScope, orNone = false): number {
+  resumeCredentials(scope: CredentialScope, orNone = false, write?: CredentialsWrite): number {
     let resumed = 0;
     for (const call of this.parked.values()) {
       const sameScope = call.details.scope === scope || (orNone && (call.details.scope ?? null) === null);
+      const seen = write && call.seen ? (write.base ? call.seen.base : call.seen.own) : undefined;
       if (
         (call.reason === "credentialsExpired" || call.reason === "insufficientScope") &&
         sameScope &&
-        !call.decision
+        !call.decision &&
+        (seen === undefined || (write !== undefined && write.revision > seen))
       ) {
         call.decision = { approved: true };
         resumed += 1;

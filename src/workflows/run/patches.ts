@@ -121,4 +121,16 @@ export const PATCHES = {
   firstStepCarried: "rewind-first-step-carried",
   /** 2026-11-30: a new run records this one marker for every change above it (see `releaseBaseline2`). */
   releaseBaseline3: "rewind-release-baseline-2026-11-30-c",
+  /**
+   * 2026-12-01 (after ebc6445): a call parked on stored credentials tells the toolset's
+   * credentials workflow (and its base's) which revision it was refused with, in a local
+   * activity, and that workflow wakes the run on the next write to the scope, or at once if one
+   * was made since. Before, only the API's listing of parked runs woke it, and a run not yet listed
+   * (visibility lags) or parked after the write's listing stayed parked. A renewal now resumes a
+   * call only when its revision is newer than the one the call was refused with, so a run told of
+   * one write twice (by the listing and by the credentials workflow) sends its call once.
+   */
+  credentialWaits: "rewind-credential-waits",
+  /** 2026-12-01: a new run records this one marker for every change above it (see `releaseBaseline2`). */
+  releaseBaseline4: "rewind-release-baseline-2026-12-01",
 } as const;

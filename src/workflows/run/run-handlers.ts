@@ -111,13 +111,20 @@ export function registerRunHandlers(deps: RunHandlerDeps): void {
   );
   setHandler(credentialsRenewedSignal, ({ scope, revision, toolsetId }) => {
     // Calls sent from now on must not use credentials older than the write that woke them.
-    if (toolsetId !== undefined && toolsetId !== credentials.toolsetId) {
+    const base = toolsetId !== undefined && toolsetId !== credentials.toolsetId;
+    if (base) {
       if (toolsetId !== credentials.baseToolsetId) return;
       credentials.baseMinRevision = Math.max(credentials.baseMinRevision ?? 0, revision);
     } else {
       credentials.minRevision = Math.max(credentials.minRevision ?? 0, revision);
     }
-    parking.resumeCredentials(scope, isPatched(PATCHES.unscopedParksWakeOnWrites));
+    // A call already refused with this write's credentials, or newer ones, waits for the next.
+    const write = { revision, base };
+    parking.resumeCredentials(
+      scope,
+      isPatched(PATCHES.unscopedParksWakeOnWrites),
+      isPatched(PATCHES.credentialWaits) ? write : undefined,
+    );
   });
   // Only messages no earlier history holds change state here, so no patch: the ref is activity
   // input, and resuming parked calls is what credentialsRenewed has always done.

@@ -17,7 +17,7 @@
  * visibility writes before its first call. A run that has the baseline's marker follows every
  * change declared before it; patches declared after it are announced one by one, as before.
  * A run from before the baseline asks for each patch as it always did. A later baseline
- * (`releaseBaseline2`, `releaseBaseline3`) does the same for everything declared before it, the earlier baseline
+ * (`releaseBaseline2` and after) does the same for everything declared before it, the earlier baseline
  * included: a run records the newest baseline of the release it started on, and a replay asking
  * for a newer one finds no marker and records nothing.
  *
@@ -32,7 +32,12 @@ type PatchId = (typeof PATCHES)[keyof typeof PATCHES];
 
 const ALL: readonly PatchId[] = Object.values(PATCHES);
 /** Baselines, newest first: a run records the newest one as it starts. */
-const BASELINES: readonly PatchId[] = [PATCHES.releaseBaseline3, PATCHES.releaseBaseline2, PATCHES.releaseBaseline];
+const BASELINES: readonly PatchId[] = [
+  PATCHES.releaseBaseline4,
+  PATCHES.releaseBaseline3,
+  PATCHES.releaseBaseline2,
+  PATCHES.releaseBaseline,
+];
 const IS_BASELINE: ReadonlySet<PatchId> = new Set(BASELINES);
 
 const BASELINE_KEY = Symbol.for("rewind.releaseBaseline");
