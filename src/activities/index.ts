@@ -34,5 +34,5 @@ export function createActivities(deps: ActivityDeps) {
 
 export type Activities = ReturnType<typeof createActivities>;
 export { createCallReports } from "./call-reports.ts";
-export { createSessionOpener, type OpenSessions } from "./session-opener.ts";
+export { createSessionOpener, type OpenSessions, type SessionOpener } from "./session-opener.ts";
 export { runSessionsPrefix } from "./call-mcp-tool.ts";

@@ -9,7 +9,7 @@
 import type { CredentialResolver } from "../credentials/index.ts";
 import type { McpPool } from "../mcp/index.ts";
 import type { CredentialRef, IssuedCall, PinnedToolset } from "../shared/index.ts";
-import { sessionKeys } from "./call-mcp-tool.ts";
+import { runSessionsPrefix, sessionKeys } from "./call-mcp-tool.ts";
 
 export interface SessionsToOpen {
   runId: string;
@@ -20,23 +20,53 @@ export interface SessionsToOpen {
 
 export type OpenSessions = (sessions: SessionsToOpen) => void;
 
-export function createSessionOpener(deps: { mcpPool: McpPool; credentials: CredentialResolver }): OpenSessions {
-  return ({ runId, credentials, toolset, calls }) => {
+export interface SessionOpener {
+  open: OpenSessions;
+  /**
+   * The run will not step here (its start failed after its first step): a session still waiting
+   * for its credentials is not opened. Those already in the pool are the pool's to retire.
+   */
+  forget(namespace: string, runId: string): void;
+}
+
+export function createSessionOpener(deps: { mcpPool: McpPool; credentials: CredentialResolver }): SessionOpener {
+  /** Credentials reads in progress, by run (`runSessionsPrefix`), and the runs forgotten meanwhile. */
+  const reading = new Map<string, number>();
+  const forgotten = new Set<string>();
+  const settled = (run: string): void => {
+    const left = (reading.get(run) ?? 1) - 1;
+    if (left > 0) return void reading.set(run, left);
+    reading.delete(run);
+    forgotten.delete(run);
+  };
+  const open: OpenSessions = ({ runId, credentials, toolset, calls }) => {
+    const run = runSessionsPrefix(credentials.namespace, runId);
     const groups = new Set(
       calls.filter((call) => !call.refused).map((call) => call.tool.slice(0, call.tool.indexOf("."))),
     );
     for (const group of groups) {
       const server = Object.hasOwn(toolset.mcpServers, group) ? toolset.mcpServers[group] : undefined;
       if (!server) continue;
-      deps.credentials.resolve(credentials, group).then(
-        ({ headers }) =>
+      reading.set(run, (reading.get(run) ?? 0) + 1);
+      deps.credentials
+        .resolve(credentials, group)
+        .then(({ headers }) => {
+          if (forgotten.has(run)) return;
           deps.mcpPool.open(
             server.url,
             headers,
             sessionKeys(credentials.namespace, runId, server.url, headers).poolKey,
-          ),
-        () => undefined,
-      );
+          );
+        })
+        .catch(() => undefined)
+        .finally(() => settled(run));
     }
+  };
+  return {
+    open,
+    forget(namespace, runId) {
+      const run = runSessionsPrefix(namespace, runId);
+      if (reading.has(run)) forgotten.add(run);
+    },
   };
 }

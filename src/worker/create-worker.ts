@@ -172,6 +172,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
   // A worker that takes workflow tasks holds runs' isolates, and polls a queue of its own for their calls.
   const sessionQueue = options.activitiesOnly ? undefined : sessionQueueName(options.taskQueue);
   const credentials = createCredentialResolver({ client, box });
+  const sessionOpener = createSessionOpener({ mcpPool, credentials });
   const activities = createActivities({
     sandbox,
     sessionQueue,
@@ -185,7 +186,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     client,
     storedScripts: createStoredScriptStore(client, options.taskQueue),
     credentials,
-    openSessions: createSessionOpener({ mcpPool, credentials }),
+    openSessions: sessionOpener.open,
     tracing,
     validate: validateAgainstSchema,
     callReports: createCallReports(client),
@@ -238,6 +239,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     advanceScript: activities.advanceScript,
     forgetFirstStep(namespace, runId) {
       sandbox.forget(runId);
+      sessionOpener.forget(namespace, runId);
       mcpPool.retireWhereKeyStarts(runSessionsPrefix(namespace, runId));
     },
     run() {

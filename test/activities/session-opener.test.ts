@@ -2,7 +2,8 @@
  * The sessions a run's first step needs, opened while its workflow task completes: one per MCP
  * server its calls go to, under the key the call's activity will look for, with the credentials
  * the run resolves for that server; nothing for refused calls, built-ins or groups the toolset
- * lacks; and a failure to resolve costs nothing but the head start.
+ * lacks; a failure to resolve costs nothing but the head start; and a run forgotten while its
+ * credentials were read (its start failed) gets no session.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { sessionKeys } from "../../src/activities/call-mcp-tool.ts";
@@ -64,7 +65,7 @@ describe("session opener", () => {
   it("opens one session per server the step's calls go to, under the key the call will use", async () => {
     const { server, pool } = await serverAndPool();
     const asked: string[] = [];
-    createSessionOpener({ mcpPool: pool, credentials: resolverAsked(asked) })({
+    createSessionOpener({ mcpPool: pool, credentials: resolverAsked(asked) }).open({
       runId: "run_a",
       credentials: ref,
       toolset: toolsetWith(server.url),
@@ -90,7 +91,7 @@ describe("session opener", () => {
     const { server, pool } = await serverAndPool();
     const asked: string[] = [];
     expect(() =>
-      createSessionOpener({ mcpPool: pool, credentials: resolverAsked(asked, true) })({
+      createSessionOpener({ mcpPool: pool, credentials: resolverAsked(asked, true) }).open({
         runId: "run_b",
         credentials: ref,
         toolset: toolsetWith(server.url),
@@ -100,5 +101,49 @@ describe("session opener", () => {
     await waitFor("the resolver to be asked", () => asked.length === 1, { timeoutMs: 5_000 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(server.stats.initializeRequests).toBe(0);
+  });
+
+  it("does not open the sessions of a run forgotten while its credentials were being read", async () => {
+    const { server, pool } = await serverAndPool();
+    let answer = (): void => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const held: CredentialResolver = {
+      async resolve() {
+        await answered;
+        return { scope: "toolset", headers: { authorization: "Bearer held" } };
+      },
+    };
+    const opener = createSessionOpener({ mcpPool: pool, credentials: held });
+    const step = (runId: string) => ({ runId, credentials: ref, toolset: toolsetWith(server.url), calls });
+    opener.open(step("run_forgotten"));
+    opener.open(step("run_kept"));
+    opener.forget(ref.namespace, "run_forgotten");
+    answer();
+    // The kept run's session opens; the forgotten one's never does.
+    await waitFor("the kept run's session to open", () => server.stats.sessionsOpened, {
+      timeoutMs: 5_000,
+      until: (n) => n >= 1,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(server.stats.sessionsOpened).toBe(1);
+    // It is the kept run's: a call under its key opens no other session.
+    const headers = { authorization: "Bearer held" };
+    await pool.callTool({
+      url: server.url,
+      headers,
+      poolKey: sessionKeys(ref.namespace, "run_kept", server.url, headers).poolKey,
+      name: "echo",
+      arguments: { i: 1 },
+      meta: {},
+      timeoutMs: 5_000,
+    });
+    expect(server.stats.sessionsOpened).toBe(1);
+
+    // Forgetting only holds for reads under way: the same run id's next step opens its session.
+    opener.open(step("run_forgotten"));
+    await waitFor("a later step's session to open", () => server.stats.sessionsOpened, {
+      timeoutMs: 5_000,
+      until: (n) => n >= 2,
+    });
   });
 });
