@@ -61,6 +61,20 @@ const calls: IssuedCall[] = [
   },
 ];
 
+/** Calls `echo` under the key the run's call would use, as its activity would. */
+async function callAs(pool: McpPool, server: TestMcpServer, runId: string, authorization: string): Promise<void> {
+  const headers = { authorization };
+  await pool.callTool({
+    url: server.url,
+    headers,
+    poolKey: sessionKeys(ref.namespace, runId, server.url, headers).poolKey,
+    name: "echo",
+    arguments: { i: 1 },
+    meta: {},
+    timeoutMs: 5_000,
+  });
+}
+
 describe("session opener", () => {
   it("opens one session per server the step's calls go to, under the key the call will use", async () => {
     const { server, pool } = await serverAndPool();
@@ -73,16 +87,7 @@ describe("session opener", () => {
     });
     await waitFor("the session to open", () => server.stats.sessionsOpened === 1, { timeoutMs: 5_000 });
     expect(asked).toEqual(["svc"]);
-    const headers = { authorization: "Bearer svc-token" };
-    await pool.callTool({
-      url: server.url,
-      headers,
-      poolKey: sessionKeys(ref.namespace, "run_a", server.url, headers).poolKey,
-      name: "echo",
-      arguments: { i: 1 },
-      meta: {},
-      timeoutMs: 5_000,
-    });
+    await callAs(pool, server, "run_a", "Bearer svc-token");
     expect(server.stats.initializeRequests).toBe(1);
     expect(server.calls.map((call) => call.headers.authorization)).toEqual(["Bearer svc-token"]);
   });
@@ -127,16 +132,7 @@ describe("session opener", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(server.stats.sessionsOpened).toBe(1);
     // It is the kept run's: a call under its key opens no other session.
-    const headers = { authorization: "Bearer held" };
-    await pool.callTool({
-      url: server.url,
-      headers,
-      poolKey: sessionKeys(ref.namespace, "run_kept", server.url, headers).poolKey,
-      name: "echo",
-      arguments: { i: 1 },
-      meta: {},
-      timeoutMs: 5_000,
-    });
+    await callAs(pool, server, "run_kept", "Bearer held");
     expect(server.stats.sessionsOpened).toBe(1);
 
     // Forgetting only holds for reads under way: the same run id's next step opens its session.

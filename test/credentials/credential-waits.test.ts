@@ -3,7 +3,8 @@
  * while the refused call is still in flight (before the run is parked, so no listing of parked
  * runs can find it), or through the credentials workflow alone, without the API's listing. A
  * renewal the refused call already saw does not send it again, and a run told of one write twice
- * sends its call once. The toolset's credentials workflow orders writes and waits, so no wake-up
+ * sends its call once. An end user's run waits for that end user's write; a derived toolset's run
+ * for its base's too. The toolset's credentials workflow orders writes and waits, so no wake-up
  * falls between them.
  */
 import { randomUUID } from "node:crypto";
@@ -83,16 +84,30 @@ async function writeThroughApi(toolset: Toolset, token: string): Promise<{ resum
 const credentialsOf = (toolset: Toolset) =>
   stack.client.workflow.getHandle(credentialsWorkflowId(namespace, toolset.id));
 
-/** Writes straight to the credentials workflow, as the API does but without its listing of parked runs. */
-async function writeDirectly(toolset: Toolset, token: string): Promise<{ revision: number; woken?: string[] }> {
+/**
+ * Writes straight to the credentials workflow (the end user's, given one), as the API does but
+ * without its listing of parked runs.
+ */
+async function writeDirectly(
+  toolset: Toolset,
+  token: string,
+  endUser?: string,
+): Promise<{ revision: number; woken?: string[] }> {
   const sealed = box.seal(JSON.stringify({ mcpServers: bearer(toolset.group, token) }));
-  return credentialsOf(toolset).executeUpdate(setCredentialsUpdate, { args: [{ sealed }] });
+  return credentialsOf(toolset).executeUpdate(setCredentialsUpdate, {
+    args: [{ sealed, ...(endUser === undefined ? {} : { endUser }) }],
+  });
 }
 
-async function start(toolset: Toolset): Promise<string> {
+/** Starts a run of the toolset's `whoami` (of the derived toolset `runToolset`, if given). */
+async function start(toolset: Toolset, options: { endUser?: string; runToolset?: string } = {}): Promise<string> {
   const script = `import { ${toolset.group} } from "rewind:tools";
 export default async () => { await ${toolset.group}.whoami({}); return "done"; };`;
-  const started = await request("POST", "/v1/runs", { toolset: toolset.id, script });
+  const started = await request("POST", "/v1/runs", {
+    toolset: options.runToolset ?? toolset.id,
+    script,
+    ...(options.endUser === undefined ? {} : { endUser: options.endUser }),
+  });
   expect(started.status, JSON.stringify(started.body)).toBe(201);
   return String(started.body.id);
 }
@@ -192,6 +207,42 @@ describe("a run parked on stored credentials", () => {
     expect(refused.get(STALE)).toBe(refusedStale);
 
     expect((await writeThroughApi(toolset, GOOD)).resumedRuns).toBe(1);
+    expect((await waitForRun(stack, id, 30_000, auth)).status).toBe("completed");
+    expect(seenBy(id)).toEqual([{ key: `${id}/1`, authorization: GOOD }]);
+  });
+
+  it("on an end user's credentials is woken by that end user's write, not another's", async () => {
+    const toolset = await toolsetWith("person", GOOD);
+    expect(
+      (
+        await request("PUT", `/v1/end-users/dana/toolsets/${toolset.id}/credentials`, {
+          mcpServers: bearer(toolset.group, STALE),
+        })
+      ).status,
+    ).toBe(200);
+    const id = await start(toolset, { endUser: "dana" });
+    await waitParked(id);
+    await waitFor("the run to tell the credentials workflow it waits", () => signalsIn(credentialsOf(toolset)), {
+      until: (signals) => signals.some((s) => s.name === "awaitCredentials" && s.handled),
+    });
+    expect((await writeDirectly(toolset, GOOD, "erin")).woken).toBeUndefined();
+    expect((await writeDirectly(toolset, GOOD)).woken).toBeUndefined();
+    expect((await request("GET", `/v1/runs/${id}`)).body["status"]).toBe("parked");
+    expect((await writeDirectly(toolset, GOOD, "dana")).woken).toEqual([id]);
+    expect((await waitForRun(stack, id, 30_000, auth)).status).toBe("completed");
+    expect(seenBy(id)).toEqual([{ key: `${id}/1`, authorization: GOOD }]);
+  });
+
+  it("of a derived toolset is woken by a write to its base's credentials", async () => {
+    const base = await toolsetWith("based", STALE);
+    const derived = await request("POST", "/v1/toolsets", { base: base.id, workflows: {} });
+    expect([200, 201], JSON.stringify(derived.body)).toContain(derived.status);
+    const id = await start(base, { runToolset: String(derived.body.id) });
+    await waitParked(id);
+    await waitFor("the run to tell its base's credentials workflow it waits", () => signalsIn(credentialsOf(base)), {
+      until: (signals) => signals.some((s) => s.name === "awaitCredentials" && s.handled),
+    });
+    expect((await writeDirectly(base, GOOD)).woken).toEqual([id]);
     expect((await waitForRun(stack, id, 30_000, auth)).status).toBe("completed");
     expect(seenBy(id)).toEqual([{ key: `${id}/1`, authorization: GOOD }]);
   });

@@ -35,6 +35,9 @@ function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
 const ownOf = <T>(record: Record<string, T>, key: string): T | undefined =>
   Object.hasOwn(record, key) ? record[key] : undefined;
 
+/** Signals to runs sent together: well under Temporal's limit of pending signals per workflow. */
+const SIGNALS_AT_ONCE = 500;
+
 const waitKey = (wait: CredentialsWait): string => JSON.stringify([wait.runId, wait.scope, wait.endUser ?? null]);
 
 /** Whether a write of `endUser`'s scope (the toolset's when undefined) is one `wait` waits for. */
@@ -63,28 +66,40 @@ export async function toolsetCredentials(initial: CredentialsState): Promise<voi
     return wait.scope === "endUser" || endUser.revision >= toolset.revision ? endUser : toolset;
   }
 
-  /** Signals each run once; answers the runs signalled (one that has ended since it waited is not). */
+  /**
+   * Signals each run once, `SIGNALS_AT_ONCE` at a time (Temporal fails a workflow task that would
+   * leave more signals pending than its limit, 2,000 by default); answers the runs signalled (one
+   * that has ended since it waited is not).
+   */
   async function wake(due: CredentialsWait[], scope: CredentialScope, revision: number): Promise<string[]> {
     const byRun = new Map<string, CredentialsWait>();
     for (const wait of due) byRun.set(wait.runId, wait);
+    const runs = [...byRun.values()];
     const woken: string[] = [];
-    await Promise.all(
-      [...byRun.values()].map(async (wait) => {
-        const renewed: CredentialsRenewed = {
-          scope,
-          revision,
-          ...(wait.endUser !== undefined && scope === "endUser" ? { endUser: wait.endUser } : {}),
-          ...(wait.toolsetId !== undefined ? { toolsetId: wait.toolsetId } : {}),
-        };
-        try {
-          await getExternalWorkflowHandle(wait.runId).signal(credentialsRenewedSignal, renewed);
-          woken.push(wait.runId);
-        } catch {
-          // The run ended: it needs no waking.
-        }
-      }),
-    );
+    for (let at = 0; at < runs.length; at += SIGNALS_AT_ONCE) {
+      await Promise.all(runs.slice(at, at + SIGNALS_AT_ONCE).map((wait) => signalRun(wait, scope, revision, woken)));
+    }
     return woken.sort();
+  }
+
+  async function signalRun(
+    wait: CredentialsWait,
+    scope: CredentialScope,
+    revision: number,
+    woken: string[],
+  ): Promise<void> {
+    const renewed: CredentialsRenewed = {
+      scope,
+      revision,
+      ...(wait.endUser !== undefined && scope === "endUser" ? { endUser: wait.endUser } : {}),
+      ...(wait.toolsetId !== undefined ? { toolsetId: wait.toolsetId } : {}),
+    };
+    try {
+      await getExternalWorkflowHandle(wait.runId).signal(credentialsRenewedSignal, renewed);
+      woken.push(wait.runId);
+    } catch {
+      // The run ended: it needs no waking.
+    }
   }
 
   setHandler(getCredentialsQuery, () => state);
