@@ -98,6 +98,9 @@ function isLongWait(tool: string, args: unknown): boolean {
   return typeof args.ms === "number" && args.ms >= LONG_WAIT_MS;
 }
 
+/** CPU time past which a warm step's entry no longer runs on the calling thread, in ms. */
+const LIGHT_ENTRY_MS = 2;
+
 export class ScriptSession {
   consumedBatches = 0;
   /** `batchChain` of every batch fed so far. */
@@ -118,6 +121,8 @@ export class ScriptSession {
   private stepBytes = 0;
   private stepCalls = 0;
   private isolate: ScriptIsolate | undefined;
+  /** Whether a warm step's entries run on the calling thread: until one takes `LIGHT_ENTRY_MS` of CPU. */
+  private entersSync = true;
   private readonly gate: ReturnType<typeof createCallGate>;
   private readonly options: SessionOptions;
 
@@ -183,12 +188,14 @@ export class ScriptSession {
       if (pacer?.due) await pacer.yield();
       const isolate = this.required();
       const json = encoded ?? JSON.stringify(event satisfies CallEvent);
-      const entered = pacer?.sync
-        ? pacer.enter(
-            () => isolate.feedSync(json, batch.at, this.wallTimeout()),
-            () => isolate.cpuTimeMs(),
-          )
-        : await isolate.feed(json, batch.at, this.wallTimeout());
+      const entered = pacer
+        ? pacer.sync
+          ? pacer.enter(
+              () => isolate.feedSync(json, batch.at, this.wallTimeout()),
+              () => isolate.cpuTimeMs(),
+            )
+          : await isolate.feed(json, batch.at, this.wallTimeout())
+        : await this.enterWarm(isolate, json, batch.at);
       const fault = this.fault(entered ?? this.overBudget());
       if (fault) return fault;
     }
@@ -216,6 +223,20 @@ export class ScriptSession {
 
   dispose(): void {
     this.isolate?.dispose();
+  }
+
+  /**
+   * A warm step's entry: on the calling thread while the run's entries are light (a few µs
+   * against ~100 µs for a hop to isolated-vm's thread and back, with the same microtask
+   * checkpoint), on isolated-vm's thread for good once one took `LIGHT_ENTRY_MS` of CPU, so a
+   * script that computes much per completion does not hold the worker's event loop.
+   */
+  private async enterWarm(isolate: ScriptIsolate, json: string, at: number): Promise<IsolateFault | undefined> {
+    if (!this.entersSync) return isolate.feed(json, at, this.wallTimeout());
+    const before = isolate.cpuTimeMs();
+    const fault = isolate.feedSync(json, at, this.wallTimeout());
+    if (isolate.cpuTimeMs() - before >= LIGHT_ENTRY_MS) this.entersSync = false;
+    return fault;
   }
 
   private required(): ScriptIsolate {

@@ -107,6 +107,44 @@ describe("sandbox steps", () => {
     expect(replayed).toEqual(warm);
   });
 
+  it("enters a warm run on the calling thread only while its entries are light: a heavy one sends the rest to isolated-vm's thread", async () => {
+    // Each completion computes for a while (the sandbox's clock is the run's, so by iterations).
+    const HEAVY = `import { sleep } from "rewind:tools";
+export default async function main() {
+  let x = 0;
+  for (let round = 0; round < 3; round++) {
+    await sleep(1);
+    for (let j = 0; j < 60_000_000; j++) x = (x * 31 + j) % 1000003;
+  }
+  return x;
+}`;
+    sandbox = createSandbox({ memoryMb: 64, cpuMsPerStep: 20_000, warmSessions: 4, validate: validateAgainstSchema });
+    const first = await sandbox.advance({ runId: "run_heavy", consumedBatches: 0, batches: [], cold: cold(HEAVY) });
+    expect(first).toMatchObject({ kind: "waiting", calls: [{ seq: 1, tool: "rewind.sleep" }] });
+    /** Takes the step of `seq`'s completion, and measures it and the longest the event loop went without a turn. */
+    const stepOf = async (seq: number) => {
+      const turns: number[] = [];
+      const ticking = setInterval(() => turns.push(performance.now()), 2);
+      const began = performance.now();
+      const step = await sandbox.speculate("run_heavy", { seq, ok: true, value: null });
+      const ended = performance.now();
+      clearInterval(ticking);
+      const points = [began, ...turns.filter((t) => t > began && t < ended), ended];
+      const longestStall = Math.max(...points.slice(1).map((t, i) => t - points[i]!));
+      return { step, ms: ended - began, longestStall };
+    };
+    // The first heavy entry runs on this thread: the event loop waits for all of it.
+    const heavy = await stepOf(1);
+    expect(heavy.step).toMatchObject({ result: { kind: "waiting", calls: [{ seq: 2, tool: "rewind.sleep" }] } });
+    expect(heavy.ms).toBeGreaterThan(100);
+    expect(heavy.longestStall).toBeGreaterThan(heavy.ms * 0.8);
+    // From then on the run's entries go to isolated-vm's thread: the event loop keeps turning.
+    const after = await stepOf(2);
+    expect(after.step).toMatchObject({ result: { kind: "waiting", calls: [{ seq: 3, tool: "rewind.sleep" }] } });
+    expect(after.ms).toBeGreaterThan(100);
+    expect(after.longestStall).toBeLessThan(after.ms * 0.5);
+  });
+
   it("takes a speculative step with one finished call on the warm session, on the chain it had, and refuses a later step on another chain", async () => {
     const box = make();
     await box.advance({ runId: "run_p", consumedBatches: 0, chain: EMPTY_CHAIN, batches: [], cold: cold(SLEEPER) });
