@@ -122,6 +122,14 @@ export const PATCHES = {
   /** 2026-11-30: a new run records this one marker for every change above it (see `releaseBaseline2`). */
   releaseBaseline3: "rewind-release-baseline-2026-11-30-c",
   /**
+   * The baseline runs started on c3c2ddd recorded: that commit added a change after
+   * `releaseBaseline3` (an MCP call's result reached the run loop with fewer promises between,
+   * the same commands) and this baseline, and 24ec275 took the change back out. Those runs
+   * follow everything `releaseBaseline3` covers and go on on today's call path; nothing new
+   * records it.
+   */
+  releaseBaselineOfC3c2ddd: "rewind-release-baseline-2026-11-30-d",
+  /**
    * 2026-12-01 (after ebc6445): a call parked on stored credentials tells the toolset's
    * credentials workflow (and its base's) which revision it was refused with, in a local
    * activity, and that workflow wakes the run on the next write to the scope, or at once if one

@@ -34,6 +34,7 @@ const ALL: readonly PatchId[] = Object.values(PATCHES);
 /** Baselines, newest first: a run records the newest one as it starts. */
 const BASELINES: readonly PatchId[] = [
   PATCHES.releaseBaseline4,
+  PATCHES.releaseBaselineOfC3c2ddd,
   PATCHES.releaseBaseline3,
   PATCHES.releaseBaseline2,
   PATCHES.releaseBaseline,
