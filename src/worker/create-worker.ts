@@ -123,8 +123,8 @@ export interface RewindWorker {
   advanceScript(input: AdvanceInput): Promise<AdvanceResult>;
   /**
    * Gives back what `advanceScript` left for a run that then could not start: its warm isolate
-   * and the MCP sessions its first step opened (or is opening: one whose credentials are read
-   * after this closes when idle).
+   * and the MCP sessions its first step opened, or is about to open once their credentials are
+   * read (those are never opened).
    */
   forgetFirstStep(namespace: string, runId: string): void;
   /** Runs until shutdown() is called; rejects if the worker fails. */
