@@ -207,6 +207,11 @@ async function takeSpeculativeStep(
   }
 }
 
+/** Whether a speculative step names `queue` as where it was taken, so the result needs no `ranOn`. */
+function stepSaysWhere(step: SpeculativeStep | undefined, queue: string): boolean {
+  return step?.result.sessionQueue === queue;
+}
+
 export function createCallMcpTool(deps: McpCallDeps) {
   const schemas: SchemaWatch = createSchemaWatch(deps.mcpPool);
   return async function callMcpTool(input: McpCallInput): Promise<ToolCallResult> {
@@ -324,13 +329,17 @@ export function createCallMcpTool(deps: McpCallDeps) {
           ...usedScope,
         };
       }
+      const speculative = await takeSpeculativeStep(deps, input, value, valueJson);
       return {
         ok: true,
         value,
         attempt,
         ...usedScope,
-        ...(deps.sessionQueue === undefined ? {} : { ranOn: deps.sessionQueue }),
-        ...(await takeSpeculativeStep(deps, input, value, valueJson)),
+        // A step taken here names this worker's queue already (`ranOnOf` reads it from there).
+        ...(deps.sessionQueue === undefined || stepSaysWhere(speculative.step, deps.sessionQueue)
+          ? {}
+          : { ranOn: deps.sessionQueue }),
+        ...speculative,
       };
     } catch (error) {
       errorType = thrownErrorType(error);

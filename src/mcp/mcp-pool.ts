@@ -129,6 +129,8 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     if (entry.inFlight === 0) void shut(entry);
   };
   const trim = (): void => {
+    // Sorting every session on every call cost each call O(n log n) with many runs open.
+    if (entries.size <= maxConnections) return;
     const idle = [...entries.values()].filter((entry) => entry.inFlight === 0).sort((a, b) => a.lastUsed - b.lastUsed);
     for (const entry of idle.slice(0, Math.max(0, entries.size - maxConnections))) retire(entry);
   };

@@ -21,7 +21,7 @@ import type {
   PinnedToolset,
   RunTrace,
 } from "../../shared/index.ts";
-import { runtimeVersionOf, CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../../shared/index.ts";
+import { runtimeVersionOf, ranOnOf, CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../../shared/index.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
 import { callTraceparent } from "./call-spans.ts";
 import type { Decision, ParkDetails, ParkReason } from "./parking.ts";
@@ -82,6 +82,12 @@ function neverStarted(error: ActivityFailure): boolean {
 function runtimeOf(run: Pick<RunInput, "runtimeVersion">): { runtimeVersion?: number } {
   const version = runtimeVersionOf(run);
   return version >= 3 ? { runtimeVersion: version } : {};
+}
+
+/** The run's finished waits for the activity's schema check; none (the activity's default) is not sent. */
+function waitsOf(context: McpDispatchContext): { waits?: number } {
+  const waits = context.waits?.() ?? 0;
+  return waits > 0 ? { waits } : {};
 }
 
 /** Why a failed attempt parks the call, if it does. */
@@ -160,12 +166,13 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
         ...traceOf(context.trace, entry.seq),
         ...runtimeOf(context.run),
         // Like the runtime: input only, never a command, so no patch (see runtimeOf).
-        ...(context.waits ? { waits: context.waits() } : {}),
+        ...waitsOf(context),
       });
       entry.attempts = result.attempt;
       if (result.credentials) entry.credentials = result.credentials;
       if (!result.ok) return failure(entry, "toolFailed", result.error.message, result.error.details);
-      if (result.ranOn !== undefined) context.ranOn?.(result.ranOn);
+      const ranOn = ranOnOf(result);
+      if (ranOn !== undefined) context.ranOn?.(ranOn);
       return result.step ? { ok: true, value: result.value, step: result.step } : { ok: true, value: result.value };
     } catch (error) {
       if (isCancellation(error)) throw error;
