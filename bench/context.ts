@@ -32,7 +32,7 @@ export const FULL: Sizes = {
   sandbox: { warmSteps: 5000, coldSizes: [10, 100, 1000, 5000], coldRounds: 5 },
   typeCheck: { coldRounds: 5, warmChecks: 50 },
   start: { warmup: 3, samples: 25 },
-  throughput: { runs: 200, calls: 10, rounds: 1, completionRuns: 1000, beside: true },
+  throughput: { runs: 200, calls: 10, rounds: 3, completionRuns: 1000, beside: true },
   idle: { runs: 10_000, sleepSec: 900, postConcurrency: 32 },
   replay: { sizes: [5, 100], rounds: 3 },
   largeResults: {

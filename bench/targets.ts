@@ -6,7 +6,7 @@
  * below, so they need no type from the scenario's file.
  */
 import type { BenchResults } from "./report.ts";
-import { ms } from "./stats.ts";
+import { median, ms } from "./stats.ts";
 
 export type Verdict = "PASS" | "FAIL" | "NOT MEASURED";
 
@@ -159,14 +159,15 @@ const DEFINITIONS: TargetDefinition[] = [
       const t = r.throughput;
       const first = t?.rounds[0];
       if (!t || !first) return missing("throughput not run");
+      // Rounds alternate which system goes first; the verdict is their median.
+      const each = (ratios: number[]) => (ratios.length > 1 ? ` of ${ratios.map(x).join(", ")}` : "");
+      const besides = t.rounds.flatMap((round) => (round.beside ? [round.beside.ratio] : []));
       return {
         value: t.ratio,
-        source: `throughput, ${first.runs} × ${first.callsPerRun}`,
+        source: `throughput, ${first.runs} × ${first.callsPerRun}, ${t.rounds.length} round${t.rounds.length > 1 ? "s" : ""}`,
         // The verdict reads the API in its own process; the pair as `npm start` runs it is shown beside.
-        measured: `${x(t.ratio)} (${first.rewind.runsPerSec.toFixed(1)} vs ${first.plain.runsPerSec.toFixed(1)} runs/s${
-          first.beside
-            ? `; API beside the worker, both started eagerly: ${x(first.beside.ratio)}, ${first.beside.rewind.runsPerSec.toFixed(1)} vs ${first.beside.plain.runsPerSec.toFixed(1)}`
-            : ""
+        measured: `${x(t.ratio)}${each(t.rounds.map((round) => round.ratio))} (first round ${first.rewind.runsPerSec.toFixed(1)} vs ${first.plain.runsPerSec.toFixed(1)} runs/s${
+          first.beside ? `; API beside the worker, both started eagerly: ${x(median(besides))}${each(besides)}` : ""
         })`,
         ...(first.runs < 200 ? { reduced: `${first.runs} runs` } : {}),
       };
