@@ -57,7 +57,7 @@ export interface McpDispatchContext {
   sessionQueue?: () => string | undefined;
   /** Told when no worker took a call from `queue` in time: that worker is gone. */
   sessionGone?: (queue: string) => void;
-  /** Told the session queue of the worker that ran a call, when its result says (`ToolCallResult.ranOn`). */
+  /** Told the session queue of the worker that ran a call, when its result says (`ranOnOf`). */
   ranOn?: (queue: string) => void;
 }
 
