@@ -42,10 +42,16 @@ export function renderLargeToolset(r: LargeToolsetResult): string {
           const label = m.mode === "sequential" ? `${m.n} calls, sequential` : `${m.n} calls, 16 lanes`;
           return [
             [
-              `${label}: per call (${m.large.samples.length} runs)`,
+              `${label}: per call, whole run (${m.large.samples.length} runs)`,
               ms(m.small.perCallMs),
               ms(m.large.perCallMs),
               x(m.largeOverSmall),
+            ],
+            [
+              `${label}: per call, first call scheduled → last completed`,
+              ms(m.callsSpanMs.small / m.n),
+              ms(m.callsSpanMs.large / m.n),
+              x(m.callsLargeOverSmall),
             ],
             [
               `${label}: workflow task time per call`,

@@ -70,7 +70,8 @@ const field = (results: BenchResults, name: string): unknown => (results as unkn
  *     parallel16: { rewindOverPlain: number },
  *   }
  *   results.largeToolset = {
- *     perCallRatio: number,        // per-call time against 1,000 tools over that against 10 (same calls)
+ *     perCallRatio: number,        // per-call time against 1,000 tools over that against 10 (same calls; first call → last)
+ *     perRunRatio: number,         // the same over whole runs, their start (the pinned toolset in the input) included
  *     registrationMs: number,      // median POST /v1/toolsets of the 1,000-tool server
  *     warmTypeCheckMs: number,     // median warm type-check of a script against the 1,000-tool toolset
  *   }
@@ -250,7 +251,15 @@ const DEFINITIONS: TargetDefinition[] = [
     kind: "atMost",
     limit: 1.05,
     format: x,
-    read: (r) => fromField(r, "largeToolset", "perCallRatio"),
+    read: (r) => {
+      const t = r.largeToolset;
+      if (!t) return missing("largeToolset not run");
+      return {
+        value: t.perCallRatio,
+        source: "large-toolset, first call scheduled → last completed",
+        measured: `${x(t.perCallRatio)} (whole runs, their start included: ${x(t.perRunRatio)})`,
+      };
+    },
   },
   {
     target: "large toolset: registration of 1,000 tools ≤ 300 ms",
