@@ -8,7 +8,7 @@
  */
 import type { CredentialResolver } from "../credentials/index.ts";
 import type { McpPool } from "../mcp/index.ts";
-import type { CredentialRef, IssuedCall, PinnedToolset } from "../shared/index.ts";
+import { ownOf, type CredentialRef, type IssuedCall, type PinnedToolset } from "../shared/index.ts";
 import { runSessionsPrefix, sessionKeys } from "./call-mcp-tool.ts";
 
 export interface SessionsToOpen {
@@ -45,7 +45,7 @@ export function createSessionOpener(deps: { mcpPool: McpPool; credentials: Crede
       calls.filter((call) => !call.refused).map((call) => call.tool.slice(0, call.tool.indexOf("."))),
     );
     for (const group of groups) {
-      const server = Object.hasOwn(toolset.mcpServers, group) ? toolset.mcpServers[group] : undefined;
+      const server = ownOf(toolset.mcpServers, group);
       if (!server) continue;
       reading.set(run, (reading.get(run) ?? 0) + 1);
       deps.credentials

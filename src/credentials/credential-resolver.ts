@@ -11,6 +11,7 @@
 import type { Client } from "@temporalio/client";
 import {
   credentialsWorkflowId,
+  ownOf,
   type CredentialRef,
   type CredentialRevisions,
   type CredentialScope,
@@ -97,11 +98,11 @@ export function createCredentialResolver(options: { client: Client; box: SecretB
   const headersIn = (sealed: string | undefined, server: string): Record<string, string> | undefined => {
     if (sealed === undefined) return undefined;
     const servers = open(sealed).mcpServers;
-    return Object.hasOwn(servers, server) ? servers[server]?.headers : undefined;
+    return ownOf(servers, server)?.headers;
   };
   // Own keys only: an end user called "constructor" has no credentials of Object's.
   const endUserOf = (saved: StoredCredentials | undefined, endUser: string | undefined) =>
-    endUser !== undefined && saved && Object.hasOwn(saved.endUsers, endUser) ? saved.endUsers[endUser] : undefined;
+    endUser !== undefined && saved ? ownOf(saved.endUsers, endUser) : undefined;
 
   return {
     async resolve(ref, server) {

@@ -17,6 +17,7 @@ export * from "./journal.ts";
 export * from "./logger.ts";
 export * from "./observed-shape.ts";
 export * from "./observation-sinks.ts";
+export * from "./own-keys.ts";
 export * from "./revert-template.ts";
 export * from "./rollback.ts";
 export * from "./run-metrics.ts";

@@ -5,6 +5,7 @@
  * code: a path is dot-separated keys or array indices. Shared because registration checks a
  * template and the run workflow fills it in, and both must read it the same way.
  */
+import { setOwn } from "./own-keys.ts";
 
 /** Where a placeholder takes its value: the original call's arguments or its result. */
 export type PlaceholderSource = "args" | "result";
@@ -144,7 +145,7 @@ export function fillTemplate(template: unknown, sources: { args: unknown; result
       const filled: Record<string, unknown> = {};
       for (const [key, item] of Object.entries(value)) {
         // Defined, not assigned: a literal "__proto__" key stays a key.
-        Object.defineProperty(filled, key, { value: walk(item), enumerable: true, writable: true, configurable: true });
+        setOwn(filled, key, walk(item));
       }
       return filled;
     }

@@ -18,6 +18,7 @@ import {
   workflowInfo,
 } from "@temporalio/workflow";
 
+import { ownOf, setOwn } from "../../shared/index.ts";
 import type { CredentialScope, CredentialsRenewed, CredentialsWait, StoredCredentials } from "../../shared/index.ts";
 import { credentialsRenewedSignal } from "../run/messages.ts";
 import { awaitCredentialsSignal, getCredentialsQuery, setCredentialsUpdate } from "./toolset-credentials-messages.ts";
@@ -26,14 +27,6 @@ import { awaitCredentialsSignal, getCredentialsQuery, setCredentialsUpdate } fro
 export type CredentialsState = StoredCredentials & { waits?: CredentialsWait[] };
 
 type WrittenAt = NonNullable<StoredCredentials["writtenAt"]>;
-
-/** `record[key] = value`, defined rather than assigned: an end user called "__proto__" is a key like any other. */
-function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-const ownOf = <T>(record: Record<string, T>, key: string): T | undefined =>
-  Object.hasOwn(record, key) ? record[key] : undefined;
 
 /** Signals to runs sent together: well under Temporal's limit of pending signals per workflow. */
 const SIGNALS_AT_ONCE = 500;
