@@ -15,7 +15,7 @@ import { startApi, type RunningApi } from "../src/cli/start-api.ts";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/shared/logger.ts";
 import { createConsoleLogger } from "../src/cli/console-logger.ts";
-import type { PayloadsConfig } from "../src/config.ts";
+import { DEFAULT_EAGER_CALLS, type PayloadsConfig } from "../src/config.ts";
 import { createMcpPool } from "../src/mcp/index.ts";
 import { NO_METRICS, createPrometheusMetrics, type StepStart } from "../src/metrics/index.ts";
 import { createRewindWorker } from "../src/worker/create-worker.ts";
@@ -81,6 +81,8 @@ const plain = await Worker.create({
   activities: createPlainActivities(plainPool),
   dataConverter: plainDataConverter(options.plainPayloadsDir, options.payloads.thresholdBytes),
   maxCachedWorkflows: 1000,
+  // The Rewind worker's eager dispatch, so neither side waits on matching the other skips.
+  maxEagerActivityReservationsPerWorkflowTask: DEFAULT_EAGER_CALLS,
 });
 const running = Promise.all([rewind.run(), plain.run()]);
 

@@ -8,6 +8,7 @@ import path from "node:path";
 import type { TrustedTargets } from "./http-tool/index.ts";
 import type { TemporalTls } from "./temporal/index.ts";
 import { readTemporalProfile, TemporalProfileError } from "./temporal/envconfig.ts";
+import { RUN_CONCURRENCY } from "./shared/index.ts";
 
 export interface SandboxLimits {
   /** Heap limit of one script's isolate, in MB. Default 128. */
@@ -74,6 +75,12 @@ export interface Config {
    * task. Default 500.
    */
   maxCachedWorkflows: number;
+  /**
+   * Calls a workflow task hands straight back to the worker that completed it (Temporal's eager
+   * activity dispatch) instead of through the task queue. Default 16, a run's calls in flight;
+   * 0 sends every call through the task queue.
+   */
+  eagerCalls: number;
   /** Runs continue as new after this many history events; unset: when Temporal suggests it. */
   continueAsNewAfterEvents: number | undefined;
   /** Where a production deployment must not run with defaults (e.g. a generated secret key). */
@@ -177,6 +184,15 @@ function parseApiKeys(raw: string | undefined): Map<string, string> {
 
 /** Runs a worker keeps in Temporal's sticky cache unless REWIND_MAX_CACHED_WORKFLOWS says otherwise. */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
+
+/**
+ * Calls a workflow task may hand straight back to its worker unless REWIND_EAGER_CALLS says
+ * otherwise: as many as a run may have in flight (`RUN_CONCURRENCY`). Temporal's default is 3,
+ * so a step that issued 16 calls sent 13 of them through the task queue's matching, where
+ * another worker could take them; their results came back without a speculative step, and each
+ * such result cost the run a cold replay of its journal on the worker holding its isolate.
+ */
+export const DEFAULT_EAGER_CALLS = RUN_CONCURRENCY;
 
 const TRUSTED_TARGETS_FORMAT =
   "REWIND_TRUSTED_TARGETS entries are host names (mcp.internal, *.corp.example), addresses (10.0.0.5, ::1) or CIDRs (10.0.0.0/8, fd00::/8), comma-separated";
@@ -458,6 +474,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     warmIsolates: integer(env, "REWIND_WARM_ISOLATES", 256, 0, 100_000),
     warmIdleMs: integer(env, "REWIND_WARM_IDLE_SECONDS", 30, 0, 86_400) * 1000,
     maxCachedWorkflows: integer(env, "REWIND_MAX_CACHED_WORKFLOWS", DEFAULT_MAX_CACHED_WORKFLOWS, 1, 1_000_000),
+    eagerCalls: integer(env, "REWIND_EAGER_CALLS", DEFAULT_EAGER_CALLS, 0, 1_000),
     continueAsNewAfterEvents: env["REWIND_CONTINUE_AS_NEW_EVENTS"]
       ? integer(env, "REWIND_CONTINUE_AS_NEW_EVENTS", 0, 50, 1_000_000)
       : undefined,

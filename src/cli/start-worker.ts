@@ -49,6 +49,7 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     warmIsolates: config.warmIsolates,
     warmIdleMs: config.warmIdleMs,
     maxCachedWorkflows: config.maxCachedWorkflows,
+    eagerCalls: config.eagerCalls,
     cacheDir: path.join(config.stateDir, "cache"),
     secretKey,
     events: config.events,

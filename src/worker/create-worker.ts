@@ -12,6 +12,7 @@ import { createActivities, createCallReports, createSessionOpener, runSessionsPr
 import { createCredentialResolver, createSecretBox } from "../credentials/index.ts";
 import { createEndpointResolver, createWebhookTokens } from "../events/index.ts";
 import {
+  DEFAULT_EAGER_CALLS,
   DEFAULT_MAX_CACHED_WORKFLOWS,
   type SandboxLimits,
   type WorkerDeployment,
@@ -43,6 +44,8 @@ export interface RewindWorkerOptions extends TemporalConnectionSettings {
   cacheDir: string;
   /** Runs kept in Temporal's sticky cache (see `Config.maxCachedWorkflows`). Default 500. */
   maxCachedWorkflows?: number;
+  /** Calls a workflow task hands straight back to this worker (see `Config.eagerCalls`). Default 16. */
+  eagerCalls?: number;
   /** Key that opens sealed secrets (webhook secrets, credentials). */
   secretKey: Buffer;
   /** Where the default namespace's events go unless it set an endpoint. */
@@ -206,6 +209,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
         }),
     activities,
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
+    maxEagerActivityReservationsPerWorkflowTask: options.eagerCalls ?? DEFAULT_EAGER_CALLS,
     ...(options.identity ? { identity: options.identity } : {}),
     ...workerDeploymentOptions(options.deployment),
     sinks: {

@@ -1,6 +1,8 @@
 /**
- * A run's MCP calls go to the shared queue, where Temporal hands some straight back to the worker
- * holding the run's isolate (eager dispatch), until a result comes back from another worker: then
+ * A run's MCP calls go to the shared queue, where Temporal hands them straight back to the worker
+ * holding the run's isolate (eager dispatch: as many as `eagerCalls`, by default all a run may
+ * have in flight). Calls beyond that go through the queue's matching, where any worker may take
+ * them (the tests that follow them give their workers 3, Temporal's default), until a result comes back from another worker: then
  * its calls that have company (issued together, or while other calls are unfinished) go to the
  * session queue of the worker holding the isolate, so their results come back to it and its
  * speculative steps are adopted instead of discarded (each discard costs a cold replay of the
@@ -53,7 +55,7 @@ afterAll(async () => {
 });
 
 /** A full worker on the stack's queue, whose sandbox counts its cold and warm steps. */
-async function startWorker(identity: string, extra: Partial<RewindWorkerOptions> = {}) {
+async function startWorker(identity: string, extra: Partial<RewindWorkerOptions> = { eagerCalls: 3 }) {
   const steps = { cold: 0, warm: 0 };
   const sandbox: Sandbox = createSandbox({
     ...stack.config.sandbox,
@@ -103,6 +105,37 @@ export default async function main(input: { tag: string }) {
 const BUSY_SUM = 435 + 2 * 120 + 435;
 
 describe("calls follow the run's session", () => {
+  it("hands the calls made together straight back to the worker holding the isolate, so no result discards its steps", async () => {
+    const first = await startWorker("eager-a", {});
+    const second = await startWorker("eager-b", {});
+    const tags = ["a", "b", "c", "d"];
+    const ids = await Promise.all(tags.map((tag) => startRun(stack, { toolset, script: BUSY_SCRIPT, input: { tag } })));
+    for (const [i, id] of ids.entries()) {
+      const done = await waitForRun(stack, id, 120_000);
+      expect(done.status, JSON.stringify(done.error)).toBe("completed");
+      expect(done.result).toBe(`${tags[i]}:${BUSY_SUM}`);
+    }
+    for (const id of ids) {
+      const events = await historyOf(id);
+      const holders = new Set(
+        events.flatMap((e) =>
+          e.workflowTaskCompletedEventAttributes ? [e.workflowTaskCompletedEventAttributes.identity] : [],
+        ),
+      );
+      // Sticky: one worker took every workflow task of the run, and with them its steps.
+      expect(holders.size, id).toBe(1);
+      const placements = callPlacements(events);
+      expect(placements).toHaveLength(92);
+      for (const { queue, startedBy } of placements) {
+        expect(queue, id).toBe(stack.config.temporal.taskQueue);
+        expect(startedBy, id).toBe([...holders][0]);
+      }
+    }
+    // Each run's first step is its one cold step; every later one was warm where its isolate was.
+    expect(first.steps.cold + second.steps.cold).toBe(ids.length);
+    await workers.shutdownStarted();
+  }, 240_000);
+
   it("sends the calls made together to the worker holding the isolate once a result came from the other worker", async () => {
     const first = await startWorker("session-a");
     const second = await startWorker("session-b");
@@ -141,12 +174,14 @@ describe("calls follow the run's session", () => {
   }, 240_000);
 
   it("sends a call to the shared queue when the worker holding the isolate was killed, and the run completes", async () => {
-    // Two worker processes from the start, and six calls at a time (Temporal hands three of them
-    // straight to the worker completing the workflow task, the others to either worker), so the run
+    // Two worker processes from the start, and six calls at a time (Temporal hands three of them,
+    // as many as REWIND_EAGER_CALLS allows, straight to the worker completing the workflow task, the
+    // others to either worker), so the run
     // learns of the other worker; the one holding the isolate is then killed while calls made
     // together wait on its session queue.
     await workers.shutdownStarted();
     const env = {
+      REWIND_EAGER_CALLS: "3",
       TEMPORAL_ADDRESS: stack.address,
       REWIND_TASK_QUEUE: stack.config.temporal.taskQueue,
       REWIND_STATE_DIR: stack.config.stateDir,

@@ -102,8 +102,9 @@ export class CallRunner {
 
   /**
    * Where the MCP calls of the step about to be dispatched go. Calls go to the shared queue, where
-   * Temporal hands some straight back to the worker completing the workflow task (eager activity
-   * dispatch), which holds the isolate, until a result comes back from another worker (`ranOn`):
+   * Temporal hands them straight back to the worker completing the workflow task (eager activity
+   * dispatch, up to its `eagerCalls`), which holds the isolate; those beyond it, or sent when it
+   * had no free slot, go through matching. Until a result comes back from another worker (`ranOn`):
    * then the run has company on its queue, and from then on calls with company (the step issued
    * several, or other calls are unfinished) go to the session queue of the worker that took the
    * step (`StepPlace`), because their results could reach the run in another order than that
