@@ -5,6 +5,7 @@
  * the activity itself, the workflow task that includes the sandbox step).
  */
 import type { Client, WorkflowHandle } from "@temporalio/client";
+import { median } from "./stats.ts";
 
 type History = Awaited<ReturnType<WorkflowHandle["fetchHistory"]>>;
 type HistoryEvent = NonNullable<History["events"]>[number];
@@ -138,4 +139,35 @@ export function summarizeHistories(histories: History[]): HistorySummary {
 
 export async function historyOf(client: Client, workflowId: string): Promise<HistorySummary> {
   return summarizeHistories(await fetchHistories(client, workflowId));
+}
+
+/**
+ * One summary for several runs of the same kind: each figure is the median over the runs (the
+ * phases each on their own), so a single slow or fast run does not speak for the rest; the
+ * event counts by type and per execution are the run whose span is the median's.
+ */
+export function medianHistory(summaries: HistorySummary[]): HistorySummary {
+  const typical = [...summaries].sort((a, b) => a.spanMs - b.spanMs)[Math.floor((summaries.length - 1) / 2)];
+  if (!typical) throw new Error("medianHistory: no runs");
+  const of = (pick: (s: HistorySummary) => number): number => median(summaries.map(pick));
+  return {
+    ...typical,
+    events: of((s) => s.events),
+    payloadBytes: of((s) => s.payloadBytes),
+    phases: {
+      activityScheduleToStart: of((s) => s.phases.activityScheduleToStart),
+      activityStartToClose: of((s) => s.phases.activityStartToClose),
+      workflowTaskScheduleToStart: of((s) => s.phases.workflowTaskScheduleToStart),
+      workflowTaskStartToClose: of((s) => s.phases.workflowTaskStartToClose),
+    },
+    workflowTasks: of((s) => s.workflowTasks),
+    spanMs: of((s) => s.spanMs),
+    headMs: of((s) => s.headMs),
+    tailMs: of((s) => s.tailMs),
+  };
+}
+
+/** `medianHistory` of the given runs, read from Temporal. */
+export async function medianHistoryOf(client: Client, workflowIds: readonly string[]): Promise<HistorySummary> {
+  return medianHistory(await Promise.all(workflowIds.map((id) => historyOf(client, id))));
 }

@@ -125,7 +125,7 @@ export function renderReport(results: BenchResults): string {
     const phase = (name: keyof OverheadMode["history"]["plain"]["phases"]) =>
       columns.map((c) => ms(c.history.phases[name] / c.mode.n));
     out.push(
-      `\nWhere a call's time goes (Temporal's event timestamps, summed per call, from the last round's runs; in parallel the phases overlap):\n`,
+      `\nWhere a call's time goes (Temporal's event timestamps, summed per call, median over the measured runs; in parallel the phases overlap):\n`,
     );
     out.push(
       table(

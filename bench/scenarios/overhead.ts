@@ -2,12 +2,12 @@
  * Overhead: the same N echo calls, sequential and in 16 lanes, made (1) directly with the MCP
  * client, (2) by a plain Temporal workflow with one activity per call, (3) by a Rewind run
  * started through the API; and, as Temporal's floor, the plain workflow with no-op activities. Rounds rotate the order so drift hits all three alike; one extra
- * round first warms everything. The last run of each kind is read back for events per call and
- * where the time went.
+ * round first warms everything. Every measured run is read back for events per call and where
+ * the time went (medians over the runs).
  */
 import type { BenchContext } from "../context.ts";
 import { assertTotal, callsScript, directCalls, plainRun, rewindRun } from "../drivers.ts";
-import { historyOf, type HistorySummary } from "../history.ts";
+import { medianHistoryOf, type HistorySummary } from "../history.ts";
 import { addCpu, cpuDelta, cpuSnapshot, type CpuSnapshot } from "../process-cpu.ts";
 import { median, p95 } from "../stats.ts";
 
@@ -48,9 +48,9 @@ export async function measureOverhead(ctx: BenchContext): Promise<OverheadMode[]
     const samples: Record<System, number[]> = { direct: [], floor: [], plain: [], rewind: [] };
     const posts: number[] = [];
     const cpu: Record<System, CpuSnapshot> = { direct: {}, floor: {}, plain: {}, rewind: {} };
-    let lastRewind = "";
-    let lastPlain = "";
-    let lastFloor = "";
+    /** The workflow ids of each system's runs in the measured rounds, read back afterwards. */
+    const runIds: Record<"floor" | "plain" | "rewind", string[]> = { floor: [], plain: [], rewind: [] };
+    let measuring = false;
     const once: Record<System, () => Promise<number>> = {
       direct: async () => {
         const done = await directCalls(stack, n, width);
@@ -60,25 +60,26 @@ export async function measureOverhead(ctx: BenchContext): Promise<OverheadMode[]
       floor: async () => {
         const done = await plainRun(stack, n, width, true);
         assertTotal("no-op workflow", done.result, n);
-        lastFloor = done.id;
+        if (measuring) runIds.floor.push(done.id);
         return done.ms;
       },
       plain: async () => {
         const done = await plainRun(stack, n, width);
         assertTotal("plain workflow", done.result, n);
-        lastPlain = done.id;
+        if (measuring) runIds.plain.push(done.id);
         return done.ms;
       },
       rewind: async () => {
         const done = await rewindRun(stack, script, { n, width });
         assertTotal("Rewind run", done.result, n);
-        lastRewind = done.id;
+        if (measuring) runIds.rewind.push(done.id);
         posts.push(done.postMs);
         return done.ms;
       },
     };
     const order: System[] = ["direct", "floor", "plain", "rewind"];
     for (let round = -1; round < rounds; round++) {
+      measuring = round >= 0;
       const rotated = order.map((_, i) => order[(i + Math.max(round, 0)) % order.length] as System);
       for (const system of rotated) {
         const before = cpuSnapshot(stack.pids);
@@ -120,9 +121,9 @@ export async function measureOverhead(ctx: BenchContext): Promise<OverheadMode[]
         Object.entries(cpu).map(([system, used]) => [system, perCall(used, n * rounds)]),
       ) as Record<System, CpuSnapshot>,
       history: {
-        rewind: await historyOf(stack.client, lastRewind),
-        plain: await historyOf(stack.client, lastPlain),
-        floor: await historyOf(stack.client, lastFloor),
+        rewind: await medianHistoryOf(stack.client, runIds.rewind),
+        plain: await medianHistoryOf(stack.client, runIds.plain),
+        floor: await medianHistoryOf(stack.client, runIds.floor),
       },
     });
   }
