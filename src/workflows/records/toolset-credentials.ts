@@ -17,9 +17,14 @@ import {
   setHandler,
   workflowInfo,
 } from "@temporalio/workflow";
-
-import { ownOf, setOwn } from "../../shared/index.ts";
-import type { CredentialScope, CredentialsRenewed, CredentialsWait, StoredCredentials } from "../../shared/index.ts";
+import {
+  ownOf,
+  setOwn,
+  type CredentialScope,
+  type CredentialsRenewed,
+  type CredentialsWait,
+  type StoredCredentials,
+} from "../../shared/index.ts";
 import { credentialsRenewedSignal } from "../run/messages.ts";
 import { awaitCredentialsSignal, getCredentialsQuery, setCredentialsUpdate } from "./toolset-credentials-messages.ts";
 
