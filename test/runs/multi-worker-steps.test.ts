@@ -7,8 +7,9 @@
  * taking calls (and speculative steps on the stale isolate) after the first worker stopped. Its
  * results name no session queue (`ranOn`), so the runs keep their calls on the shared queue.
  */
+import type { temporal } from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../helpers/mcp-test-server.ts";
 import { jitteredEchoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
@@ -17,15 +18,24 @@ import { validateAgainstSchema } from "../../src/schemas/index.ts";
 import { testWorkers } from "../helpers/test-worker.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
 let stack: RewindStack;
 let server: TestMcpServer;
 let toolset: string;
 const workers = testWorkers();
+/** What the `more` tool answers: the runs go on round after round until the test has seen them move. */
+let keepGoing = true;
+const moreTool: TestToolDefinition = {
+  name: "more",
+  inputSchema: { type: "object" },
+  handler: async () => ({ content: [{ type: "text", text: JSON.stringify({ more: keepGoing }) }] }),
+};
 
 beforeAll(async () => {
   stack = await startRewindStack({ noWorker: true });
   server = await startMcpServer({
-    tools: [jitteredEchoTool()],
+    tools: [jitteredEchoTool(), moreTool],
   });
   toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
 });
@@ -35,17 +45,35 @@ afterAll(async () => {
   await server?.close();
 });
 
+// Rounds of 16 calls in parallel, with no end until the test has seen every run move (\`more\`):
+// no run can end while the workflow tasks move, however fast the machine.
 const SCRIPT = `import { svc } from "rewind:tools";
 export default async function main(input: { tag: string }) {
   let sum = 0;
-  for (let round = 0; round < 28; round++) {
+  let rounds = 0;
+  for (;;) {
     const all = (await Promise.all(Array.from({ length: 16 }, (_, i) => svc.echo({ i })))) as { i: number }[];
     for (const a of all) sum += a.i;
+    rounds += 1;
+    if (!((await svc.more({})) as { more: boolean }).more) break;
   }
-  return input.tag + ":" + sum;
+  return input.tag + ":" + rounds + ":" + sum;
 }`;
-// 28 rounds of 0..15 (448 calls): long enough that no run can end while the workflow tasks move.
-const SUM = 28 * 120;
+
+async function historyOf(id: string): Promise<HistoryEvent[]> {
+  return (await stack.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+}
+
+/** Calls completed after the second worker first took one of the run's workflow tasks. */
+function callsAfterSwitch(events: HistoryEvent[]): number {
+  let switched = false;
+  let completed = 0;
+  for (const event of events) {
+    if (event.workflowTaskStartedEventAttributes?.identity === "second-full") switched = true;
+    if (switched && event.activityTaskCompletedEventAttributes) completed += 1;
+  }
+  return completed;
+}
 
 async function completedCalls(id: string): Promise<number> {
   const { body } = await stack.request("GET", `/v1/runs/${id}/journal`);
@@ -70,26 +98,30 @@ describe("speculative steps, across workers", () => {
       intervalMs: 50,
       until: (counts) => counts.every((n) => n >= 8),
     });
-    const before = await Promise.all(ids.map(completedCalls));
     // Every run is still going, with a warm isolate on the first worker, when the workflow tasks move.
-    for (const [i, id] of ids.entries()) {
-      expect(before[i], id).toBeGreaterThanOrEqual(8);
-      expect(before[i], id).toBeLessThan(448);
-      expect((await stack.client.workflow.getHandle(id).describe()).status.name).toBe("RUNNING");
-    }
+    for (const id of ids) expect((await stack.client.workflow.getHandle(id).describe()).status.name).toBe("RUNNING");
     await workers.start(stack, { identity: "second-full" });
     await first.shutdown();
     // Tasks go to the second worker at once instead of waiting out the first one's sticky queue.
     for (const id of ids) {
-      // A run that ended meanwhile has no sticky queue; the history check below says it moved or not.
       await stack.client.workflowService
         .resetStickyTaskQueue({ namespace: stack.config.temporal.namespace, execution: { workflowId: id } })
         .catch(() => undefined);
     }
+    // Each run goes on until the second worker has completed calls of its own for it.
+    await waitFor(
+      "every run's calls finished after its workflow tasks moved to the second worker",
+      () => Promise.all(ids.map(async (id) => callsAfterSwitch(await historyOf(id)))),
+      { intervalMs: 100, timeoutMs: 60_000, until: (counts) => counts.every((n) => n >= 16) },
+    );
+    keepGoing = false;
     for (const [i, id] of ids.entries()) {
       const done = await waitForRun(stack, id, 90_000);
       expect(done.status, JSON.stringify(done.error)).toBe("completed");
-      expect(done.result).toBe(`${["a", "b", "c", "d"][i]}:${SUM}`);
+      const [tag, rounds, sum] = String(done.result).split(":");
+      expect(tag).toBe(["a", "b", "c", "d"][i]);
+      expect(Number(rounds)).toBeGreaterThan(1);
+      expect(Number(sum)).toBe(Number(rounds) * 120);
     }
     // It really went that way: workflow tasks on both full workers, and the first worker's
     // activity-only worker finished calls after the second took over the workflow tasks.
