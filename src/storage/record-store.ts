@@ -2,7 +2,7 @@
  * Immutable records kept in Temporal (the only stateful dependency): `save` starts a record
  * workflow whose input is the record (a second save of the same id finds it and changes
  * nothing); `load` reads the input back from the first history event, so it needs no worker.
- * Records never change, so loads are cached.
+ * Records never change, so loads are cached, and loads of one record at once read it once.
  */
 import { fromHistoryPayload } from "../payloads/index.ts";
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
@@ -27,6 +27,7 @@ const MAX_CACHED = 1000;
 export function createRecordStore<T, I>(options: RecordStoreOptions<T, I>): RecordStore<T> {
   const { client } = options;
   const cache = new Map<string, T>();
+  const reading = new Map<string, Promise<T | undefined>>();
   const remember = (key: string, record: T) => {
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value ?? "");
     cache.set(key, record);
@@ -54,22 +55,32 @@ export function createRecordStore<T, I>(options: RecordStoreOptions<T, I>): Reco
       const workflowId = options.workflowId(namespace, id);
       const cached = cache.get(workflowId);
       if (cached) return cached;
-      let response;
-      try {
-        response = await client.workflowService.getWorkflowExecutionHistory({
-          namespace: client.options.namespace,
-          execution: { workflowId },
-          maximumPageSize: 1,
-        });
-      } catch (error) {
-        if ((error as { code?: number }).code === 5 /* gRPC NOT_FOUND */) return undefined;
-        throw error;
+      // Loads of one record at once (runs posted together, before it is cached) read it once.
+      let pending = reading.get(workflowId);
+      if (!pending) {
+        pending = read(workflowId).finally(() => reading.delete(workflowId));
+        reading.set(workflowId, pending);
       }
-      const payload = response.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-      if (!payload) return undefined;
-      const record = options.fromInput(await fromHistoryPayload<I>(client.options.loadedDataConverter, payload));
-      remember(workflowId, record);
-      return record;
+      return pending;
     },
   };
+
+  async function read(workflowId: string): Promise<T | undefined> {
+    let response;
+    try {
+      response = await client.workflowService.getWorkflowExecutionHistory({
+        namespace: client.options.namespace,
+        execution: { workflowId },
+        maximumPageSize: 1,
+      });
+    } catch (error) {
+      if ((error as { code?: number }).code === 5 /* gRPC NOT_FOUND */) return undefined;
+      throw error;
+    }
+    const payload = response.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    if (!payload) return undefined;
+    const record = options.fromInput(await fromHistoryPayload<I>(client.options.loadedDataConverter, payload));
+    remember(workflowId, record);
+    return record;
+  }
 }

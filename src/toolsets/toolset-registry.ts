@@ -92,6 +92,9 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
     return inputs;
   }
 
+  /** Reads of observed shapes under way, by toolset: the runs started meanwhile wait for the same one. */
+  const refreshing = new Map<string, Promise<ResolvedToolset>>();
+
   async function get(id: string, namespace: string): Promise<ResolvedToolset | undefined> {
     if (id === empty.id) return empty;
     const document = await deps.store.load(namespace, id);
@@ -102,6 +105,22 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
       const hit = resolved.get(fresh.key);
       if (hit) return hit;
     }
+    // Two hundred runs posted at once ask once: each read is a query answered by the toolset's
+    // record workflow, one at a time.
+    let pending = refreshing.get(cacheKey);
+    if (!pending) {
+      pending = withObserved(namespace, id, document, cacheKey).finally(() => refreshing.delete(cacheKey));
+      refreshing.set(cacheKey, pending);
+    }
+    return pending;
+  }
+
+  async function withObserved(
+    namespace: string,
+    id: string,
+    document: PinnedToolset,
+    cacheKey: string,
+  ): Promise<ResolvedToolset> {
     const observed = deps.loadObserved ? await deps.loadObserved(namespace, id).catch(() => ({})) : {};
     const key = `${id}:${JSON.stringify(observed)}`;
     observedCache.set(cacheKey, { at: Date.now(), key });
