@@ -59,6 +59,7 @@ import {
 import { sendCallUpdate } from "./call-updates.ts";
 import { askRollback, endedRolledBack, rollbackInProgress, type RollbackAsked } from "./run-rollback.ts";
 import { HttpError, notFound } from "./http-error.ts";
+import { answeredByWorker, noWorkerAnswered } from "./worker-query.ts";
 import { listRuns, type RunListFilters } from "./run-list.ts";
 import { readCalledTools, readRunStart, type CalledTool } from "./run-start.ts";
 import type { StartMetrics } from "../metrics/index.ts";
@@ -370,7 +371,7 @@ export function createRunService(options: RunServiceOptions) {
     async callWaiting(runId: string, namespace: string, seq: number): Promise<CallWaiting> {
       const d = await describeRunning(runId, namespace, "its calls can no longer be decided");
       const status = await withinQueryTimeout(client.workflow.getHandle(runId).query(getStatusQuery));
-      if (!status) throw new HttpError(503, "unavailable", `no worker answered for run ${runId}; try again`);
+      if (!status) throw noWorkerAnswered(runId);
       if (seq > status.calls.total) throw notFound(`call ${seq} of run ${runId}`);
       const parked = status.parked.find((p) => p.seq === seq);
       return {
@@ -392,7 +393,7 @@ export function createRunService(options: RunServiceOptions) {
     ): Promise<{ seq: number }> {
       await describeRunning(runId, namespace, "its calls can no longer be answered");
       const status = await withinQueryTimeout(client.workflow.getHandle(runId).query(getStatusQuery));
-      if (!status) throw new HttpError(503, "unavailable", `no worker answered for run ${runId}; try again`);
+      if (!status) throw noWorkerAnswered(runId);
       if (seq > status.calls.total) throw notFound(`call ${seq} of run ${runId}`);
       const waiting = status.parked.find((p) => p.seq === seq && p.reason === "elicitationRequested");
       const requestId = waiting?.details?.["requestId"];
@@ -461,9 +462,10 @@ export function createRunService(options: RunServiceOptions) {
       namespace: string,
     ): Promise<{ toolsetId: string; endUser?: string; input: RunInput; seed: ForkSeed }> {
       const input = await startOf(runId, namespace);
-      const view = await client.workflow
-        .getHandle(runId)
-        .query(getJournalQuery, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER });
+      const view = await answeredByWorker(
+        runId,
+        client.workflow.getHandle(runId).query(getJournalQuery, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER }),
+      );
       const calls = view.entries.flatMap((e): ForkSeed["calls"] => {
         if (e.status === "completed")
           return [{ seq: e.seq, tool: e.tool, args: e.args, outcome: { ok: true as const, value: e.result ?? null } }];
@@ -482,9 +484,12 @@ export function createRunService(options: RunServiceOptions) {
     /** The run as a cassette: toolset, script, input and every call with its outcome; no credentials. */
     async cassette(runId: string, namespace: string): Promise<Cassette> {
       const source = await this.forkSource(runId, namespace);
-      const view = await client.workflow
-        .getHandle(runId)
-        .query(getJournalQuery, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER, withBatches: true });
+      const view = await answeredByWorker(
+        runId,
+        client.workflow
+          .getHandle(runId)
+          .query(getJournalQuery, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER, withBatches: true }),
+      );
       const { input } = source;
       return {
         format: "rewind.cassette/1",
@@ -510,9 +515,12 @@ export function createRunService(options: RunServiceOptions) {
       maxBytes?: number,
     ): Promise<JournalView & { nextAfterSeq?: number }> {
       await describeOwned(runId, namespace);
-      const view = await client.workflow
-        .getHandle(runId)
-        .query(getJournalQuery, { afterSeq, limit: limit + 1, ...(maxBytes === undefined ? {} : { maxBytes }) });
+      const view = await answeredByWorker(
+        runId,
+        client.workflow
+          .getHandle(runId)
+          .query(getJournalQuery, { afterSeq, limit: limit + 1, ...(maxBytes === undefined ? {} : { maxBytes }) }),
+      );
       const more = view.entries.length > limit || view.truncated === true;
       const entries = view.entries.slice(0, limit);
       const last = entries.at(-1);

@@ -1,0 +1,37 @@
+/**
+ * Queries only a worker can answer (a run's journal, its status): Temporal holds a query until a
+ * worker takes it, and with every worker of the run's queue stopped or restarting it answered a
+ * journal read after about 30 s with a deadline the API reported as an internal error. The API
+ * waits a bounded time instead and answers 503 `unavailable`, which says to try again.
+ */
+import { temporalCallFailure } from "../temporal/index.ts";
+import { HttpError } from "./http-error.ts";
+
+/**
+ * How long a reader of a run's journal waits for a worker: a run that has ended is replayed by
+ * the worker before it answers, which takes a second or two for the longest histories.
+ */
+export const JOURNAL_QUERY_TIMEOUT_MS = 10_000;
+
+export function noWorkerAnswered(runId: string): HttpError {
+  return new HttpError(503, "unavailable", `no worker answered for run ${runId}; try again`);
+}
+
+/** The query's answer; 503 `unavailable` when no worker answers within `ms` or Temporal gives up first. */
+export async function answeredByWorker<T>(runId: string, query: Promise<T>, ms = JOURNAL_QUERY_TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(noWorkerAnswered(runId)), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([query, timeout]);
+  } catch (error) {
+    if (temporalCallFailure(error)?.kind === "deadline") throw noWorkerAnswered(runId);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    // A query given up on still ends later; its failure then is nobody's.
+    query.catch(() => undefined);
+  }
+}
