@@ -115,6 +115,7 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
     return pending;
   }
 
+  /** The toolset rendered with its observed shapes read afresh, remembered for the next lookups. */
   async function withObserved(
     namespace: string,
     id: string,
