@@ -8,8 +8,7 @@
 import type { Client } from "@temporalio/client";
 import { fromHistoryPayload } from "../payloads/index.ts";
 import type { RunInput } from "../shared/index.ts";
-import { getJournalQuery } from "../workflows/messages.ts";
-import { answeredByWorker } from "./worker-query.ts";
+import { readJournal } from "./worker-query.ts";
 
 /** A tool a run called, and for the `workflows` built-in the workflow it named. */
 export interface CalledTool {
@@ -37,14 +36,10 @@ export async function readRunStart(
 
 /** Every distinct tool in the run's journal (answered by a worker, from the run's state). */
 export async function readCalledTools(client: Client, workflowId: string): Promise<CalledTool[]> {
-  const handle = client.workflow.getHandle(workflowId);
   const called = new Map<string, CalledTool>();
   let afterSeq = 0;
   for (;;) {
-    const page = await answeredByWorker(
-      workflowId,
-      handle.query(getJournalQuery, { afterSeq, limit: PAGE_ENTRIES, maxBytes: PAGE_BYTES }),
-    );
+    const page = await readJournal(client, workflowId, { afterSeq, limit: PAGE_ENTRIES, maxBytes: PAGE_BYTES });
     for (const entry of page.entries) {
       const workflow = workflowNamed(entry.args);
       const tool =

@@ -4,7 +4,10 @@
  * journal read after about 30 s with a deadline the API reported as an internal error. The API
  * waits a bounded time instead and answers 503 `unavailable`, which says to try again.
  */
+import type { Client } from "@temporalio/client";
+import type { JournalView } from "../shared/index.ts";
 import { temporalCallFailure } from "../temporal/index.ts";
+import { getJournalQuery, type JournalQueryArgs } from "../workflows/messages.ts";
 import { HttpError } from "./http-error.ts";
 
 /**
@@ -34,4 +37,9 @@ export async function answeredByWorker<T>(runId: string, query: Promise<T>, ms =
     // A query given up on still ends later; its failure then is nobody's.
     query.catch(() => undefined);
   }
+}
+
+/** A page of the run's journal, as its worker answers it (503 when none does in time). */
+export function readJournal(client: Client, runId: string, args: JournalQueryArgs): Promise<JournalView> {
+  return answeredByWorker(runId, client.workflow.getHandle(runId).query(getJournalQuery, args));
 }

@@ -10,3 +10,4 @@ export {
 } from "./stored-script-store.ts";
 export { createTemporalToolsetStore, type ToolsetStore } from "./toolset-store.ts";
 export { toolsetId, canonicalJson } from "./toolset-id.ts";
+export { InFlight } from "./in-flight.ts";

@@ -6,6 +6,7 @@
  */
 import { fromHistoryPayload } from "../payloads/index.ts";
 import { WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
+import { InFlight } from "./in-flight.ts";
 
 export interface RecordStore<T> {
   /** Returns true when this call stored it, false when it was already there. */
@@ -27,7 +28,7 @@ const MAX_CACHED = 1000;
 export function createRecordStore<T, I>(options: RecordStoreOptions<T, I>): RecordStore<T> {
   const { client } = options;
   const cache = new Map<string, T>();
-  const reading = new Map<string, Promise<T | undefined>>();
+  const reading = new InFlight<T | undefined>();
   const remember = (key: string, record: T) => {
     if (cache.size >= MAX_CACHED) cache.delete(cache.keys().next().value ?? "");
     cache.set(key, record);
@@ -56,12 +57,7 @@ export function createRecordStore<T, I>(options: RecordStoreOptions<T, I>): Reco
       const cached = cache.get(workflowId);
       if (cached) return cached;
       // Loads of one record at once (runs posted together, before it is cached) read it once.
-      let pending = reading.get(workflowId);
-      if (!pending) {
-        pending = read(workflowId).finally(() => reading.delete(workflowId));
-        reading.set(workflowId, pending);
-      }
-      return pending;
+      return reading.share(workflowId, () => read(workflowId));
     },
   };
 

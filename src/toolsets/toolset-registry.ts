@@ -11,7 +11,7 @@ import type { ObservedResults } from "../shared/index.ts";
 import { pinToolset, type PinDeps } from "./pin-toolset.ts";
 import type { OmittedTool, RegisterToolsetBody } from "../contract/index.ts";
 import { RegistrationError } from "./registration-error.ts";
-import { STORED_SCRIPT_ID_PATTERN, toolsetId } from "../storage/index.ts";
+import { InFlight, STORED_SCRIPT_ID_PATTERN, toolsetId } from "../storage/index.ts";
 import type { ToolsetStore } from "../storage/index.ts";
 
 export interface ResolvedToolset {
@@ -93,7 +93,7 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
   }
 
   /** Reads of observed shapes under way, by toolset: the runs started meanwhile wait for the same one. */
-  const refreshing = new Map<string, Promise<ResolvedToolset>>();
+  const refreshing = new InFlight<ResolvedToolset>();
 
   async function get(id: string, namespace: string): Promise<ResolvedToolset | undefined> {
     if (id === empty.id) return empty;
@@ -107,12 +107,7 @@ export function createToolsetRegistry(deps: RegistryDeps): ToolsetRegistry {
     }
     // Two hundred runs posted at once ask once: each read is a query answered by the toolset's
     // record workflow, one at a time.
-    let pending = refreshing.get(cacheKey);
-    if (!pending) {
-      pending = withObserved(namespace, id, document, cacheKey).finally(() => refreshing.delete(cacheKey));
-      refreshing.set(cacheKey, pending);
-    }
-    return pending;
+    return refreshing.share(cacheKey, () => withObserved(namespace, id, document, cacheKey));
   }
 
   /** The toolset rendered with its observed shapes read afresh, remembered for the next lookups. */

@@ -18,10 +18,14 @@ import type {
 } from "../../shared/index.ts";
 
 export const getStatusQuery = defineQuery<RunStatus>("getStatus");
-export const getJournalQuery = defineQuery<
-  JournalView,
-  [{ afterSeq?: number; limit?: number; maxBytes?: number; withBatches?: boolean }?]
->("getJournal");
+/** Which page of the journal `getJournal` answers. */
+export interface JournalQueryArgs {
+  afterSeq?: number;
+  limit?: number;
+  maxBytes?: number;
+  withBatches?: boolean;
+}
+export const getJournalQuery = defineQuery<JournalView, [JournalQueryArgs?]>("getJournal");
 
 /** Delivers a named signal to the script's `waitForSignal(name)`; buffered until awaited. */
 export const deliverSignal = defineSignal<[{ name: string; payload: unknown }]>("deliverSignal");
