@@ -29,8 +29,12 @@ describe("temporal-dev.yml", () => {
     expect(config.searchAttributes).toEqual(
       Object.fromEntries(Object.values(SEARCH_ATTRIBUTES).map((a) => [a.name, label[a.type]])),
     );
-    // Stock limits: nothing raised, so the embedded stack behaves as Temporal Cloud does.
-    expect(config.dynamicConfig).toEqual({});
+    // Stock limits: nothing raised, so the embedded stack behaves as Temporal Cloud does. The one
+    // setting lets the single shard hand tasks over as fast as a cluster's many shards do.
+    expect(config.dynamicConfig).toEqual({ "history.transferProcessorMaxPollRPS": 1000 });
+    expect(startDevArgs(config, { port: 1, uiPort: false, dbFile: undefined })).toContain(
+      "history.transferProcessorMaxPollRPS=1000",
+    );
   });
 
   it("fills every field with its default when the file is empty", () => {
