@@ -70,6 +70,9 @@ export function renderLargeToolset(r: LargeToolsetResult): string {
       ],
     ),
   );
+  out.push(
+    `\nThe runs' ratios (whole runs, first call → last) are the median of each round's ${large}-tool time over its ${small}-tool time, the two run back to back.`,
+  );
   const l = r.listings;
   out.push(
     `\ntools/list requests at the MCP server while the runs were measured: ${l.listings} for ${l.runs} runs of ${l.calls} calls (${l.perRun.toFixed(2)} per run).`,
