@@ -5,9 +5,9 @@
  * pin, render the declarations), a warm type-check of a typical script against each one's
  * declarations, and the time of Rewind runs of N `echo` calls, sequential and in 16 lanes,
  * against each (rounds alternate which goes first; one extra round warms both), whole and over
- * their calls alone (first call scheduled → last completed: the verdict), each ratio the median of the rounds' own. The MCP server
- * counts the tools/list requests it answered while the runs were measured, which shows whether
- * anything lists tools per call rather than per run.
+ * their calls alone (first call scheduled → last completed: the verdict), each ratio the median
+ * of the rounds' own. The MCP server counts the tools/list requests it answered while the runs
+ * were measured, which shows whether anything lists tools per call rather than per run.
  */
 import { createTypeChecker, type Diagnostic } from "../../src/declarations/type-check.ts";
 import type { BenchContext } from "../context.ts";
