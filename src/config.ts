@@ -81,6 +81,12 @@ export interface Config {
    * 0 sends every call through the task queue.
    */
   eagerCalls: number;
+  /**
+   * An MCP session kept open, unused, for the next run of each server and credentials a run lately
+   * opened one for, so that run's first call finds its session ready; closed when no run took it
+   * within this long. 0 keeps none. Default 30 s.
+   */
+  spareSessionIdleMs: number;
   /** Runs continue as new after this many history events; unset: when Temporal suggests it. */
   continueAsNewAfterEvents: number | undefined;
   /** Where a production deployment must not run with defaults (e.g. a generated secret key). */
@@ -181,6 +187,9 @@ function parseApiKeys(raw: string | undefined): Map<string, string> {
   }
   return keys;
 }
+
+/** How long an unused spare MCP session is kept unless REWIND_SPARE_SESSION_SECONDS says otherwise. */
+export const DEFAULT_SPARE_SESSION_IDLE_MS = 30_000;
 
 /** Runs a worker keeps in Temporal's sticky cache unless REWIND_MAX_CACHED_WORKFLOWS says otherwise. */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
@@ -475,6 +484,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     warmIdleMs: integer(env, "REWIND_WARM_IDLE_SECONDS", 30, 0, 86_400) * 1000,
     maxCachedWorkflows: integer(env, "REWIND_MAX_CACHED_WORKFLOWS", DEFAULT_MAX_CACHED_WORKFLOWS, 1, 1_000_000),
     eagerCalls: integer(env, "REWIND_EAGER_CALLS", DEFAULT_EAGER_CALLS, 0, 1_000),
+    spareSessionIdleMs:
+      integer(env, "REWIND_SPARE_SESSION_SECONDS", DEFAULT_SPARE_SESSION_IDLE_MS / 1000, 0, 3_600) * 1000,
     continueAsNewAfterEvents: env["REWIND_CONTINUE_AS_NEW_EVENTS"]
       ? integer(env, "REWIND_CONTINUE_AS_NEW_EVENTS", 0, 50, 1_000_000)
       : undefined,

@@ -269,6 +269,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
         url: input.url,
         headers,
         poolKey,
+        spareKey: sharedKey,
         name: input.tool,
         arguments: input.args ?? {},
         meta: {

@@ -113,7 +113,10 @@ export function createSchemaWatch(pool: McpPool, options: { maxAgeMs?: number } 
       if (kept.has(call.poolKey)) return listingFor(call);
     }
     sweep(now);
-    const fresh: Kept = { listing: pool.listTools(call.url, call.headers, call.poolKey), waits: call.waits };
+    const fresh: Kept = {
+      listing: pool.listTools(call.url, call.headers, call.poolKey, call.sharedKey),
+      waits: call.waits,
+    };
     kept.set(call.poolKey, fresh);
     if (opens) opening.set(call.sharedKey ?? "", fresh.listing);
     fresh.listing.catch(() => {

@@ -52,11 +52,8 @@ export function createSessionOpener(deps: { mcpPool: McpPool; credentials: Crede
         .resolve(credentials, group)
         .then(({ headers }) => {
           if (forgotten.has(run)) return;
-          deps.mcpPool.open(
-            server.url,
-            headers,
-            sessionKeys(credentials.namespace, runId, server.url, headers).poolKey,
-          );
+          const { poolKey, sharedKey } = sessionKeys(credentials.namespace, runId, server.url, headers);
+          deps.mcpPool.open(server.url, headers, poolKey, sharedKey);
         })
         .catch(() => undefined)
         .finally(() => settled(run));

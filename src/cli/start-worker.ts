@@ -50,6 +50,7 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     warmIdleMs: config.warmIdleMs,
     maxCachedWorkflows: config.maxCachedWorkflows,
     eagerCalls: config.eagerCalls,
+    spareSessionIdleMs: config.spareSessionIdleMs,
     cacheDir: path.join(config.stateDir, "cache"),
     secretKey,
     events: config.events,

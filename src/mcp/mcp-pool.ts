@@ -7,14 +7,21 @@
  * A call that found its session forgotten by the server (404, or 400 naming the session, e.g.
  * after a restart) was not run, so it is sent once more on a new session and the outcome says so.
  * Tools called as tasks are waited for here (task-wait.ts); a task an earlier attempt started is
- * found again on the session it was started on.
+ * found again on the session it was started on. A pool made with `spareIdleMs` keeps a session
+ * ready for the next run of each server and credentials (spare-sessions.ts): a request that
+ * gives a `spareKey` and finds no session of its own takes that spare instead of opening one.
  */
 import { openMcpConnection, type McpConnection } from "./mcp-client.ts";
 import { McpCallError, McpConnectError, describeUrl, type McpCallReason, type McpConnectReason } from "./mcp-errors.ts";
 import { waitForTask } from "./task-wait.ts";
 import type { McpCallOutcome, McpCallRequest, McpListing, McpPool, McpPoolOptions } from "./mcp-types.ts";
 import { startDeadline } from "./request-watch.ts";
+import { createSpareSessions, type SpareSessions } from "./spare-sessions.ts";
 
+/** Wait before opening the next spare session (spare-sessions.ts). */
+const SPARE_REFILL_DELAY_MS = 50;
+/** Spare sessions kept at once, over every server and set of credentials. */
+const MAX_SPARES = 64;
 /** Bound of listing tools on a pooled connection. */
 const LIST_TIMEOUT_MS = 10_000;
 /** After these, the session is not worth reusing. */
@@ -113,6 +120,14 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const targets = options.targets;
   const entries = new Map<string, Entry>();
+  const spares: SpareSessions | undefined =
+    (options.spareIdleMs ?? 0) > 0
+      ? createSpareSessions({
+          idleMs: options.spareIdleMs ?? 0,
+          refillDelayMs: SPARE_REFILL_DELAY_MS,
+          max: MAX_SPARES,
+        })
+      : undefined;
   let closed = false;
 
   const shut = (entry: Entry): Promise<void> => {
@@ -135,14 +150,20 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     for (const entry of idle.slice(0, Math.max(0, entries.size - maxConnections))) retire(entry);
   };
 
-  function checkOut(key: string, url: string, headers: Record<string, string> | undefined): Entry {
+  function checkOut(
+    key: string,
+    url: string,
+    headers: Record<string, string> | undefined,
+    spareKey: string | undefined,
+  ): Entry {
     let entry = entries.get(key);
     if (entry?.connection && !entry.connection.open) retire(entry);
     entry = entries.get(key);
     if (!entry) {
+      const opened = () => openMcpConnection({ url, headers, timeoutMs: connectTimeoutMs, targets });
       const created: Entry = {
         key,
-        ready: openMcpConnection({ url, headers, timeoutMs: connectTimeoutMs, targets }),
+        ready: spares && spareKey !== undefined ? spares.take(spareKey, opened) : opened(),
         connection: undefined,
         inFlight: 0,
         lastUsed: Date.now(),
@@ -253,8 +274,13 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     }
   }
 
-  async function callOnce(request: McpCallRequest, startedAt: number, where: string): Promise<McpCallOutcome> {
-    const entry = checkOut(request.poolKey, request.url, request.headers);
+  async function callOnce(
+    request: McpCallRequest,
+    startedAt: number,
+    where: string,
+    spareKey: string | undefined,
+  ): Promise<McpCallOutcome> {
+    const entry = checkOut(request.poolKey, request.url, request.headers, spareKey);
     const left = () => Math.max(1, request.timeoutMs - (Date.now() - startedAt));
     try {
       const connection = await connectionOf(entry, left(), request.signal, where).catch((error: unknown) => {
@@ -273,8 +299,9 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     url: string,
     headers: Record<string, string> | undefined,
     poolKey: string,
+    spareKey: string | undefined,
   ): Promise<McpListing> {
-    const entry = checkOut(poolKey, url, headers);
+    const entry = checkOut(poolKey, url, headers, spareKey);
     try {
       const connection = await connectionOf(entry, LIST_TIMEOUT_MS, undefined, describeUrl(url));
       const changes = connection.toolChanges;
@@ -305,28 +332,34 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
       const startedAt = Date.now();
       if (request.task?.resume) return await resumeTask(request, startedAt, where);
       try {
-        return await callOnce(request, startedAt, where);
+        return await callOnce(request, startedAt, where, request.spareKey);
       } catch (error) {
         if (!(error instanceof McpCallError && error.sessionExpired)) throw error;
-        return { ...(await callOnce(request, startedAt, where)), resent: 1 };
+        // A server that forgot one session forgot the spare opened beside it too.
+        if (request.spareKey !== undefined) spares?.discard(request.spareKey);
+        return { ...(await callOnce(request, startedAt, where, undefined)), resent: 1 };
       }
     },
-    async listTools(url, headers, poolKey) {
+    async listTools(url, headers, poolKey, spareKey) {
       if (closed)
         throw new McpConnectError("unreachable", `the MCP connection pool is closed (listing ${describeUrl(url)})`, {
           url: describeUrl(url),
         });
       try {
-        return await listOnce(url, headers, poolKey);
+        return await listOnce(url, headers, poolKey, spareKey);
       } catch (error) {
         if (!(error instanceof McpConnectError && error.sessionExpired)) throw error;
-        return await listOnce(url, headers, poolKey);
+        if (spareKey !== undefined) spares?.discard(spareKey);
+        return await listOnce(url, headers, poolKey, undefined);
       }
     },
-    open(url, headers, poolKey) {
+    open(url, headers, poolKey, spareKey) {
       if (closed || entries.has(poolKey)) return;
       // Checked out and in at once: the session opens, and closes when idle like any other.
-      checkIn(checkOut(poolKey, url, headers));
+      checkIn(checkOut(poolKey, url, headers, spareKey));
+    },
+    get spareSessions() {
+      return spares?.size ?? 0;
     },
     retireWhereKeyStarts(prefix) {
       for (const [key, entry] of [...entries]) if (key.startsWith(prefix)) retire(entry);
@@ -335,12 +368,13 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
       closed = true;
       const all = [...entries.values()];
       entries.clear();
-      await Promise.all(
-        all.map((entry) => {
+      await Promise.all([
+        spares?.close(),
+        ...all.map((entry) => {
           entry.retired = true;
           return shut(entry);
         }),
-      );
+      ]);
     },
   };
 }

@@ -90,6 +90,12 @@ export interface McpCallRequest {
    * the caller. Calls with the same key share a connection, so the key must change with headers.
    */
   poolKey: string;
+  /**
+   * Names the sessions that are interchangeable until first used (the namespace, the server and
+   * the credentials): with no session of its own yet, the call takes the pool's spare for this
+   * key, if the pool keeps spares. Never the same as another tenant's.
+   */
+  spareKey?: string;
   name: string;
   /** A JSON object, or undefined for none. */
   arguments: unknown;
@@ -123,19 +129,31 @@ export interface McpPoolOptions {
   connectTimeoutMs?: number;
   /** The outbound target policy every connection goes through. Default: none, plain fetches. */
   targets?: TargetPolicy;
+  /**
+   * Keep one unused session ready for each `spareKey` lately asked for, closed when no request
+   * took it within this long. Default 0: no spares, every new pool key opens its own session.
+   */
+  spareIdleMs?: number;
 }
 
 export interface McpPool {
   /** Calls a tool; resolves with the server's result or throws `McpCallError`. */
   callTool(request: McpCallRequest): Promise<McpCallOutcome>;
   /** Lists every tool (all pages) on the pooled connection; throws `McpConnectError`. */
-  listTools(url: string, headers: Record<string, string> | undefined, poolKey: string): Promise<McpListing>;
+  listTools(
+    url: string,
+    headers: Record<string, string> | undefined,
+    poolKey: string,
+    spareKey?: string,
+  ): Promise<McpListing>;
   /**
    * Starts opening the pooled session `poolKey` if there is none, without waiting: a call that
    * comes soon finds it open or opening. A session that fails to open is dropped; the call
    * that comes then opens its own and reports why.
    */
-  open(url: string, headers: Record<string, string> | undefined, poolKey: string): void;
+  open(url: string, headers: Record<string, string> | undefined, poolKey: string, spareKey?: string): void;
+  /** Spare sessions kept now (opened or opening), over every spare key. */
+  readonly spareSessions: number;
   /**
    * Retires every pooled session whose key starts with `prefix` (a run's, when the run will make
    * no call here): each closes once its calls in flight are done.

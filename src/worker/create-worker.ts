@@ -14,6 +14,7 @@ import { createEndpointResolver, createWebhookTokens } from "../events/index.ts"
 import {
   DEFAULT_EAGER_CALLS,
   DEFAULT_MAX_CACHED_WORKFLOWS,
+  DEFAULT_SPARE_SESSION_IDLE_MS,
   type SandboxLimits,
   type WorkerDeployment,
   type PayloadsConfig,
@@ -46,6 +47,8 @@ export interface RewindWorkerOptions extends TemporalConnectionSettings {
   maxCachedWorkflows?: number;
   /** Calls a workflow task hands straight back to this worker (see `Config.eagerCalls`). Default 16. */
   eagerCalls?: number;
+  /** Spare MCP sessions' idle bound (see `Config.spareSessionIdleMs`). Default 30 s; 0 keeps none. */
+  spareSessionIdleMs?: number;
   /** Key that opens sealed secrets (webhook secrets, credentials). */
   secretKey: Buffer;
   /** Where the default namespace's events go unless it set an endpoint. */
@@ -162,7 +165,10 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     });
   // A shared sandbox is reported by the worker that owns it.
   const unwatchSandbox = options.sharedSandbox ? () => undefined : metrics.watchSandbox(sandbox);
-  const mcpPool = createMcpPool(options.targets ? { targets: options.targets } : {});
+  const mcpPool = createMcpPool({
+    ...(options.targets ? { targets: options.targets } : {}),
+    spareIdleMs: options.spareSessionIdleMs ?? DEFAULT_SPARE_SESSION_IDLE_MS,
+  });
   const tracing = options.tracing ?? createTracing({ serviceName: "rewind-worker" });
   const dataConverter = rewindDataConverter(
     createExternalStorage(

@@ -1,0 +1,117 @@
+/**
+ * Sessions opened ahead of the run that will want one. Opening an MCP session costs a run's first
+ * call `initialize`, `notifications/initialized` and the server's event stream: several round
+ * trips and a few milliseconds of this process's CPU, on the path between the run's start and its
+ * first call. A session nobody has used yet is the same whoever takes it, so the pool keeps one
+ * such session ready for each server and set of credentials a run has lately opened one for
+ * (their `spareKey`, which names the namespace too), and hands it to the next run that asks, once.
+ * Runs still never share a session: a spare belongs to nobody until it is taken, and to that run
+ * alone afterwards.
+ *
+ * A spare is opened a moment after the last was taken (`refillDelayMs`), so that opening it does
+ * not compete with the run that took the last one, and it is closed (its session deleted at the
+ * server) when no run took it within `idleMs`. A spare that failed to open, or closed meanwhile,
+ * is never handed over: the run opens its own. A spare the server has forgotten (it restarted)
+ * fails its first request like any lost session, and the pool discards the key's spare before
+ * it opens the next session.
+ */
+import type { McpConnection } from "./mcp-client.ts";
+
+export interface SpareSessionOptions {
+  /** A spare not taken within this long is closed. */
+  idleMs: number;
+  /** Wait before opening the next spare after one was taken or first asked for. */
+  refillDelayMs: number;
+  /** Spares kept at once, over all keys. */
+  max: number;
+}
+
+export interface SpareSessions {
+  /**
+   * A session for `spareKey`: the spare kept for it if it opened and is open, else a new one from
+   * `open`. Either way, another spare for the key is opened a moment later.
+   */
+  take(spareKey: string, open: () => Promise<McpConnection>): Promise<McpConnection>;
+  /** Closes the key's spare, if any, unused (its server forgot a session of the key's). */
+  discard(spareKey: string): void;
+  /** Spares kept now (opened or opening). */
+  readonly size: number;
+  /** Closes every spare; takes none afterwards. */
+  close(): Promise<void>;
+}
+
+interface Spare {
+  ready: Promise<McpConnection | undefined>;
+  idleTimer: NodeJS.Timeout;
+}
+
+/**
+ * @example
+ * const spares = createSpareSessions({ idleMs: 30_000, refillDelayMs: 50, max: 64 });
+ * const connection = await spares.take(`${namespace}#${url}#${fingerprint}`, () => openMcpConnection({ url, timeoutMs }));
+ */
+export function createSpareSessions(options: SpareSessionOptions): SpareSessions {
+  const kept = new Map<string, Spare>();
+  const refills = new Map<string, NodeJS.Timeout>();
+  let closed = false;
+
+  const closeUnused = (spare: Spare): Promise<void> =>
+    spare.ready.then((connection) => connection?.close()).catch(() => undefined);
+
+  function drop(spareKey: string): Spare | undefined {
+    const spare = kept.get(spareKey);
+    if (!spare) return undefined;
+    kept.delete(spareKey);
+    clearTimeout(spare.idleTimer);
+    return spare;
+  }
+
+  function refillLater(spareKey: string, open: () => Promise<McpConnection>): void {
+    if (closed || kept.has(spareKey) || refills.has(spareKey)) return;
+    const timer = setTimeout(() => {
+      refills.delete(spareKey);
+      if (closed || kept.has(spareKey) || kept.size >= options.max) return;
+      const spare: Spare = {
+        // A spare that failed to open is nobody's failure: the run that would have taken it opens its own.
+        ready: open().catch(() => undefined),
+        idleTimer: setTimeout(() => {
+          if (kept.get(spareKey) === spare) void closeUnused(drop(spareKey) ?? spare);
+        }, options.idleMs),
+      };
+      spare.idleTimer.unref();
+      void spare.ready.then((connection) => {
+        if (connection === undefined && kept.get(spareKey) === spare) drop(spareKey);
+      });
+      kept.set(spareKey, spare);
+    }, options.refillDelayMs);
+    timer.unref();
+    refills.set(spareKey, timer);
+  }
+
+  return {
+    take(spareKey, open) {
+      const spare = drop(spareKey);
+      refillLater(spareKey, open);
+      if (!spare) return open();
+      return spare.ready.then((connection) => {
+        if (connection?.open) return connection;
+        void connection?.close();
+        return open();
+      });
+    },
+    discard(spareKey) {
+      const spare = drop(spareKey);
+      if (spare) void closeUnused(spare);
+    },
+    get size() {
+      return kept.size;
+    },
+    async close() {
+      closed = true;
+      for (const timer of refills.values()) clearTimeout(timer);
+      refills.clear();
+      const all = [...kept.keys()].map((key) => drop(key)).filter((spare) => spare !== undefined);
+      await Promise.all(all.map(closeUnused));
+    },
+  };
+}
