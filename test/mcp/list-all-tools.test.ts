@@ -5,28 +5,19 @@
  */
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getFreePort } from "../../src/dev/free-port.ts";
 import { listAllTools, McpConnectError } from "../../src/mcp/index.ts";
-import { startMcpServer, type StartMcpServerOptions, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { perTestCleanup } from "../helpers/per-test-cleanup.ts";
 import { echoTool, manyTools } from "../helpers/mcp-test-tools.ts";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
-
-async function mcpServer(options: StartMcpServerOptions): Promise<TestMcpServer> {
-  const server = await startMcpServer(options);
-  cleanups.push(() => server.close());
-  return server;
-}
+const { defer, mcpServer } = perTestCleanup();
 
 /** A plain HTTP server on loopback that is not an MCP server. */
 async function httpServer(listener: RequestListener): Promise<string> {
   const server = createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(async () => {
+  defer(async () => {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });

@@ -4,7 +4,7 @@
  * call (roots, ping, sampling, elicitation), report progress, announce tool changes, and run
  * tools as tasks that outlive the attempt that started them.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createMcpPool,
   McpCallError,
@@ -16,24 +16,15 @@ import {
   type McpTaskHandle,
 } from "../../src/mcp/index.ts";
 import { startEverythingServer, type EverythingServer } from "../helpers/everything-server.ts";
-import { startMcpServer, type StartMcpServerOptions, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { perTestCleanup } from "../helpers/per-test-cleanup.ts";
 import { echoTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
-
-async function mcpServer(options: StartMcpServerOptions): Promise<TestMcpServer> {
-  const server = await startMcpServer(options);
-  cleanups.push(() => server.close());
-  return server;
-}
+const { defer, mcpServer } = perTestCleanup();
 
 function pool(): McpPool {
   const created = createMcpPool();
-  cleanups.push(() => created.close());
+  defer(() => created.close());
   return created;
 }
 

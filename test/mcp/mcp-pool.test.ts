@@ -4,7 +4,7 @@
  * without a result the reason and whether the outcome is unknown — the facts that retry and
  * at-most-once policies are built on.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { getFreePort } from "../../src/dev/free-port.ts";
 import {
   createMcpPool,
@@ -14,7 +14,8 @@ import {
   type McpPool,
   type McpPoolOptions,
 } from "../../src/mcp/index.ts";
-import { startMcpServer, type StartMcpServerOptions, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { startMcpServer } from "../helpers/mcp-test-server.ts";
+import { perTestCleanup } from "../helpers/per-test-cleanup.ts";
 import {
   IDEMPOTENCY_KEY,
   droppingTool,
@@ -26,20 +27,11 @@ import {
 } from "../helpers/mcp-test-tools.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
-
-async function mcpServer(options: StartMcpServerOptions): Promise<TestMcpServer> {
-  const server = await startMcpServer(options);
-  cleanups.push(() => server.close());
-  return server;
-}
+const { defer, mcpServer } = perTestCleanup();
 
 function pool(options: McpPoolOptions = {}): McpPool {
   const created = createMcpPool(options);
-  cleanups.push(() => created.close());
+  defer(() => created.close());
   return created;
 }
 

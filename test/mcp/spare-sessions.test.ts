@@ -5,26 +5,18 @@
  * deleted, and a spare that failed to open, closed, or was forgotten by a restarting server never
  * costs a call more than a lost session of its own would.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createMcpPool, type McpCallRequest, type McpPool, type McpPoolOptions } from "../../src/mcp/index.ts";
-import { startMcpServer, type StartMcpServerOptions, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { perTestCleanup } from "../helpers/per-test-cleanup.ts";
 import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
-});
-
-async function mcpServer(options: StartMcpServerOptions): Promise<TestMcpServer> {
-  const server = await startMcpServer(options);
-  cleanups.push(() => server.close());
-  return server;
-}
+const { defer, mcpServer } = perTestCleanup();
 
 function pool(options: McpPoolOptions): McpPool {
   const created = createMcpPool(options);
-  cleanups.push(() => created.close());
+  defer(() => created.close());
   return created;
 }
 
