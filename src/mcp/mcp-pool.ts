@@ -161,9 +161,11 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     entry = entries.get(key);
     if (!entry) {
       const opened = () => openMcpConnection({ url, headers, timeoutMs: connectTimeoutMs, targets });
+      // A spare was checked when it opened; a guarded policy checks its target again for this run.
+      const vet = targets?.guarded ? () => targets.check(url) : undefined;
       const created: Entry = {
         key,
-        ready: spares && spareKey !== undefined ? spares.take(spareKey, opened) : opened(),
+        ready: spares && spareKey !== undefined ? spares.take(spareKey, opened, vet) : opened(),
         connection: undefined,
         inFlight: 0,
         lastUsed: Date.now(),

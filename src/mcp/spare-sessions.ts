@@ -13,7 +13,9 @@
  * server) when no run took it within `idleMs`. A spare that failed to open, or closed meanwhile,
  * is never handed over: the run opens its own. A spare the server has forgotten (it restarted)
  * fails its first request like any lost session, and the pool discards the key's spare before
- * it opens the next session.
+ * it opens the next session. Under a guarded target policy a spare is vetted again as it is taken
+ * (`vet`: its server's name resolved and checked anew): a name that now answers a refused address
+ * gets the run a session of its own, whose opening refuses it, never the spare opened earlier.
  */
 import type { McpConnection } from "./mcp-client.ts";
 
@@ -28,10 +30,10 @@ export interface SpareSessionOptions {
 
 export interface SpareSessions {
   /**
-   * A session for `spareKey`: the spare kept for it if it opened and is open, else a new one from
-   * `open`. Either way, another spare for the key is opened a moment later.
+   * A session for `spareKey`: the spare kept for it if it opened, is open and passes `vet`, else a
+   * new one from `open`. Either way, another spare for the key is opened a moment later.
    */
-  take(spareKey: string, open: () => Promise<McpConnection>): Promise<McpConnection>;
+  take(spareKey: string, open: () => Promise<McpConnection>, vet?: () => Promise<void>): Promise<McpConnection>;
   /** Closes the key's spare, if any, unused (its server forgot a session of the key's). */
   discard(spareKey: string): void;
   /** Spares kept now (opened or opening). */
@@ -89,12 +91,18 @@ export function createSpareSessions(options: SpareSessionOptions): SpareSessions
   }
 
   return {
-    take(spareKey, open) {
+    take(spareKey, open, vet) {
       const spare = drop(spareKey);
       refillLater(spareKey, open);
       if (!spare) return open();
-      return spare.ready.then((connection) => {
-        if (connection?.open) return connection;
+      const vetted = vet
+        ? vet().then(
+            () => true,
+            () => false,
+          )
+        : Promise.resolve(true);
+      return Promise.all([spare.ready, vetted]).then(([connection, passed]) => {
+        if (connection?.open && passed) return connection;
         void connection?.close();
         return open();
       });
