@@ -8,6 +8,17 @@ import { TOOLSET_ID_PATTERN, credentialsBody } from "../contract/index.ts";
 
 export { credentialsBody, type CredentialsBody } from "../contract/index.ts";
 
+/**
+ * An end user as the harness names it, 1 to 200 characters. Never NUL: Temporal's visibility
+ * store cannot be queried for a value holding it (the query fails until the client gives up), so
+ * such a name could be written but never listed or renewed.
+ */
+export const endUserName = z
+  .string()
+  .min(1, "the end user must be 1 to 200 characters")
+  .max(200, "the end user must be 1 to 200 characters")
+  .refine((name) => !name.includes("\u0000"), "the end user must not contain NUL (U+0000)");
+
 export const startRunBody = z.strictObject({
   script: z
     .string()
@@ -18,7 +29,7 @@ export const startRunBody = z.strictObject({
     .string()
     .regex(TOOLSET_ID_PATTERN, "toolset must be a toolset id (ts_ followed by 64 hex digits)")
     .optional(),
-  endUser: z.string().min(1).max(200).optional(),
+  endUser: endUserName.optional(),
   credentials: credentialsBody.optional(),
   approveScript: z
     .boolean()
@@ -69,7 +80,7 @@ export const listRunsQuery = z.strictObject({
     .regex(TOOLSET_ID_PATTERN, "toolset must be a toolset id (ts_ followed by 64 hex digits)")
     .optional()
     .describe("Only runs of this toolset"),
-  endUser: z.string().min(1).max(200).optional().describe("Only runs started for this end user"),
+  endUser: endUserName.optional().describe("Only runs started for this end user"),
   startedAfter: instant("startedAfter").optional().describe("Only runs started at or after this time (ISO 8601)"),
   startedBefore: instant("startedBefore").optional().describe("Only runs started before this time (ISO 8601)"),
 });

@@ -103,6 +103,32 @@ describe("credentials", () => {
     expect(bob["x-toolset"]).toBe("t");
   });
 
+  it("refuses an end user named with NUL (or out of 1 to 200 characters) at once, wherever an end user is named", async () => {
+    // Temporal's visibility can't be queried for a value holding NUL: such a name would be written, never listed or renewed.
+    const nul = "a\u0000b";
+    const refusals = [
+      await request("PUT", `/v1/end-users/${encodeURIComponent(nul)}/toolsets/${openToolset}/credentials`, {
+        mcpServers: {},
+      }),
+      await request("PUT", `/v1/end-users/${"x".repeat(201)}/toolsets/${openToolset}/credentials`, { mcpServers: {} }),
+      await request("POST", "/v1/runs", { toolset: openToolset, script: SCRIPT, endUser: nul }),
+      await request("GET", `/v1/runs?endUser=${encodeURIComponent(nul)}`),
+    ];
+    for (const refused of refusals) {
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body["error"]).toMatchObject({ code: "badRequest", message: expect.stringMatching(/end user/) });
+    }
+    // A name with other control characters is an ordinary name.
+    const tabbed = await request(
+      "PUT",
+      `/v1/end-users/${encodeURIComponent("a\tb")}/toolsets/${openToolset}/credentials`,
+      {
+        mcpServers: {},
+      },
+    );
+    expect(tabbed.status, JSON.stringify(tabbed.body)).toBe(200);
+  });
+
   it("parks a call on 401, tells the harness, and sends it again with the same key once renewed", async () => {
     await request("PUT", `/v1/toolsets/${guardedToolset}/credentials`, {
       mcpServers: { svc: { headers: { authorization: `Bearer ${CANARY}-stale` } } },

@@ -23,7 +23,7 @@ import { temporalCallFailure } from "../../temporal/index.ts";
 import { namespaceOf } from "../auth.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { quoteVisibility } from "../run-list.ts";
-import { credentialsBody, type CredentialsBody } from "../schemas.ts";
+import { credentialsBody, endUserName, type CredentialsBody } from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
 
 export interface CredentialsRouteDeps {
@@ -142,10 +142,9 @@ export function createCredentialsRouter(writer: CredentialWriter): Router {
   });
 
   router.put("/v1/end-users/:user/toolsets/:id/credentials", async function setEndUserCredentials(req, res) {
-    const user = req.params.user ?? "";
-    if (user.length === 0 || user.length > 200)
-      throw new HttpError(400, "badRequest", "the end user must be 1 to 200 characters");
-    res.json(await write(namespaceOf(req), req.params.id, user, req.body));
+    const user = endUserName.safeParse(req.params.user ?? "");
+    if (!user.success) throw new HttpError(400, "badRequest", user.error.issues[0]?.message ?? "bad end user");
+    res.json(await write(namespaceOf(req), req.params.id, user.data, req.body));
   });
 
   return router;
