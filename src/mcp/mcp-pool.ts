@@ -120,10 +120,11 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const targets = options.targets;
   const entries = new Map<string, Entry>();
+  const spareIdleMs = options.spareIdleMs ?? 0;
   const spares: SpareSessions | undefined =
-    (options.spareIdleMs ?? 0) > 0
+    spareIdleMs > 0
       ? createSpareSessions({
-          idleMs: options.spareIdleMs ?? 0,
+          idleMs: spareIdleMs,
           refillDelayMs: SPARE_REFILL_DELAY_MS,
           max: MAX_SPARES,
         })

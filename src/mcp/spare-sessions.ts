@@ -77,7 +77,9 @@ export function createSpareSessions(options: SpareSessionOptions): SpareSessions
         // A spare that failed to open is nobody's failure: the run that would have taken it opens its own.
         ready: open().catch(() => undefined),
         idleTimer: setTimeout(() => {
-          if (kept.get(spareKey) === spare) void closeUnused(drop(spareKey) ?? spare);
+          if (kept.get(spareKey) !== spare) return;
+          drop(spareKey);
+          void closeUnused(spare);
         }, options.idleMs),
       };
       spare.idleTimer.unref();

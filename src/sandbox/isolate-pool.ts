@@ -4,8 +4,9 @@
  * keeps up to `size` of them and builds them one at a time while its owner is idle (no step in
  * progress), each `BUILD_DELAY_MS` after the last take or build, so building never delays a step,
  * nor the rest of the run that just took a shell (its start, its first workflow task and call,
- * all on this thread); a take from an empty pool builds its shell on the spot. Each shell is handed out once and never given back, so a run's
- * isolate has only ever held that run; each has the sandbox's heap limit.
+ * all on this thread); a take from an empty pool builds its shell on the spot. Each shell is
+ * handed out once and never given back, so a run's isolate has only ever held that run; each has
+ * the sandbox's heap limit.
  */
 import { createIsolateShell, type IsolateShell } from "./isolate-shell.ts";
 
