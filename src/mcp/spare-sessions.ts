@@ -8,8 +8,8 @@
  * Runs still never share a session: a spare belongs to nobody until it is taken, and to that run
  * alone afterwards.
  *
- * A spare is opened a moment after the last was taken (`refillDelayMs`), so that opening it does
- * not compete with the run that took the last one, and it is closed (its session deleted at the
+ * A spare is opened a moment (`refillDelayMs`) after the session the last run took is ready, so
+ * that opening it does not compete with that run's first call, and it is closed (its session deleted at the
  * server) when no run took it within `idleMs`. A spare that failed to open, or closed meanwhile,
  * is never handed over: the run opens its own. A spare the server has forgotten (it restarted)
  * fails its first request like any lost session, and the pool discards the key's spare before
@@ -22,7 +22,7 @@ import type { McpConnection } from "./mcp-client.ts";
 export interface SpareSessionOptions {
   /** A spare not taken within this long is closed. */
   idleMs: number;
-  /** Wait before opening the next spare after one was taken or first asked for. */
+  /** Wait before opening the next spare once the session a run took (the spare or its own) is ready. */
   refillDelayMs: number;
   /** Spares kept at once, over all keys. */
   max: number;
@@ -31,7 +31,7 @@ export interface SpareSessionOptions {
 export interface SpareSessions {
   /**
    * A session for `spareKey`: the spare kept for it if it opened, is open and passes `vet`, else a
-   * new one from `open`. Either way, another spare for the key is opened a moment later.
+   * new one from `open`. Either way, another spare for the key is opened a moment after it is ready.
    */
   take(spareKey: string, open: () => Promise<McpConnection>, vet?: () => Promise<void>): Promise<McpConnection>;
   /** Closes the key's spare, if any, unused (its server forgot a session of the key's). */
@@ -92,22 +92,28 @@ export function createSpareSessions(options: SpareSessionOptions): SpareSessions
     refills.set(spareKey, timer);
   }
 
+  function fromSpare(spare: Spare, open: () => Promise<McpConnection>, vet?: () => Promise<void>) {
+    const vetted = vet
+      ? vet().then(
+          () => true,
+          () => false,
+        )
+      : Promise.resolve(true);
+    return Promise.all([spare.ready, vetted]).then(([connection, passed]) => {
+      if (connection?.open && passed) return connection;
+      void connection?.close();
+      return open();
+    });
+  }
+
   return {
     take(spareKey, open, vet) {
       const spare = drop(spareKey);
-      refillLater(spareKey, open);
-      if (!spare) return open();
-      const vetted = vet
-        ? vet().then(
-            () => true,
-            () => false,
-          )
-        : Promise.resolve(true);
-      return Promise.all([spare.ready, vetted]).then(([connection, passed]) => {
-        if (connection?.open && passed) return connection;
-        void connection?.close();
-        return open();
-      });
+      const taken = spare ? fromSpare(spare, open, vet) : open();
+      // The next spare waits for this run's session, so that it never competes with its opening.
+      const refill = () => refillLater(spareKey, open);
+      taken.then(refill, refill);
+      return taken;
     },
     discard(spareKey) {
       const spare = drop(spareKey);

@@ -7,8 +7,8 @@
  * spare whose server's name now answers a refused address is never used.
  *
  * Which session a call went out on is what the server saw; when a session was opened, its
- * `notifications/initialized`. A spare is opened 50 ms after the last was taken, so the tests
- * compare sessions, never counts taken at a moment a refill may fall into.
+ * `notifications/initialized`. A spare is opened 50 ms after the session the last run took is
+ * ready, so the tests compare sessions, never counts taken at a moment a refill may fall into.
  */
 import { describe, expect, it } from "vitest";
 import { createTargetPolicy } from "../../src/http-tool/index.ts";
