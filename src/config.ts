@@ -87,6 +87,14 @@ export interface Config {
    * within this long. 0 keeps none. Default 30 s.
    */
   spareSessionIdleMs: number;
+  /**
+   * Stack frames kept by errors and promises in the engine's workflow code. Temporal's SDK
+   * captures a stack for every promise a workflow creates; a run creates a dozen a call, and
+   * capturing them cost about as much CPU as the rest of the workflow code. Default 0: errors in
+   * the workflow code carry their message only. Set 10 (V8's default) while debugging a failing
+   * workflow task, and restart the worker: the task's next attempt shows where it failed.
+   */
+  workflowStackFrames: number;
   /** Runs continue as new after this many history events; unset: when Temporal suggests it. */
   continueAsNewAfterEvents: number | undefined;
   /** Where a production deployment must not run with defaults (e.g. a generated secret key). */
@@ -190,6 +198,9 @@ function parseApiKeys(raw: string | undefined): Map<string, string> {
 
 /** How long an unused spare MCP session is kept unless REWIND_SPARE_SESSION_SECONDS says otherwise. */
 export const DEFAULT_SPARE_SESSION_IDLE_MS = 30_000;
+
+/** Stack frames the workflow code keeps unless REWIND_WORKFLOW_STACK_FRAMES says otherwise (see `Config.workflowStackFrames`). */
+export const DEFAULT_WORKFLOW_STACK_FRAMES = 0;
 
 /** Runs a worker keeps in Temporal's sticky cache unless REWIND_MAX_CACHED_WORKFLOWS says otherwise. */
 export const DEFAULT_MAX_CACHED_WORKFLOWS = 500;
@@ -486,6 +497,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     eagerCalls: integer(env, "REWIND_EAGER_CALLS", DEFAULT_EAGER_CALLS, 0, 1_000),
     spareSessionIdleMs:
       integer(env, "REWIND_SPARE_SESSION_SECONDS", DEFAULT_SPARE_SESSION_IDLE_MS / 1000, 0, 3_600) * 1000,
+    workflowStackFrames: integer(env, "REWIND_WORKFLOW_STACK_FRAMES", DEFAULT_WORKFLOW_STACK_FRAMES, 0, 200),
     continueAsNewAfterEvents: env["REWIND_CONTINUE_AS_NEW_EVENTS"]
       ? integer(env, "REWIND_CONTINUE_AS_NEW_EVENTS", 0, 50, 1_000_000)
       : undefined,

@@ -51,6 +51,7 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     maxCachedWorkflows: config.maxCachedWorkflows,
     eagerCalls: config.eagerCalls,
     spareSessionIdleMs: config.spareSessionIdleMs,
+    workflowStackFrames: config.workflowStackFrames,
     cacheDir: path.join(config.stateDir, "cache"),
     secretKey,
     events: config.events,

@@ -15,6 +15,7 @@ import {
   DEFAULT_EAGER_CALLS,
   DEFAULT_MAX_CACHED_WORKFLOWS,
   DEFAULT_SPARE_SESSION_IDLE_MS,
+  DEFAULT_WORKFLOW_STACK_FRAMES,
   type SandboxLimits,
   type WorkerDeployment,
   type PayloadsConfig,
@@ -49,6 +50,8 @@ export interface RewindWorkerOptions extends TemporalConnectionSettings {
   eagerCalls?: number;
   /** Spare MCP sessions' idle bound (see `Config.spareSessionIdleMs`). Default 30 s; 0 keeps none. */
   spareSessionIdleMs?: number;
+  /** Stack frames the workflow code keeps (see `Config.workflowStackFrames`). Default 0. */
+  workflowStackFrames?: number;
   /** Key that opens sealed secrets (webhook secrets, credentials). */
   secretKey: Buffer;
   /** Where the default namespace's events go unless it set an endpoint. */
@@ -211,7 +214,10 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     ...(options.activitiesOnly
       ? {}
       : {
-          workflowBundle: await loadWorkflowBundle(options.cacheDir, { versioned: options.deployment !== undefined }),
+          workflowBundle: await loadWorkflowBundle(options.cacheDir, {
+            versioned: options.deployment !== undefined,
+            stackFrames: options.workflowStackFrames ?? DEFAULT_WORKFLOW_STACK_FRAMES,
+          }),
         }),
     activities,
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,

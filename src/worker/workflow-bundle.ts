@@ -10,12 +10,19 @@
  * `--profile`, start scenario). It holds because no workflow module keeps state at module scope:
  * only constants, proxies that find the running workflow when called, and state each run makes
  * for itself (see src/workflows/index.ts).
+ *
+ * The loaded code starts by setting how many stack frames errors keep in the workflows' V8
+ * context (`stackFrames`, `Config.workflowStackFrames`). Temporal's SDK takes a stack, and maps it
+ * through the bundle's source map, for every promise a workflow creates, so that its stack-trace
+ * query can say where a workflow waits; with no frames to take that is nearly free. It goes in
+ * front of the bundle's first line, so the source map still points every later line right.
  */
 import { createHash } from "node:crypto";
 import { mkdir, readFile, readdir, rename, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleWorkflowCode } from "@temporalio/worker";
+import { DEFAULT_WORKFLOW_STACK_FRAMES } from "../config.ts";
 
 const SRC_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const WORKFLOWS_PATH = path.join(SRC_DIR, "workflows", "index.ts");
@@ -50,15 +57,27 @@ async function contentKey(): Promise<string> {
   return hash.digest("hex").slice(0, 16);
 }
 
-/** Returns the bundle's code, from the cache when the sources have not changed. */
+/** Returns the bundle's code, from the cache when the sources have not changed, keeping `stackFrames` frames (default 0). */
 export async function loadWorkflowBundle(
   cacheDir: string,
-  options: { versioned?: boolean } = {},
+  options: { versioned?: boolean; stackFrames?: number } = {},
 ): Promise<{ code: string }> {
-  const entry = options.versioned ? VERSIONED_WORKFLOWS_PATH : WORKFLOWS_PATH;
-  const file = path.join(cacheDir, `workflows-${options.versioned ? "versioned-" : ""}${await contentKey()}.js`);
+  const code = await bundleCode(cacheDir, options.versioned ?? false);
+  return { code: withStackFrames(code, options.stackFrames ?? DEFAULT_WORKFLOW_STACK_FRAMES) };
+}
+
+/** `code` that first sets `Error.stackTraceLimit` in the context it runs in, on its first line. */
+export function withStackFrames(code: string, frames: number): string {
+  if (!Number.isInteger(frames) || frames < 0)
+    throw new RangeError(`stack frames must be a whole number, got ${frames}`);
+  return `Error.stackTraceLimit = ${frames}; ${code}`;
+}
+
+async function bundleCode(cacheDir: string, versioned: boolean): Promise<string> {
+  const entry = versioned ? VERSIONED_WORKFLOWS_PATH : WORKFLOWS_PATH;
+  const file = path.join(cacheDir, `workflows-${versioned ? "versioned-" : ""}${await contentKey()}.js`);
   try {
-    return { code: await readFile(file, "utf8") };
+    return await readFile(file, "utf8");
   } catch {
     const { code } = await bundleWorkflowCode({
       workflowsPath: entry,
@@ -70,7 +89,7 @@ export async function loadWorkflowBundle(
     const temp = `${file}.${process.pid}.tmp`;
     await writeFile(temp, code);
     await rename(temp, file);
-    return { code };
+    return code;
   }
 }
 

@@ -143,6 +143,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
         taskQueue: config.temporal.taskQueue,
         sandbox: config.sandbox,
         warmIsolates: config.warmIsolates,
+        workflowStackFrames: config.workflowStackFrames,
         cacheDir: path.join(config.stateDir, "cache"),
         secretKey: TEST_SECRET_KEY,
         events: config.events,
