@@ -34,7 +34,7 @@ export const FULL: Sizes = {
   start: { warmup: 3, samples: 25 },
   throughput: { runs: 200, calls: 10, rounds: 3, completionRuns: 1000, beside: true },
   idle: { runs: 10_000, sleepSec: 900, postConcurrency: 32 },
-  replay: { sizes: [5, 100], rounds: 3 },
+  replay: { sizes: [5, 200], rounds: 7 },
   largeResults: {
     sizes: [
       { bytes: 1_000, calls: 20 },

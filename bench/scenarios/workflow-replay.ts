@@ -1,7 +1,8 @@
 /**
  * The workflow code's own cost per call, without the server: the histories of a short and a long
  * sequential run (Rewind and the plain baseline) are replayed with `Worker.runReplayHistory`,
- * and the difference gives CPU time per call. It also counts how often the SDK enters the
+ * and the difference gives CPU time per call. The two sides alternate round by round, so the
+ * machine's slow moments fall on both. It also counts how often the SDK enters the
  * workflow's V8 context per call: every entry runs with the SDK's `isolateExecutionTimeout`, which
  * makes Node start a watchdog for it, so entries are what workflow activations cost most.
  */
@@ -75,38 +76,38 @@ export async function measureWorkflowReplay(ctx: BenchContext): Promise<ReplayRe
     logger: QUIET,
   });
   const systems = { rewind: [] as ReplaySystem["samples"], plain: [] as ReplaySystem["samples"] };
+  // The Rewind worker's sinks, as no-ops (sinks are not called on replay, but must exist).
+  const rewindSinks: InjectedSinks<TracingSinks & RunMetricsSinks & ObservationSinks> = {
+    tracing: { span: { fn: () => undefined } },
+    ...runMetricsSinks(NO_METRICS),
+    observations: { observed: { fn: () => undefined } },
+  };
   for (const n of sizes) {
     const rewind = await rewindRun(stack, callsScript(), { n, width: 1 });
     assertTotal("Rewind run", rewind.result, n);
     const plain = await plainRun(stack, n, 1);
     assertTotal("plain workflow", plain.result, n);
-    for (const [system, id, bundle] of [
-      ["rewind", rewind.id, rewindBundle],
-      ["plain", plain.id, plainBundle],
-    ] as const) {
-      // The Rewind worker's sinks, as no-ops (sinks are not called on replay, but must exist).
-      const sinks: InjectedSinks<TracingSinks & RunMetricsSinks & ObservationSinks> | undefined =
-        system === "rewind"
-          ? {
-              tracing: { span: { fn: () => undefined } },
-              ...runMetricsSinks(NO_METRICS),
-              observations: { observed: { fn: () => undefined } },
-            }
-          : undefined;
-      const histories = await fetchHistories(stack.client, id);
-      const ms: number[] = [];
-      let vmEntries = 0;
-      for (let round = 0; round < rounds; round++) {
+    const replayed = [
+      { system: "rewind", id: rewind.id, options: { workflowBundle: rewindBundle, sinks: rewindSinks } },
+      { system: "plain", id: plain.id, options: { workflowBundle: plainBundle } },
+    ] as const;
+    const histories = await Promise.all(replayed.map(({ id }) => fetchHistories(stack.client, id)));
+    const samples = replayed.map(() => ({ n, ms: [] as number[], vmEntries: 0 }));
+    // The two sides alternate, each round in the other order, so a slow moment falls on both.
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      for (const i of order) {
+        const { id, options } = replayed[i]!;
+        const sample = samples[i]!;
         const started = performance.now();
         const { entries } = await countingVmEntries(async () => {
-          for (const history of histories)
-            await Worker.runReplayHistory({ workflowBundle: bundle, ...(sinks ? { sinks } : {}) }, history, id);
+          for (const history of histories[i]!) await Worker.runReplayHistory(options, history, id);
         });
-        ms.push(since(started));
-        vmEntries = entries;
+        sample.ms.push(since(started));
+        sample.vmEntries = entries;
       }
-      systems[system].push({ n, ms, vmEntries });
     }
+    replayed.forEach(({ system }, i) => systems[system].push(samples[i]!));
   }
   const summarize = (samples: ReplaySystem["samples"]): ReplaySystem => {
     const [small, large] = samples;
