@@ -199,7 +199,7 @@ function parseApiKeys(raw: string | undefined): Map<string, string> {
 /** How long an unused spare MCP session is kept unless REWIND_SPARE_SESSION_SECONDS says otherwise. */
 export const DEFAULT_SPARE_SESSION_IDLE_MS = 30_000;
 
-/** Stack frames the workflow code keeps unless REWIND_WORKFLOW_STACK_FRAMES says otherwise (see `Config.workflowStackFrames`). */
+/** Stack frames the workflow code keeps unless REWIND_WORKFLOW_STACK_FRAMES says otherwise. */
 export const DEFAULT_WORKFLOW_STACK_FRAMES = 0;
 
 /** Runs a worker keeps in Temporal's sticky cache unless REWIND_MAX_CACHED_WORKFLOWS says otherwise. */

@@ -9,11 +9,11 @@
  * alone afterwards.
  *
  * A spare is opened a moment (`refillDelayMs`) after the session the last run took is ready, so
- * that opening it does not compete with that run's first call, and it is closed (its session deleted at the
- * server) when no run took it within `idleMs`. A spare that failed to open, or closed meanwhile,
- * is never handed over: the run opens its own. A spare the server has forgotten (it restarted)
- * fails its first request like any lost session, and the pool discards the key's spare before
- * it opens the next session. Under a guarded target policy a spare is vetted again as it is taken
+ * that opening it does not compete with that run's first call, and it is closed (its session
+ * deleted at the server) when no run took it within `idleMs`. A spare that failed to open, or
+ * closed meanwhile, is never handed over: the run opens its own. A spare the server has forgotten
+ * (it restarted) fails its first request like any lost session, and the pool discards the key's
+ * spare before it opens the next session. Under a guarded target policy a spare is vetted again as it is taken
  * (`vet`: its server's name resolved and checked anew): a name that now answers a refused address
  * gets the run a session of its own, whose opening refuses it, never the spare opened earlier.
  */
@@ -31,7 +31,8 @@ export interface SpareSessionOptions {
 export interface SpareSessions {
   /**
    * A session for `spareKey`: the spare kept for it if it opened, is open and passes `vet`, else a
-   * new one from `open`. Either way, another spare for the key is opened a moment after it is ready.
+   * new one from `open`. Either way, another spare for the key is opened a moment after that
+   * session is ready.
    */
   take(spareKey: string, open: () => Promise<McpConnection>, vet?: () => Promise<void>): Promise<McpConnection>;
   /** Closes the key's spare, if any, unused (its server forgot a session of the key's). */

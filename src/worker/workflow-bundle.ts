@@ -57,7 +57,10 @@ async function contentKey(): Promise<string> {
   return hash.digest("hex").slice(0, 16);
 }
 
-/** Returns the bundle's code, from the cache when the sources have not changed, keeping `stackFrames` frames (default 0). */
+/**
+ * Returns the bundle's code, from the cache when the sources have not changed, with its stack
+ * frames set (`stackFrames`, default `DEFAULT_WORKFLOW_STACK_FRAMES`).
+ */
 export async function loadWorkflowBundle(
   cacheDir: string,
   options: { versioned?: boolean; stackFrames?: number } = {},
