@@ -3,6 +3,7 @@ export {
   NO_METRICS,
   type CallKind,
   type CallMetrics,
+  type McpPoolGauges,
   type OpenRunCounts,
   type PayloadMetrics,
   type RewindMetrics,

@@ -55,6 +55,12 @@ export interface SandboxGauges {
   heapUsedBytes(): number;
 }
 
+/** What a worker's MCP connection pool tells about itself when scraped. */
+export interface McpPoolGauges {
+  /** Sessions opened ahead, unused, for the next run of a server and its credentials. */
+  readonly spareSessions: number;
+}
+
 /** Counts of open runs, asked of Temporal's visibility when scraped. */
 export interface OpenRunCounts {
   running: number;
@@ -64,6 +70,8 @@ export interface OpenRunCounts {
 export interface RewindMetrics extends RunMetrics, StartMetrics, CallMetrics, StepMetrics, PayloadMetrics {
   /** Reports this sandbox's gauges on every scrape until the returned function is called. */
   watchSandbox(sandbox: SandboxGauges): () => void;
+  /** Reports this MCP pool's gauges on every scrape until the returned function is called. */
+  watchMcpPool(pool: McpPoolGauges): () => void;
   /** Reports open runs on every scrape (the API), until the returned function is called. */
   watchOpenRuns(count: () => Promise<OpenRunCounts>): () => void;
 }
@@ -81,5 +89,6 @@ export const NO_METRICS: RewindMetrics = {
   step: nothing,
   payloads: nothing,
   watchSandbox: () => nothing,
+  watchMcpPool: () => nothing,
   watchOpenRuns: () => nothing,
 };

@@ -6,7 +6,15 @@
  * heap, open runs) are read when scraped, never kept up to date in between.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { CallKind, OpenRunCounts, RewindMetrics, RunOutcome, SandboxGauges, StepStart } from "./metrics.ts";
+import type {
+  CallKind,
+  McpPoolGauges,
+  OpenRunCounts,
+  RewindMetrics,
+  RunOutcome,
+  SandboxGauges,
+  StepStart,
+} from "./metrics.ts";
 
 export interface PrometheusMetricsOptions {
   /** Also report the process's own metrics (prom-client's `process_*`, `nodejs_*`). Default false: one process, one set. */
@@ -139,6 +147,18 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     },
   });
 
+  const pools = new Set<McpPoolGauges>();
+  new Gauge({
+    name: "rewind_mcp_spare_sessions",
+    help: "MCP sessions opened ahead, unused, for the next run of a server and its credentials.",
+    registers,
+    collect() {
+      let sum = 0;
+      for (const pool of pools) sum += pool.spareSessions;
+      this.set(sum);
+    },
+  });
+
   const counters = new Set<() => Promise<OpenRunCounts>>();
   new Gauge({
     name: "rewind_runs_open",
@@ -197,6 +217,10 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     watchSandbox(sandbox) {
       sandboxes.add(sandbox);
       return () => void sandboxes.delete(sandbox);
+    },
+    watchMcpPool(pool) {
+      pools.add(pool);
+      return () => void pools.delete(pool);
     },
     watchOpenRuns(count) {
       counters.add(count);

@@ -172,6 +172,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     ...(options.targets ? { targets: options.targets } : {}),
     spareIdleMs: options.spareSessionIdleMs ?? DEFAULT_SPARE_SESSION_IDLE_MS,
   });
+  const unwatchMcpPool = metrics.watchMcpPool(mcpPool);
   const tracing = options.tracing ?? createTracing({ serviceName: "rewind-worker" });
   const dataConverter = rewindDataConverter(
     createExternalStorage(
@@ -265,6 +266,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       );
       running ??= both.finally(async () => {
         unwatchSandbox();
+        unwatchMcpPool();
         if (!options.sharedSandbox) sandbox.dispose();
         await observationReports.flush();
         await mcpPool.close();

@@ -145,6 +145,8 @@ describe("metrics", () => {
     expect(valueOf(during, "rewind_sandbox_warm_isolates")).toBe(2);
     expect(valueOf(during, "rewind_sandbox_heap_used_bytes")).toBeGreaterThan(100_000);
     expect(valueOf(during, "rewind_payload_store_bytes_total", { operation: "retrieve" })).toBeGreaterThan(4096);
+    // The billing server's calls left one session opened ahead for the next run (one namespace, one set of credentials).
+    expect(valueOf(during, "rewind_mcp_spare_sessions")).toBe(1);
     // The Temporal SDK's runtime metrics, read from its exporter on loopback, on the same endpoint.
     expect(valueOf(during, "rewind_temporal_sdk_metrics_up")).toBe(1);
     expect(valueOf(during, "temporal_workflow_completed_total", { workflow_type: "runScript" })).toBe(2);
