@@ -125,39 +125,37 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     registers,
   });
 
-  const sandboxes = new Set<SandboxGauges>();
-  new Gauge({
-    name: "rewind_sandbox_warm_isolates",
-    help: "Scripts kept warm in an isolate between steps.",
-    registers,
-    collect() {
-      let sum = 0;
-      for (const sandbox of sandboxes) sum += sandbox.warmCount;
-      this.set(sum);
-    },
-  });
-  new Gauge({
-    name: "rewind_sandbox_heap_used_bytes",
-    help: "Heap used by the warm isolates' scripts.",
-    registers,
-    collect() {
-      let sum = 0;
-      for (const sandbox of sandboxes) sum += sandbox.heapUsedBytes();
-      this.set(sum);
-    },
-  });
+  /** A gauge that reads, on each scrape, the sum of `read` over what is watched now. */
+  function summedGauge<T>(name: string, help: string, watched: Set<T>, read: (each: T) => number): void {
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        let sum = 0;
+        for (const each of watched) sum += read(each);
+        this.set(sum);
+      },
+    });
+  }
 
+  const sandboxes = new Set<SandboxGauges>();
+  summedGauge(
+    "rewind_sandbox_warm_isolates",
+    "Scripts kept warm in an isolate between steps.",
+    sandboxes,
+    (sandbox) => sandbox.warmCount,
+  );
+  summedGauge("rewind_sandbox_heap_used_bytes", "Heap used by the warm isolates' scripts.", sandboxes, (sandbox) =>
+    sandbox.heapUsedBytes(),
+  );
   const pools = new Set<McpPoolGauges>();
-  new Gauge({
-    name: "rewind_mcp_spare_sessions",
-    help: "MCP sessions opened ahead, unused, for the next run of a server and its credentials.",
-    registers,
-    collect() {
-      let sum = 0;
-      for (const pool of pools) sum += pool.spareSessions;
-      this.set(sum);
-    },
-  });
+  summedGauge(
+    "rewind_mcp_spare_sessions",
+    "MCP sessions opened ahead, unused, for the next run of a server and its credentials.",
+    pools,
+    (pool) => pool.spareSessions,
+  );
 
   const counters = new Set<() => Promise<OpenRunCounts>>();
   new Gauge({
