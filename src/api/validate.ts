@@ -5,7 +5,11 @@
 import type { z } from "zod";
 import { HttpError } from "./http-error.ts";
 
-export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, where: "body" | "query"): z.infer<S> {
+export function parseOrThrow<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  where: "body" | "query" | "path",
+): z.infer<S> {
   if (where === "body" && value === undefined) {
     throw new HttpError(400, "badRequest", "expected a JSON body (Content-Type: application/json)");
   }

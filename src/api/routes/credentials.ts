@@ -142,9 +142,8 @@ export function createCredentialsRouter(writer: CredentialWriter): Router {
   });
 
   router.put("/v1/end-users/:user/toolsets/:id/credentials", async function setEndUserCredentials(req, res) {
-    const user = endUserName.safeParse(req.params.user ?? "");
-    if (!user.success) throw new HttpError(400, "badRequest", user.error.issues[0]?.message ?? "bad end user");
-    res.json(await write(namespaceOf(req), req.params.id, user.data, req.body));
+    const user = parseOrThrow(endUserName, req.params.user ?? "", "path");
+    res.json(await write(namespaceOf(req), req.params.id, user, req.body));
   });
 
   return router;
