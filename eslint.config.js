@@ -9,7 +9,9 @@
 //   samples enforce;
 // - src/shared imports only itself; src/contract only zod and src/shared;
 // - the SDK imports only the contract, shared, and the engine folders it runs in-process;
-// - ajv is named by src/schemas/ajv-compiler.ts alone.
+// - ajv is named by src/schemas/ajv-compiler.ts alone;
+// - a Temporal client connection is opened by src/temporal/ alone (connectClient), whose close()
+//   waits for the SDK's retries under way: one opened elsewhere can outlive its own close().
 import tseslint from "typescript-eslint";
 import { builtinModules } from "node:module";
 
@@ -75,11 +77,24 @@ export default tseslint.config(
       "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { arguments: false } }],
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/consistent-type-imports": "error",
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[object.name='Connection'][property.name=/^(connect|lazy)$/]",
+          message:
+            "Open a Temporal client connection with connectClient (src/temporal/index.ts): its close() waits for the retries under way, the SDK's does not.",
+        },
+      ],
       "@typescript-eslint/no-unused-vars": [
         "error",
         { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
       ],
     },
+  },
+  // The test of how a failure is told apart needs lazy connections to a port nothing listens on.
+  {
+    files: ["test/temporal/unreachable.test.ts"],
+    rules: { "no-restricted-syntax": "off" },
   },
   { files: ["src/*.ts"], rules: restrict([indexOnly(0), AJV]) },
   { files: ["src/*/*.ts"], rules: restrict([indexOnly(1), AJV]) },

@@ -17,5 +17,11 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // An error thrown where no test awaits it still fails the run; one thrown by a Temporal client
+    // retrying a call on a connection already closed says so, and how to avoid it.
+    onUnhandledError(error) {
+      if (/Channel has been shut down/.test(error.message))
+        error.message = `a Temporal client retried a call after its connection was closed (open Temporal connections with connectClient from src/temporal/index.ts: its close() waits for the retries under way): ${error.message}`;
+    },
   },
 });

@@ -12,7 +12,8 @@ import { randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client, Connection } from "@temporalio/client";
+import { Client } from "@temporalio/client";
+import { connectClient } from "../src/temporal/index.ts";
 import { startApi, type RunningApi } from "../src/cli/start-api.ts";
 import { loadConfig, type Config } from "../src/config.ts";
 import { findOrInstallTemporalCli, loadDevServerConfig, startDevServer, startOnFreePort } from "../src/dev/index.ts";
@@ -175,7 +176,7 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
     const first = await launchWorkers(profileArgs);
     const workers = first.workers;
 
-    const connection = await Connection.connect({ address: server.address });
+    const connection = await connectClient({ address: server.address });
     stops.push(() => connection.close());
     const client = new Client({
       connection,

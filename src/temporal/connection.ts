@@ -5,9 +5,10 @@
  * cluster behind mTLS or Temporal Cloud works for all of them or for none. A connection that
  * fails says where it tried to go and how, never just "UNAVAILABLE".
  */
-import { Connection, type ConnectionOptions } from "@temporalio/client";
+import type { Connection, ConnectionOptions } from "@temporalio/client";
 import type { NativeConnection, NativeConnectionOptions } from "@temporalio/worker";
 import type { TemporalSettings } from "../config.ts";
+import { connectWithRetriesEndingBeforeClose } from "./retries-end-before-close.ts";
 
 /**
  * TLS towards the cluster, shaped as the Temporal SDK's own TLSConfig (it is handed over as it
@@ -139,13 +140,14 @@ async function nativeDiagnosis(settings: TemporalConnectionSettings, ms: number)
  * Opens a client connection; `connectTimeoutMs` bounds the first contact (default the SDK's 10 s).
  * The client only says it failed before the deadline, so a failure is retried once with the
  * native client, whose error names the cause (a TLS alert, a certificate for another name…).
+ * Its close() waits for the retries under way (retries-end-before-close.ts).
  */
 export async function connectClient(
   settings: TemporalConnectionSettings,
   connectTimeoutMs?: number,
 ): Promise<Connection> {
   try {
-    return await Connection.connect({
+    return await connectWithRetriesEndingBeforeClose({
       ...clientConnectionOptions(settings),
       ...(connectTimeoutMs !== undefined ? { connectTimeout: connectTimeoutMs } : {}),
     });

@@ -10,6 +10,7 @@ export {
   type TemporalTls,
   type TemporalConnectionSettings,
 } from "./connection.ts";
+export { lazyConnectionWithRetriesEndingBeforeClose } from "./retries-end-before-close.ts";
 export { readTemporalProfile, TemporalProfileError } from "./envconfig.ts";
 export { requireNamespaceReady } from "./namespace-readiness.ts";
 export { setupNamespace } from "./namespace-setup.ts";

@@ -12,8 +12,8 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { connectClient } from "../../src/temporal/index.ts";
 import { temporalSettings } from "../../src/config.ts";
 import {
   getFreePort,
@@ -242,7 +242,7 @@ export default async function main() {
     ]);
 
     // Each worker ran one of the calls: the history names both, by process id.
-    const operator = await Connection.connect({ address: cluster.address });
+    const operator = await connectClient({ address: cluster.address });
     try {
       const history = await operator.workflowService.getWorkflowExecutionHistory({
         namespace: NAMESPACE,

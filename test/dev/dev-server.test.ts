@@ -8,8 +8,8 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Connection } from "@temporalio/client";
 import { describe, expect, inject, it } from "vitest";
+import { connectClient } from "../../src/temporal/index.ts";
 import { loadDevServerConfig, startDevServer } from "../../src/dev/index.ts";
 import { getFreePort, isPortFree } from "../helpers/free-port.ts";
 
@@ -19,7 +19,7 @@ const KEYWORD = 2;
 
 describe("the shared dev server from the global setup", () => {
   it("serves the default namespace with Rewind's search attributes as Keyword", async () => {
-    const connection = await Connection.connect({ address: inject("temporalAddress") });
+    const connection = await connectClient({ address: inject("temporalAddress") });
     try {
       const namespace = inject("temporalNamespace");
       expect(namespace).toBe("default");

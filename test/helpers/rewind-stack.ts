@@ -5,7 +5,8 @@
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { Client, Connection } from "@temporalio/client";
+import { Client } from "@temporalio/client";
+import { connectClient } from "../../src/temporal/index.ts";
 import { inject } from "vitest";
 import { loadConfig, type Config } from "../../src/config.ts";
 import { createConsoleLogger } from "../../src/cli/console-logger.ts";
@@ -158,7 +159,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
       });
   const running = worker?.run();
   const api = apiFirst ?? (await startTheApi(worker));
-  const connection = await Connection.connect({ address });
+  const connection = await connectClient({ address });
   const client = new Client({
     connection,
     namespace: config.temporal.namespace,

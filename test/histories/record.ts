@@ -12,7 +12,8 @@ import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual, parseArgs } from "node:util";
-import { Client, Connection } from "@temporalio/client";
+import { Client } from "@temporalio/client";
+import { connectClient } from "../../src/temporal/index.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 import { SCENARIOS, startFork, until, type Expected, type Scenario, type Toolsets } from "./scenarios.ts";
 import { startStackProcess, startTestTemporal } from "./stack-runner.ts";
@@ -63,7 +64,7 @@ const stack = await startStackProcess({
   stateDir,
   payloadDir,
 });
-const connection = await Connection.connect({ address: temporal.address });
+const connection = await connectClient({ address: temporal.address });
 const client = new Client({ connection, namespace: temporal.namespace });
 const files: HistoryFile[] = [];
 /** Workflow id → scenario name, for the runs the scenarios started themselves. */

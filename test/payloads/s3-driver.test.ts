@@ -5,7 +5,8 @@
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { Client, Connection } from "@temporalio/client";
+import { Client } from "@temporalio/client";
+import { connectClient } from "../../src/temporal/index.ts";
 import { ExternalStorage, StorageDriverClaim, type Payload, type StorageDriver } from "@temporalio/common";
 import {
   decodeReferencePayload,
@@ -200,7 +201,7 @@ describe("S3 payload driver in Temporal", () => {
     const bucket = await newBucket();
     const driver: StorageDriver = createS3Driver({ bucket, prefix: "runs", client: s3 });
     const externalStorage = new ExternalStorage({ drivers: [driver], payloadSizeThreshold: 1024 });
-    const connection = await Connection.connect({ address: inject("temporalAddress") });
+    const connection = await connectClient({ address: inject("temporalAddress") });
     try {
       const client = new Client({
         connection,

@@ -7,7 +7,8 @@
  */
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { Connection } from "@temporalio/client";
+import { type Connection } from "@temporalio/client";
+import { connectClient } from "../../src/temporal/index.ts";
 import { msToTs } from "@temporalio/common/lib/time.js";
 import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import { indexedValueType, inspectNamespace, notReadySentence } from "../../src/temporal/namespace-readiness.ts";
@@ -51,7 +52,7 @@ const createBare = (namespace: string) =>
   connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(86_400_000) });
 
 beforeAll(async () => {
-  connection = await Connection.connect({ address });
+  connection = await connectClient({ address });
 });
 afterAll(async () => {
   await connection?.close();
