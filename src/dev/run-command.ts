@@ -43,16 +43,17 @@ export async function runCommand(
           resolve({ stdout, stderr });
           return;
         }
-        reject(new Error(`\`${shown}\` ${describeFailure(error)}${outputTail(stdout, stderr)}`, { cause: error }));
+        const failure = describeFailure(error, options.timeoutMs ?? 60_000);
+        reject(new Error(`\`${shown}\` ${failure}${outputTail(stdout, stderr)}`, { cause: error }));
       },
     );
   });
 }
 
-function describeFailure(error: ExecFileException): string {
+function describeFailure(error: ExecFileException, timeoutMs: number): string {
   if (error.code === "ENOENT") return "failed: command not found";
   if (error.code === "EACCES") return "failed: not executable (permission denied)";
-  if (error.killed === true) return "timed out and was killed";
+  if (error.killed === true) return `timed out after ${timeoutMs / 1000} s and was killed`;
   if (typeof error.code === "number") return `exited with code ${error.code}`;
   if (typeof error.signal === "string") return `was killed by ${error.signal}`;
   return `failed: ${error.message}`;

@@ -52,8 +52,18 @@ export async function runRewind(
   timeoutMs = 60_000,
 ): Promise<{ code: number | null; output: string }> {
   const rewind = spawnRewind(args, env);
-  const timer = setTimeout(() => rewind.child.kill("SIGKILL"), timeoutMs);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    rewind.child.kill("SIGKILL");
+  }, timeoutMs);
   const { code } = await rewind.exited;
   clearTimeout(timer);
-  return { code, output: rewind.output() };
+  const output = rewind.output();
+  return {
+    code,
+    output: timedOut
+      ? `${output}\n[rewind ${args.join(" ")}: timed out after ${timeoutMs / 1000} s and was killed]`
+      : output,
+  };
 }

@@ -2,6 +2,11 @@
  * A project of a user of the packages: the tarballs `npm run pack:packages` makes, installed with
  * npm into a fresh folder outside the repository, on a given Node. Commands run in it see only
  * PATH (that Node first) and HOME (npm's cache), as in a user's shell.
+ *
+ * The install unpacks about 300 MB. Two of them side by side, beside the rest of the suite on two
+ * cores, once took over three minutes where one alone takes about 20 s; so a second project on
+ * another Node starts from a hard-linked copy of the first (its lockfile and node_modules), and its
+ * own npm checks and completes that tree, which takes seconds.
  */
 import { execFile } from "node:child_process";
 import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
@@ -31,17 +36,38 @@ export function shellEnv(node: string, env: Record<string, string> = {}): Record
   };
 }
 
-/** Runs a command to its end and answers its exit code and output (never rejects on a failed exit). */
+/** How long one command may take unless its caller says otherwise. */
+const COMMAND_TIMEOUT_MS = 180_000;
+/** How long an npm install may take: it unpacks about 300 MB, beside the rest of the suite. */
+export const INSTALL_TIMEOUT_MS = 420_000;
+
+/**
+ * Runs a command to its end and answers its exit code and output (never rejects on a failed exit);
+ * rejects when it could not start or ran past `timeoutMs`, saying which.
+ */
 export function exec(
   file: string,
   args: string[],
-  options: { cwd: string; env: Record<string, string> },
+  options: { cwd: string; env: Record<string, string>; timeoutMs?: number },
 ): Promise<Exit> {
+  const { timeoutMs = COMMAND_TIMEOUT_MS, ...spawnOptions } = options;
+  const command = `${file} ${args.join(" ")}`;
   return new Promise((resolve, reject) => {
-    execFile(file, args, { ...options, timeout: 180_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== "number") reject(new Error(`${file} ${args.join(" ")}: ${error.message}`));
-      else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-    });
+    execFile(
+      file,
+      args,
+      { ...spawnOptions, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error && error.killed)
+          reject(
+            new Error(
+              `${command}: timed out after ${timeoutMs / 1000} s (killed with ${error.signal ?? "a signal"})\n${stderr}`,
+            ),
+          );
+        else if (error && typeof error.code !== "number") reject(new Error(`${command}: ${error.message}`));
+        else resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -59,16 +85,30 @@ export async function packPackages(node: string, out: string): Promise<string[]>
   return (await readdir(out)).filter((name) => name.endsWith(".tgz")).map((name) => path.join(out, name));
 }
 
-/** Makes a project in `dir` and installs `tarballs` into it with npm running on `node`. */
-export async function createConsumerProject(dir: string, node: string, tarballs: string[]): Promise<ConsumerProject> {
-  await mkdir(dir, { recursive: true });
-  await writeFile(
-    path.join(dir, "package.json"),
-    `${JSON.stringify({ name: "harness", private: true, type: "module" }, null, 2)}\n`,
-  );
+/**
+ * Makes a project in `dir` and installs `tarballs` into it with npm running on `node`; with `from`,
+ * the project starts as a hard-linked copy of that one's install (see the header).
+ */
+export async function createConsumerProject(
+  dir: string,
+  node: string,
+  tarballs: string[],
+  from?: ConsumerProject,
+): Promise<ConsumerProject> {
+  if (from) {
+    const copied = await exec("cp", ["-al", from.dir, dir], { cwd: path.dirname(dir), env: shellEnv(node) });
+    if (copied.code !== 0) throw new Error(`copying ${from.dir} failed:\n${copied.stderr}`);
+  } else {
+    await mkdir(dir, { recursive: true });
+    await writeFile(
+      path.join(dir, "package.json"),
+      `${JSON.stringify({ name: "harness", private: true, type: "module" }, null, 2)}\n`,
+    );
+  }
   const installed = await exec("npm", ["install", ...tarballs, "--prefer-offline", "--no-audit", "--no-fund"], {
     cwd: dir,
     env: shellEnv(node),
+    timeoutMs: INSTALL_TIMEOUT_MS,
   });
   if (installed.code !== 0) throw new Error(`npm install on ${node} failed:\n${installed.stderr}`);
   await copyFile(path.join(REPO_ROOT, "test/fixtures/package-harness.mjs"), path.join(dir, "harness.mjs"));

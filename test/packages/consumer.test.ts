@@ -15,7 +15,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureNode22, nodeMajor } from "../helpers/node22.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 import { startRewindStack, type RewindStack } from "../helpers/rewind-stack.ts";
-import { createConsumerProject, exec, packPackages, shellEnv, type ConsumerProject } from "./consumer-project.ts";
+import {
+  createConsumerProject,
+  exec,
+  INSTALL_TIMEOUT_MS,
+  packPackages,
+  shellEnv,
+  type ConsumerProject,
+} from "./consumer-project.ts";
 
 const NODE_24 = path.join(REPO_ROOT, "node_modules/node/bin/node");
 
@@ -35,25 +42,22 @@ let work: string;
 let tarballs: string[];
 const projects = new Map<number, ConsumerProject>();
 
-beforeAll(async () => {
-  work = await mkdtemp(path.join(tmpdir(), "rewind-packages-"));
-  const [node22, packed, started] = await Promise.all([
-    ensureNode22((line) => console.log(line)),
-    packPackages(NODE_24, path.join(work, "tarballs")),
-    startRewindStack(),
-  ]);
-  stack = started;
-  tarballs = packed;
-  const nodes: [number, string][] = [
-    [22, node22],
-    [24, NODE_24],
-  ];
-  await Promise.all(
-    nodes.map(async ([major, node]) =>
-      projects.set(major, await createConsumerProject(path.join(work, `node${major}`), node, tarballs)),
-    ),
-  );
-}, 240_000);
+beforeAll(
+  async () => {
+    work = await mkdtemp(path.join(tmpdir(), "rewind-packages-"));
+    const [node22, packed, started] = await Promise.all([
+      ensureNode22((line) => console.log(line)),
+      packPackages(NODE_24, path.join(work, "tarballs")),
+      startRewindStack(),
+    ]);
+    stack = started;
+    tarballs = packed;
+    const node24 = await createConsumerProject(path.join(work, "node24"), NODE_24, tarballs);
+    projects.set(24, node24);
+    projects.set(22, await createConsumerProject(path.join(work, "node22"), node22, tarballs, node24));
+  },
+  INSTALL_TIMEOUT_MS * 2 + 60_000,
+);
 
 afterAll(async () => {
   await stack?.stop();
