@@ -23,13 +23,15 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual, parseArgs } from "node:util";
+import { Client } from "@temporalio/client";
+import proto from "@temporalio/proto";
 import type { DevServer } from "../../src/dev/index.ts";
+import { connectClient } from "../../src/temporal/index.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 import {
   SCENARIOS,
   forkRun,
   startForkParent,
-  until,
   type Expected,
   type Scenario,
   type ScenarioWorld,
@@ -42,6 +44,9 @@ import {
   type StackHandle,
 } from "../histories/stack-runner.ts";
 import { callApi, startWorld, type World } from "../histories/world.ts";
+import { waitFor, WaitTimeoutError } from "../helpers/wait-for.ts";
+
+const EventType = proto.temporal.api.enums.v1.EventType;
 
 const { values } = parseArgs({
   options: {
@@ -225,16 +230,55 @@ interface RunView {
   error?: { message?: string };
 }
 
+/** How long a run may take to end once its wait is resolved, beside every other scenario's. */
+const END_TIMEOUT_MS = 180_000;
+
+/**
+ * Waits until the run has ended and answers its view. A run that does not end in time fails with
+ * what was last seen of it: its status and parked calls, as the API showed them, and the last
+ * events of its workflow's history (of its latest execution, after a continue-as-new).
+ */
 async function waitForEnd(world: ScenarioWorld, id: string): Promise<RunView> {
-  return until(
-    `run ${id} to end`,
-    async () => {
-      const { status, body } = await world.api("GET", `/v1/runs/${id}`);
-      if (status >= 300) throw new Error(`GET /v1/runs/${id} answered ${status}: ${JSON.stringify(body)}`);
-      return body["status"] === "running" || body["status"] === "parked" ? undefined : (body as RunView);
-    },
-    120_000,
-  );
+  try {
+    return await waitFor(
+      `run ${id} to end`,
+      async () => {
+        const { status, body } = await world.api("GET", `/v1/runs/${id}`);
+        if (status >= 300) throw new Error(`GET /v1/runs/${id} answered ${status}: ${JSON.stringify(body)}`);
+        return body as RunView & { parked?: unknown; scriptApproval?: unknown };
+      },
+      {
+        until: (view) => view.status !== "running" && view.status !== "parked",
+        shown: (view) => ({ status: view.status, parked: view.parked, scriptApproval: view.scriptApproval }),
+        timeoutMs: END_TIMEOUT_MS,
+        intervalMs: 250,
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof WaitTimeoutError)) throw error;
+    throw new Error(`${error.message}; ${await lastHistoryEvents(id)}`, { cause: error });
+  }
+}
+
+/** The last few events of the run's workflow history, in words, for a failure's message. */
+async function lastHistoryEvents(id: string, count = 4): Promise<string> {
+  if (!temporal) return "no Temporal server to read its history from";
+  let connection: Awaited<ReturnType<typeof connectClient>> | undefined;
+  try {
+    connection = await connectClient({ address: temporal.address }, 5_000);
+    const client = new Client({ connection, namespace: temporal.namespace });
+    const history = await client.workflow.getHandle(id).fetchHistory();
+    const events = (history.events ?? []).slice(-count).map((event) => {
+      const type = event.eventType ? (EventType[event.eventType] ?? String(event.eventType)) : "?";
+      const at = event.eventTime?.seconds ? new Date(Number(event.eventTime.seconds) * 1000).toISOString() : "?";
+      return `#${String(event.eventId)} ${type.replace(/^EVENT_TYPE_/, "")} at ${at}`;
+    });
+    return `its history (${history.events?.length ?? 0} events) ends with ${events.join(", ")}`;
+  } catch (error) {
+    return `its history could not be read: ${message(error)}`;
+  } finally {
+    await connection?.close().catch(() => undefined);
+  }
 }
 
 /** Why the run did not end as expected, or undefined. */
