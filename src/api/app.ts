@@ -1,6 +1,7 @@
 /**
  * The API's express app, assembled from its parts: auth, then body parsing with a size limit
- * (webhooks, which carry their own token, parse first), routes, and the single error handler. Built from dependencies so tests run it in memory.
+ * (webhooks carry their own token, checked before their body is read), routes, and the single
+ * error handler. Built from dependencies so tests run it in memory.
  */
 import express, { type Express } from "express";
 import type { Logger } from "../shared/index.ts";
@@ -32,7 +33,7 @@ export interface ApiDeps extends RunsRouteDeps, WorkflowsRouteDeps {
   codec: CodecRouteDeps;
   apiKeys: Map<string, string>;
   logger: Logger;
-  /** Served as `GET /metrics` to loopback callers; unset: no such route. */
+  /** Served as `GET /metrics` to loopback callers while no API keys are set; unset: no such route. */
   metrics?: MetricsRouteDeps;
   /** Where Temporal is and whether it answers: its being unreachable is a 503 `unavailable`. */
   temporal?: TemporalReach;
@@ -56,14 +57,14 @@ export function createApp(deps: ApiDeps): Express {
   });
   app.get("/openapi.json", serveOpenApi);
   // Before the API keys: a tenant's key does not open the operator's metrics (loopback only).
-  if (deps.metrics) app.get("/metrics", createMetricsRoute(deps.metrics, deps.logger));
+  if (deps.metrics) app.get("/metrics", createMetricsRoute(deps.metrics, deps.logger, deps.apiKeys.size > 0));
   const parseJson = express.json({ limit: MAX_BODY_BYTES, strict: false });
   // The Temporal Web UI calls the codec routes from the browser: its preflight carries no key,
   // and a 401 must still be readable by the page.
   app.use("/v1/codec", createCodecCors(deps.codec));
-  // Webhook URLs carry their own token and are called by third parties: no API key.
-  app.use("/v1/hooks", parseJson);
-  app.use(createHooksRouter(deps.hooks));
+  // Webhook URLs carry their own token and are called by third parties: no API key. The router
+  // checks the token before it parses the body.
+  app.use(createHooksRouter(deps.hooks, parseJson));
   // The key is checked before a body is read: a caller without one can't make the API inflate
   // and parse megabytes.
   app.use(createAuth(deps.apiKeys));

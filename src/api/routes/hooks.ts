@@ -1,9 +1,10 @@
 /**
  * `POST /v1/hooks/{runId}/{name}?token=…`: what is posted to a run's webhook URL becomes the
  * signal `name` of that run. The token is the only credential (no API key: the URL was handed
- * to a third party), and a wrong or missing one is a 404 before the run is even looked up.
+ * to a third party), and a wrong or missing one is a 404 before the run is even looked up, and
+ * before the body is read: a caller without the token can't make the API inflate and parse it.
  */
-import { Router } from "express";
+import { Router, type RequestHandler } from "express";
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import type { WebhookTokens } from "../../events/index.ts";
 import { deliverSignal } from "../../workflows/messages.ts";
@@ -14,13 +15,19 @@ export interface HooksRouteDeps {
   webhookTokens: WebhookTokens;
 }
 
-export function createHooksRouter(deps: HooksRouteDeps): Router {
+/** `parseBody` reads the JSON body; it runs only once the token is known good. */
+export function createHooksRouter(deps: HooksRouteDeps, parseBody: RequestHandler): Router {
   const router = Router();
 
-  router.post("/v1/hooks/:runId/:name", async function receiveHook(req, res) {
-    const { runId = "", name = "" } = req.params;
+  const checkToken: RequestHandler<{ runId: string; name: string }> = function checkHookToken(req, _res, next) {
+    const { runId, name } = req.params;
     const token = typeof req.query["token"] === "string" ? req.query["token"] : "";
     if (!token || !deps.webhookTokens.verify(runId, name, token)) throw notFound("webhook");
+    next();
+  };
+
+  router.post("/v1/hooks/:runId/:name", checkToken, parseBody, async function receiveHook(req, res) {
+    const { runId, name } = req.params;
     if (req.body === undefined)
       throw new HttpError(400, "badRequest", "expected a JSON body (Content-Type: application/json)");
     try {

@@ -33,6 +33,21 @@ export interface RunsRouteDeps {
   box: SecretBox;
 }
 
+/** A run's input: at most 16 MiB of JSON (the body around it may be 1 MiB larger, see app.ts). */
+export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
+
+/** Refuses an input larger than a run accepts, before anything is compiled or started. */
+function checkInputSize(input: unknown): void {
+  if (input === undefined) return;
+  const bytes = Buffer.byteLength(JSON.stringify(input) ?? "");
+  if (bytes > MAX_INPUT_BYTES)
+    throw new HttpError(
+      413,
+      "payloadTooLarge",
+      `the run's input is ${bytes} bytes of JSON; a run accepts at most ${MAX_INPUT_BYTES} (16 MiB)`,
+    );
+}
+
 function runIdParam(value: string | undefined): string {
   if (!value || !RUN_ID_PATTERN.test(value)) throw notFound(`run ${value ?? ""}`);
   return value;
@@ -44,6 +59,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
   router.post("/v1/runs", async function startRun(req, res) {
     const namespace = namespaceOf(req);
     const body = parseOrThrow(startRunBody, req.body, "body");
+    checkInputSize(body.input);
     const { toolset, ...compiled } = await compileForToolset(deps, namespace, body.toolset, body.script);
     if (body.credentials) checkServers(body.credentials, toolset);
     const idempotencyKey = req.get("Idempotency-Key") || undefined;
@@ -142,6 +158,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     const namespace = namespaceOf(req);
     const parentId = runIdParam(req.params.id);
     const body = parseOrThrow(forkRunBody, req.body, "body");
+    checkInputSize(body.input);
     const source = await deps.runs.forkSource(parentId, namespace);
     const { toolset, ...compiled } = await compileForToolset(deps, namespace, source.toolsetId, body.script);
     if (body.credentials) checkServers(body.credentials, toolset);
