@@ -4,7 +4,13 @@
  * pinned. Its own module so the API's response schemas need nothing of the pinning code.
  */
 
-export const OMIT_REASONS = ["notASchema", "unsupportedDialect", "unresolvableRef", "invalidSchema"] as const;
+export const OMIT_REASONS = [
+  "notASchema",
+  "unsupportedDialect",
+  "unresolvableRef",
+  "invalidSchema",
+  "unsupportedPattern",
+] as const;
 export type OmitReason = (typeof OMIT_REASONS)[number];
 
 export interface OmittedTool {

@@ -79,7 +79,7 @@ export const omittedTool = z.object({
   reason: z
     .enum(OMIT_REASONS)
     .describe(
-      "`notASchema`, `invalidSchema` (does not compile), `unresolvableRef` (a `$ref` outside the tool's own schema) or `unsupportedDialect` (a `$schema` other than draft-04, -06, -07, 2019-09 or 2020-12)",
+      "`notASchema`, `invalidSchema` (does not compile), `unresolvableRef` (a `$ref` outside the tool's own schema), `unsupportedDialect` (a `$schema` other than draft-04, -06, -07, 2019-09 or 2020-12) or `unsupportedPattern` (a `pattern` with backreferences or lookaround, which the linear-time engine does not run)",
     ),
   message: z.string(),
 });

@@ -17,9 +17,10 @@ import draft06Meta from "ajv/dist/refs/json-schema-draft-06.json" with { type: "
 import ajvDraft04 from "ajv-draft-04";
 import addFormatsModule from "ajv-formats";
 import type { JsonSchema } from "../shared/index.ts";
+import { linearRegExp, unsupportedPatterns } from "./linear-patterns.ts";
 import { CANONICAL_META, declaresIds, dialectOf, type SchemaDialect } from "./schema-dialect.ts";
 
-export type SchemaProblemReason = "unsupportedDialect" | "unresolvableRef" | "invalidSchema";
+export type SchemaProblemReason = "unsupportedDialect" | "unresolvableRef" | "invalidSchema" | "unsupportedPattern";
 
 /** Why a schema can't be used to validate anything. */
 export interface SchemaProblem {
@@ -27,7 +28,12 @@ export interface SchemaProblem {
   message: string;
 }
 
-export type CompiledSchema = { validate: ValidateFunction; dialect: SchemaDialect } | { problem: SchemaProblem };
+/**
+ * A schema compiled, or why it can't be. `refused` is set when the schema validates but is not
+ * accepted at registration: a pattern the linear-time engine can't run (linear-patterns.ts).
+ */
+export type CompiledSchema =
+  { validate: ValidateFunction; dialect: SchemaDialect; refused?: SchemaProblem } | { problem: SchemaProblem };
 
 /** What this file needs of an ajv instance, whatever its class. */
 type AjvInstance = Pick<Ajv, "compile" | "validateSchema" | "errorsText" | "errors" | "removeSchema" | "addMetaSchema">;
@@ -38,7 +44,14 @@ const addFormats = addFormatsModule as unknown as (ajv: AjvInstance) => void;
 
 // Unknown keywords and formats are tolerated: the server, not Rewind, owns them. Schemas are
 // checked against their meta-schema by the shared instance, once, not by every fresh one.
-const OPTIONS = { strict: false, allErrors: true, validateFormats: true, validateSchema: false } as const;
+// Patterns run on RE2 (linear-patterns.ts), never on JavaScript's backtracking engine.
+const OPTIONS = {
+  strict: false,
+  allErrors: true,
+  validateFormats: true,
+  validateSchema: false,
+  code: { regExp: linearRegExp },
+} as const;
 
 function createAjv(dialect: SchemaDialect): AjvInstance {
   const ajv: AjvInstance =
@@ -86,7 +99,15 @@ export function compileSchema(schema: JsonSchema): CompiledSchema {
   const own = declaresIds(source);
   const ajv = own ? createAjv(dialect) : checker;
   try {
-    return { validate: ajv.compile(source), dialect };
+    const validate = ajv.compile(source);
+    const unsupported = unsupportedPatterns(source);
+    if (unsupported.length === 0) return { validate, dialect };
+    const listed = unsupported.map(({ pattern, reason }) => `${JSON.stringify(pattern)} (${reason})`).join("; ");
+    const refused: SchemaProblem = {
+      reason: "unsupportedPattern",
+      message: `a pattern Rewind's linear-time regex engine (RE2, which has no backreferences or lookaround) can't run: ${listed}`,
+    };
+    return { validate, dialect, refused };
   } catch (error) {
     if (error instanceof MissingRefError)
       return problem("unresolvableRef", `${error.message} (a $ref may point only inside the tool's own schema)`);

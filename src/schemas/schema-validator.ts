@@ -34,10 +34,13 @@ function compiled(schema: JsonSchema): CompiledSchema {
   return entry;
 }
 
-/** Why the schema itself can't be used (can't compile, unresolvable `$ref`, unknown dialect), or undefined. */
+/**
+ * Why the schema can't be pinned (can't compile, unresolvable `$ref`, unknown dialect, a pattern
+ * RE2 can't run), or undefined. A schema pinned before the pattern rule still validates calls.
+ */
 export function schemaProblem(schema: JsonSchema): SchemaProblem | undefined {
   const entry = compiled(schema);
-  return "problem" in entry ? entry.problem : undefined;
+  return "problem" in entry ? entry.problem : entry.refused;
 }
 
 export const validateAgainstSchema: SchemaValidator = (schema, args) => {

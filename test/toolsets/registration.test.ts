@@ -289,6 +289,30 @@ describe("registration failures: 422 naming the server, nothing stored", () => {
     ]);
   });
 
+  it("(not one) a tool whose pattern RE2 can't run (lookahead) is left out as unsupportedPattern", async () => {
+    const lookahead = await startMcpServer({
+      tools: [
+        listIssues,
+        {
+          ...createIssue,
+          inputSchema: { type: "object", properties: { password: { type: "string", pattern: "^(?=.*\\d).{8,}$" } } },
+        },
+      ],
+    });
+    closers.push(() => lookahead.close());
+    const { status, body } = await register({ mcpServers: { strict: { url: lookahead.url } } });
+    expect(status, JSON.stringify(body)).toBe(201);
+    expect(body["omittedTools"]).toEqual([
+      {
+        server: "strict",
+        tool: "create_issue",
+        schema: "inputSchema",
+        reason: "unsupportedPattern",
+        message: expect.stringMatching(/RE2.*\(\?=/),
+      },
+    ]);
+  });
+
   it("a host tool's invalid schema, which the harness wrote", async () => {
     const { status, body } = await register({
       hostTools: { harness: { taskQueue: "q", tools: { ask: { inputSchema: { type: "no-such-type" } } } } },
