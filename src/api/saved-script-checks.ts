@@ -8,28 +8,35 @@
  * without observed result types: those depend on what runs of each toolset happened to record,
  * not on which tools it has, and would otherwise tell two toolsets with the same tools apart.
  */
-import { renderDts, type Diagnostic, type TypeChecker } from "../declarations/index.ts";
+import { renderDts, type Diagnostic, type ScriptChecker } from "../declarations/index.ts";
 import type { PinnedToolset } from "../shared/index.ts";
 import type { ResolvedToolset } from "../toolsets/index.ts";
 import type { CalledTool } from "./run-start.ts";
 
 /** Diagnostics of `javascript` against `other` that it does not have against `own`, the toolset it ran on. */
-export function diagnosticsAgainstOther(
-  checker: TypeChecker,
+export async function diagnosticsAgainstOther(
+  checker: ScriptChecker,
   javascript: string,
   own: ResolvedToolset,
   other: ResolvedToolset,
-): Diagnostic[] {
+  namespace: string,
+): Promise<Diagnostic[]> {
   if (own.id === other.id) return [];
   const at = (d: Diagnostic) => `${d.line}:${d.column}:${d.code}`;
-  const check = (toolset: ResolvedToolset) =>
-    checker.check({
-      source: javascript,
-      declarations: renderDts(toolset.document, { workflowInputs: toolset.workflowInputs }),
-      declarationsKey: `${toolset.id}/unobserved`,
-    });
-  const before = new Set(check(own).map(at));
-  return check(other).filter((d) => !before.has(at(d)));
+  const check = async (toolset: ResolvedToolset) =>
+    (
+      await checker.inspect(
+        {
+          source: javascript,
+          declarations: renderDts(toolset.document, { workflowInputs: toolset.workflowInputs }),
+          declarationsKey: `${toolset.id}/unobserved`,
+        },
+        namespace,
+      )
+    ).diagnostics;
+  const [before, after] = await Promise.all([check(own), check(other)]);
+  const seen = new Set(before.map(at));
+  return after.filter((d) => !seen.has(at(d)));
 }
 
 /** The tools of `called` that `toolset` lacks, as scripts name them (`github.list_issues`, `workflows.triage`, `fetch`). */

@@ -2,10 +2,11 @@
  * The one way the API turns a script into something runnable: find the toolset (the caller's,
  * or the empty one), type-check the script against its declarations, strip the types, and keep
  * the input's declared type the stripping loses. A type error is a 422 whose message names the
- * first problem and whose details list them all.
+ * first problem and whose details list them all. A check the pool abandoned (past its deadline
+ * or memory cap) is a 422 `typeCheckTimedOut`; a namespace with too many checks waiting, a 503.
  */
-import { compileScript } from "../declarations/index.ts";
-import type { TypeChecker } from "../declarations/index.ts";
+import { compileScript, TypeCheckAbandonedError, TypeCheckQueueFullError } from "../declarations/index.ts";
+import type { ScriptChecker } from "../declarations/index.ts";
 import type { ResolvedToolset, ToolsetRegistry } from "../toolsets/index.ts";
 import { HttpError, notFound } from "./http-error.ts";
 
@@ -18,14 +19,19 @@ export interface CompiledForToolset {
 }
 
 export async function compileForToolset(
-  deps: { toolsets: ToolsetRegistry; typeChecker: TypeChecker },
+  deps: { toolsets: ToolsetRegistry; typeChecker: ScriptChecker },
   namespace: string,
   toolsetId: string | undefined,
   source: string,
 ): Promise<CompiledForToolset> {
   const toolset = toolsetId ? await deps.toolsets.get(toolsetId, namespace) : deps.toolsets.empty;
   if (!toolset) throw notFound(`toolset ${toolsetId}`);
-  const compiled = compileScript(deps.typeChecker, source, { declarations: toolset.dts, declarationsKey: toolset.id });
+  const compiled = await compileScript(
+    deps.typeChecker,
+    source,
+    { declarations: toolset.dts, declarationsKey: toolset.id },
+    namespace,
+  ).catch(rethrowTypeCheckRefusal);
   if (!compiled.ok) {
     const first = compiled.diagnostics[0];
     const where = first ? ` (line ${first.line}, column ${first.column}: ${first.message})` : "";
@@ -33,4 +39,14 @@ export async function compileForToolset(
   }
   const { javascript, scriptHash, inputType } = compiled;
   return inputType === undefined ? { toolset, javascript, scriptHash } : { toolset, javascript, scriptHash, inputType };
+}
+
+/** The pool's refusals as the API's errors; anything else is thrown on as it is. */
+export function rethrowTypeCheckRefusal(error: unknown): never {
+  if (error instanceof TypeCheckAbandonedError)
+    throw new HttpError(422, "typeCheckTimedOut", `${error.message}: simplify the script's types`, {
+      reason: error.reason,
+    });
+  if (error instanceof TypeCheckQueueFullError) throw new HttpError(503, "unavailable", error.message);
+  throw error;
 }

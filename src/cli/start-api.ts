@@ -13,7 +13,7 @@ import { processMetrics } from "./process-metrics.ts";
 import type { Config } from "../config.ts";
 import { createSecretBox, resolveSecretKey } from "../credentials/index.ts";
 import { createWebhookTokens } from "../events/index.ts";
-import { createTypeChecker } from "../declarations/index.ts";
+import { createTypeCheckPool } from "../declarations/index.ts";
 import type { Logger } from "../shared/index.ts";
 import { createTargetPolicy, type TargetPolicy } from "../http-tool/index.ts";
 import { listAllTools } from "../mcp/index.ts";
@@ -103,6 +103,7 @@ export async function startApi(
         {},
       ),
   });
+  const typeChecker = createTypeCheckPool(config.api.typeCheck);
   const app = createApp({
     runs: createRunService({
       client,
@@ -118,7 +119,7 @@ export async function startApi(
     }),
     toolsets,
     storedScripts,
-    typeChecker: createTypeChecker(),
+    typeChecker,
     events: { client, taskQueue: config.temporal.taskQueue, box, targets },
     hooks: { client, webhookTokens: createWebhookTokens(secretKey) },
     credentials: { client, taskQueue: config.temporal.taskQueue, box, toolsets },
@@ -137,12 +138,17 @@ export async function startApi(
   const unwatchRuns = metrics.watchOpenRuns(createOpenRunCounter(client, config.temporal.taskQueue));
   if (config.api.keys.size === 0)
     logger.warn("REWIND_API_KEYS is not set: serving loopback callers without a key, as namespace default");
-  const server: Server = await new Promise((resolve, reject) => {
+  const server: Server = await new Promise<Server>((resolve, reject) => {
     // Express 5 calls back with the error when listening fails (a port in use).
     const listening = app.listen(config.api.port, config.api.host, (error?: Error) =>
       error ? reject(error) : resolve(listening),
     );
     listening.once("error", reject);
+  }).catch(async (error: unknown) => {
+    unwatchRuns();
+    await typeChecker.close();
+    await closeConnection();
+    throw error;
   });
   answerRefusedRequests(server);
   const { port } = server.address() as AddressInfo;
@@ -153,6 +159,7 @@ export async function startApi(
       unwatchRuns();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await typeChecker.close();
       await closeConnection();
     },
   };

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { stripTypeScriptTypes } from "node:module";
-import type { Diagnostic, TypeChecker } from "./type-check.ts";
+import type { Diagnostic, ScriptInspection, TypeCheckInput } from "./type-check.ts";
 import { SCRIPT_FILE } from "./type-check.ts";
 
 export type CompileResult =
@@ -21,12 +21,19 @@ export type CompileResult =
 
 export const MAX_SCRIPT_BYTES = 512 * 1024;
 
-export function compileScript(
-  checker: TypeChecker,
+/** A checker in this thread (type-check.ts) or on the pool's threads (type-check-pool.ts). */
+interface Inspector {
+  inspect(input: TypeCheckInput, namespace?: string): ScriptInspection | Promise<ScriptInspection>;
+}
+
+/** `namespace`: whose queue the check waits in, on the pool. */
+export async function compileScript(
+  checker: Inspector,
   source: string,
   toolset: { declarations: string; declarationsKey: string },
-): CompileResult {
-  const { diagnostics, inputType } = checker.inspect({ source, ...toolset });
+  namespace?: string,
+): Promise<CompileResult> {
+  const { diagnostics, inputType } = await checker.inspect({ source, ...toolset }, namespace);
   if (diagnostics.length > 0) return { ok: false, diagnostics };
   let javascript: string;
   try {

@@ -11,4 +11,12 @@ export { compactLine, renderCompactPrompt } from "./render-compact.ts";
 export { SCRIPT_GUIDE, withScriptGuide } from "./script-guide.ts";
 export { compileScript, MAX_SCRIPT_BYTES } from "./compile-script.ts";
 export { createTypeChecker, type TypeChecker, type Diagnostic, type ScriptInspection } from "./type-check.ts";
+export {
+  createTypeCheckPool,
+  TypeCheckAbandonedError,
+  TypeCheckQueueFullError,
+  type ScriptChecker,
+  type TypeCheckPool,
+  type TypeCheckPoolOptions,
+} from "./type-check-pool.ts";
 export { checkedTypeText } from "./type-text.ts";

@@ -87,7 +87,7 @@ export async function replayCassette(options: ReplayOptions): Promise<ReplayOutc
   const { compileScript, createSandbox, createTypeChecker, renderDts, validateAgainstSchema } = await loadEngine();
   let script = cassette.script;
   if (options.script !== undefined) {
-    const compiled = compileScript(createTypeChecker(), options.script, {
+    const compiled = await compileScript(createTypeChecker(), options.script, {
       declarations: renderDts(cassette.toolset),
       declarationsKey: cassette.toolsetId,
     });

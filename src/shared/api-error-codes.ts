@@ -15,6 +15,8 @@ export const API_ERRORS = {
   payloadTooLarge: { status: 413 },
   /** The script does not type-check against its toolset; `details.diagnostics` lists each. */
   typeCheckFailed: { status: 422 },
+  /** The type-check ran past its deadline or memory cap and was abandoned; `details.reason` says which. */
+  typeCheckTimedOut: { status: 422 },
   /** The toolset cannot be registered: a server or tool it names is refused. */
   toolsetRejected: { status: 422 },
   /** The outbound target policy refuses the address. */
@@ -29,7 +31,7 @@ export const API_ERRORS = {
   notFound: { status: 404 },
   /** The run is in a state that no longer allows the request. */
   conflict: { status: 409 },
-  /** Temporal, or a worker serving the run, did not answer; the request may succeed later. */
+  /** Temporal, or a worker serving the run, did not answer (or the namespace's type-check queue is full); the request may succeed later. */
   unavailable: { status: 503 },
   /** Anything else; the API logs it and reveals nothing. */
   internal: { status: 500 },

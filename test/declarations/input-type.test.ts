@@ -87,13 +87,13 @@ describe("declared input type", () => {
     expect(inputTypeOf(main("input: { make: Maker }", "class Maker { private secret = 1; }"))).toBeUndefined();
   });
 
-  it("is answered by compileScript beside the JavaScript, and absent when the script declares none", () => {
-    const compiled = compileScript(checker, main("input: { n: number }"), {
+  it("is answered by compileScript beside the JavaScript, and absent when the script declares none", async () => {
+    const compiled = await compileScript(checker, main("input: { n: number }"), {
       declarations,
       declarationsKey: "ts_input",
     });
     expect(compiled).toMatchObject({ ok: true, inputType: "{ n: number; }" });
-    const plain = compileScript(checker, "export default async () => 1;", {
+    const plain = await compileScript(checker, "export default async () => 1;", {
       declarations,
       declarationsKey: "ts_input",
     });

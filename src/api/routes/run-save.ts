@@ -8,20 +8,21 @@
  */
 import { Router } from "express";
 import { z } from "zod";
-import type { TypeChecker } from "../../declarations/index.ts";
+import type { ScriptChecker } from "../../declarations/index.ts";
 import { storedScriptId, type StoredScriptStore } from "../../storage/index.ts";
 import type { ToolsetRegistry } from "../../toolsets/index.ts";
 import { namespaceOf } from "../auth.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { RUN_ID_PATTERN, type RunService } from "../run-service.ts";
 import { diagnosticsAgainstOther, toolsLacked } from "../saved-script-checks.ts";
+import { rethrowTypeCheckRefusal } from "../script-compiler.ts";
 import { parseOrThrow } from "../validate.ts";
 import { workflowName, workflowToolset } from "./workflows.ts";
 
 export interface RunSaveRouteDeps {
   runs: RunService;
   toolsets: ToolsetRegistry;
-  typeChecker: TypeChecker;
+  typeChecker: ScriptChecker;
   storedScripts: StoredScriptStore;
 }
 
@@ -47,7 +48,9 @@ export function createRunSaveRouter(deps: RunSaveRouteDeps): Router {
     if (toolset.id !== input.toolsetId) {
       const own = await deps.toolsets.get(input.toolsetId, namespace);
       if (!own) throw notFound(`toolset ${input.toolsetId}`);
-      const diagnostics = diagnosticsAgainstOther(deps.typeChecker, input.script, own, toolset);
+      const diagnostics = await diagnosticsAgainstOther(deps.typeChecker, input.script, own, toolset, namespace).catch(
+        rethrowTypeCheckRefusal,
+      );
       const first = diagnostics[0];
       if (first)
         throw new HttpError(

@@ -3,7 +3,7 @@
  * the harness's part in a run's calls: decide parked calls, answer the input a call asks for.
  */
 import { Router, type Request } from "express";
-import type { TypeChecker } from "../../declarations/index.ts";
+import type { ScriptChecker } from "../../declarations/index.ts";
 import type { ToolsetRegistry } from "../../toolsets/index.ts";
 import type { SecretBox } from "../../credentials/index.ts";
 import { namespaceOf, principalOf } from "../auth.ts";
@@ -29,7 +29,7 @@ import { parseOrThrow } from "../validate.ts";
 export interface RunsRouteDeps {
   runs: RunService;
   toolsets: ToolsetRegistry;
-  typeChecker: TypeChecker;
+  typeChecker: ScriptChecker;
   box: SecretBox;
 }
 

@@ -6,7 +6,7 @@
 import { Router } from "express";
 import { z } from "zod";
 import { MAX_SCRIPT_BYTES } from "../../declarations/index.ts";
-import type { TypeChecker } from "../../declarations/index.ts";
+import type { ScriptChecker } from "../../declarations/index.ts";
 import { TOOLSET_ID_PATTERN } from "../../contract/index.ts";
 import type { ToolsetRegistry } from "../../toolsets/index.ts";
 import { STORED_SCRIPT_ID_PATTERN, storedScriptId, type StoredScriptStore } from "../../storage/index.ts";
@@ -17,7 +17,7 @@ import { parseOrThrow } from "../validate.ts";
 
 export interface WorkflowsRouteDeps {
   toolsets: ToolsetRegistry;
-  typeChecker: TypeChecker;
+  typeChecker: ScriptChecker;
   storedScripts: StoredScriptStore;
 }
 

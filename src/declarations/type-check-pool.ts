@@ -1,0 +1,260 @@
+/**
+ * Type-checks scripts on a pool of worker threads, never on the thread that serves requests: a
+ * script's types are written by a model, and the compiler can spend unbounded time and memory on
+ * them. Each check has a deadline and each thread a heap cap; a check past either is abandoned,
+ * its thread ended and replaced, and the caller told why (the API answers 422
+ * `typeCheckTimedOut`). Checks wait in one queue per namespace, and a free thread takes the next
+ * check of the next namespace in turn, so one tenant posting many scripts delays its own checks,
+ * not another's; a namespace whose queue is full is refused at once.
+ *
+ * Answers are remembered here as in each thread (a check is a pure function of its input), so a
+ * script started again with new inputs costs no round trip.
+ */
+import { createHash } from "node:crypto";
+import { Worker } from "node:worker_threads";
+import type { CheckAnswer, CheckRequest } from "./type-check-thread.ts";
+import type { ScriptInspection, TypeCheckInput } from "./type-check.ts";
+
+export interface TypeCheckPoolOptions {
+  /** Threads checking at once. */
+  threads: number;
+  /** Checks one namespace may have waiting; one more is refused. */
+  queuePerNamespace: number;
+  /** How long one check may take on its thread. */
+  deadlineMs: number;
+  /** Each thread's heap cap. */
+  memoryMb: number;
+}
+
+/** A check abandoned: past its deadline, past its thread's heap cap, or its thread died. */
+export class TypeCheckAbandonedError extends Error {
+  override name = "TypeCheckAbandonedError";
+  readonly reason: "deadline" | "memory" | "crashed";
+  constructor(reason: "deadline" | "memory" | "crashed", message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** A namespace with as many checks waiting as it may have. */
+export class TypeCheckQueueFullError extends Error {
+  override name = "TypeCheckQueueFullError";
+}
+
+/** What the API needs of a checker: an answer, in time, for a script of a namespace. */
+export interface ScriptChecker {
+  inspect(input: TypeCheckInput, namespace?: string): Promise<ScriptInspection>;
+}
+
+export interface TypeCheckPool extends ScriptChecker {
+  /** Resolves once every thread has loaded the compiler and checked a first script. */
+  ready(): Promise<void>;
+  /** Ends the threads; checks waiting or under way are refused. */
+  close(): Promise<void>;
+}
+
+interface Job {
+  id: number;
+  namespace: string;
+  input: TypeCheckInput;
+  key: string;
+  resolve(inspection: ScriptInspection): void;
+  reject(error: Error): void;
+}
+
+interface Thread {
+  worker: Worker;
+  started: Promise<void>;
+  /** Ended by an error while no check was waiting: replaced when one comes. */
+  dead?: boolean;
+  job?: Job;
+  deadline?: NodeJS.Timeout;
+}
+
+const MAX_REMEMBERED = 512;
+const THREAD_FILE = new URL("./type-check-thread.ts", import.meta.url);
+
+function answerKey(input: TypeCheckInput): string {
+  return createHash("sha256")
+    .update(input.source)
+    .update("\0")
+    .update(input.declarationsKey)
+    .update("\0")
+    .update(input.declarations)
+    .digest("hex");
+}
+
+const copy = (found: ScriptInspection): ScriptInspection =>
+  found.inputType === undefined
+    ? { diagnostics: found.diagnostics.map((d) => ({ ...d })) }
+    : { diagnostics: found.diagnostics.map((d) => ({ ...d })), inputType: found.inputType };
+
+export function createTypeCheckPool(options: TypeCheckPoolOptions): TypeCheckPool {
+  const remembered = new Map<string, ScriptInspection>();
+  const queues = new Map<string, Job[]>();
+  /** Namespaces with checks waiting, in the order they get the next free thread. */
+  const turn: string[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  const threads: Thread[] = Array.from({ length: Math.max(1, options.threads) }, () => startThread());
+
+  function startThread(): Thread {
+    const worker = new Worker(THREAD_FILE, {
+      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb, maxYoungGenerationSizeMb: 32 },
+      // No --no-node-snapshot and friends: the thread loads only TypeScript.
+      execArgv: ["--disable-warning=ExperimentalWarning"],
+    });
+    worker.unref();
+    const thread: Thread = {
+      worker,
+      started: new Promise<void>((resolve, reject) => {
+        worker.once("message", () => resolve());
+        worker.once("error", reject);
+      }),
+    };
+    thread.started.catch(() => undefined);
+    worker.on("message", (answer: CheckAnswer | { ready: true }) => {
+      if ("ready" in answer) return void dispatch();
+      const job = thread.job;
+      if (!job || job.id !== answer.id) return;
+      finish(thread);
+      if ("error" in answer) job.reject(new Error(`the type-checker failed: ${answer.error}`));
+      else {
+        remember(job.key, answer.inspection);
+        job.resolve(answer.inspection);
+      }
+      dispatch();
+    });
+    worker.on("error", (error: Error & { code?: string }) => {
+      // Dying before it answered anything (a heap cap too small for the compiler itself): the
+      // next waiting check hears why, so no check waits for a thread that can never start.
+      const job = thread.job ?? takeNext();
+      finish(thread);
+      const memory = error.code === "ERR_WORKER_OUT_OF_MEMORY";
+      job?.reject(
+        memory
+          ? new TypeCheckAbandonedError(
+              "memory",
+              `the type-check used more than its ${options.memoryMb} MB of memory and was abandoned`,
+            )
+          : new TypeCheckAbandonedError("crashed", `the type-check's thread failed: ${error.message}`),
+      );
+      // Started again now only for checks waiting; else when the next check comes.
+      if (turn.length > 0) replace(thread);
+      else thread.dead = true;
+    });
+    worker.on("exit", () => {
+      if (thread.job) {
+        const job = thread.job;
+        finish(thread);
+        job.reject(new TypeCheckAbandonedError("crashed", "the type-check's thread ended before it answered"));
+        replace(thread);
+      }
+    });
+    return thread;
+  }
+
+  function finish(thread: Thread): void {
+    if (thread.deadline) clearTimeout(thread.deadline);
+    delete thread.deadline;
+    delete thread.job;
+  }
+
+  function replace(thread: Thread): void {
+    if (closed) return;
+    const index = threads.indexOf(thread);
+    if (index < 0) return;
+    void thread.worker.terminate().catch(() => undefined);
+    threads[index] = startThread();
+  }
+
+  function remember(key: string, inspection: ScriptInspection): void {
+    if (remembered.size >= MAX_REMEMBERED) remembered.delete(remembered.keys().next().value ?? "");
+    remembered.set(key, inspection);
+  }
+
+  /** Hands waiting checks to free threads, one namespace after another. */
+  function dispatch(): void {
+    for (const [index, current] of threads.entries()) {
+      if (current.job || turn.length === 0) continue;
+      if (current.dead) replace(current);
+      const thread = threads[index] ?? current;
+      void thread.started.then(
+        () => {
+          if (thread.job || !threads.includes(thread)) return;
+          const job = takeNext();
+          if (!job) return;
+          thread.job = job;
+          thread.deadline = setTimeout(() => {
+            if (thread.job !== job) return;
+            finish(thread);
+            job.reject(
+              new TypeCheckAbandonedError(
+                "deadline",
+                `the type-check took longer than its ${options.deadlineMs} ms and was abandoned`,
+              ),
+            );
+            replace(thread);
+            dispatch();
+          }, options.deadlineMs);
+          const request: CheckRequest = { id: job.id, input: job.input };
+          thread.worker.postMessage(request);
+        },
+        () => undefined,
+      ); // a thread that failed to start: its error handler told the waiting check
+    }
+  }
+
+  function takeNext(): Job | undefined {
+    const namespace = turn.shift();
+    if (namespace === undefined) return undefined;
+    const queue = queues.get(namespace) ?? [];
+    const job = queue.shift();
+    if (queue.length > 0) turn.push(namespace);
+    else queues.delete(namespace);
+    return job;
+  }
+
+  return {
+    inspect(input, namespace = "default") {
+      const key = answerKey(input);
+      const found = remembered.get(key);
+      if (found) return Promise.resolve(copy(found));
+      if (closed) return Promise.reject(new Error("the type-check pool is closed"));
+      const queue = queues.get(namespace) ?? [];
+      if (queue.length >= options.queuePerNamespace)
+        return Promise.reject(
+          new TypeCheckQueueFullError(
+            `namespace ${namespace} has ${queue.length} scripts waiting to be type-checked, as many as it may; try again shortly`,
+          ),
+        );
+      return new Promise<ScriptInspection>((resolve, reject) => {
+        queue.push({ id: nextId++, namespace, input, key, resolve: (found) => resolve(copy(found)), reject });
+        if (!queues.has(namespace)) {
+          queues.set(namespace, queue);
+          turn.push(namespace);
+        }
+        dispatch();
+      });
+    },
+    async ready() {
+      await Promise.all(threads.map((thread) => thread.started));
+    },
+    async close() {
+      closed = true;
+      for (const queue of queues.values())
+        for (const job of queue) job.reject(new Error("the type-check pool is closed"));
+      queues.clear();
+      turn.length = 0;
+      await Promise.all(
+        threads.map(async (thread) => {
+          const job = thread.job;
+          finish(thread);
+          job?.reject(new Error("the type-check pool is closed"));
+          await thread.worker.terminate().catch(() => undefined);
+        }),
+      );
+    },
+  };
+}
