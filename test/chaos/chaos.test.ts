@@ -25,7 +25,7 @@ describe("chaos", () => {
         kills: 10,
         restartServer: true,
         mcpOutageMs: 3_000,
-        deadlineMs: 150_000,
+        deadlineMs: 240_000,
         stuckAfterMs: 60_000,
         log: (line) => process.stderr.write(`[chaos ${workers}w] ${line}\n`),
       });
@@ -60,6 +60,6 @@ describe("chaos", () => {
         faultsOnNoOpenRun: 0,
       });
     },
-    240_000,
+    330_000,
   );
 });
