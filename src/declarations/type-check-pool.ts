@@ -8,7 +8,8 @@
  * not another's; a namespace whose queue is full is refused at once.
  *
  * Answers are remembered here as in each thread (a check is a pure function of its input), so a
- * script started again with new inputs costs no round trip.
+ * script started again with new inputs costs no round trip, and the same script asked for many
+ * times at once is checked once (a harness starting a fan-out of runs filled a queue otherwise).
  */
 import { createHash } from "node:crypto";
 import { Worker } from "node:worker_threads";
@@ -91,6 +92,7 @@ const copy = (found: ScriptInspection): ScriptInspection =>
 
 export function createTypeCheckPool(options: TypeCheckPoolOptions): TypeCheckPool {
   const remembered = new Map<string, ScriptInspection>();
+  const underWay = new Map<string, Promise<ScriptInspection>>();
   const queues = new Map<string, Job[]>();
   /** Namespaces with checks waiting, in the order they get the next free thread. */
   const turn: string[] = [];
@@ -129,7 +131,7 @@ export function createTypeCheckPool(options: TypeCheckPoolOptions): TypeCheckPoo
     worker.on("error", (error: Error & { code?: string }) => {
       // Dying before it answered anything (a heap cap too small for the compiler itself): the
       // next waiting check hears why, so no check waits for a thread that can never start.
-      const job = thread.job ?? takeNext();
+      const job = thread.job ?? (threads.includes(thread) ? takeNext() : undefined);
       finish(thread);
       const memory = error.code === "ERR_WORKER_OUT_OF_MEMORY";
       job?.reject(
@@ -216,27 +218,37 @@ export function createTypeCheckPool(options: TypeCheckPoolOptions): TypeCheckPoo
     return job;
   }
 
+  function enqueue(input: TypeCheckInput, namespace: string, key: string): Promise<ScriptInspection> {
+    if (closed) return Promise.reject(new Error("the type-check pool is closed"));
+    const queue = queues.get(namespace) ?? [];
+    if (queue.length >= options.queuePerNamespace)
+      return Promise.reject(
+        new TypeCheckQueueFullError(
+          `namespace ${namespace} has ${queue.length} scripts waiting to be type-checked, as many as it may; try again shortly`,
+        ),
+      );
+    return new Promise<ScriptInspection>((resolve, reject) => {
+      queue.push({ id: nextId++, namespace, input, key, resolve, reject });
+      if (!queues.has(namespace)) {
+        queues.set(namespace, queue);
+        turn.push(namespace);
+      }
+      dispatch();
+    });
+  }
+
   return {
     inspect(input, namespace = "default") {
       const key = answerKey(input);
       const found = remembered.get(key);
       if (found) return Promise.resolve(copy(found));
-      if (closed) return Promise.reject(new Error("the type-check pool is closed"));
-      const queue = queues.get(namespace) ?? [];
-      if (queue.length >= options.queuePerNamespace)
-        return Promise.reject(
-          new TypeCheckQueueFullError(
-            `namespace ${namespace} has ${queue.length} scripts waiting to be type-checked, as many as it may; try again shortly`,
-          ),
-        );
-      return new Promise<ScriptInspection>((resolve, reject) => {
-        queue.push({ id: nextId++, namespace, input, key, resolve: (found) => resolve(copy(found)), reject });
-        if (!queues.has(namespace)) {
-          queues.set(namespace, queue);
-          turn.push(namespace);
-        }
-        dispatch();
-      });
+      // The same script started many times at once (a harness fanning out inputs) is one check.
+      const pending = underWay.get(key);
+      if (pending) return pending.then(copy);
+      const check = enqueue(input, namespace, key);
+      underWay.set(key, check);
+      void check.finally(() => underWay.delete(key)).catch(() => undefined);
+      return check.then(copy);
     },
     async ready() {
       await Promise.all(threads.map((thread) => thread.started));

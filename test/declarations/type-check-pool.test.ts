@@ -96,6 +96,10 @@ describe("the type-check pool", () => {
     // The queue holds one: were the repeats not remembered, the second and third would be refused.
     const repeats = await Promise.all([1, 2, 3].map(() => started.inspect(check(SIMPLE), "acme")));
     for (const repeat of repeats) expect(repeat).toEqual(first);
+    // Asked for 40 times at once before any answer: one check, so none waits past the queue of one.
+    const fanned = "export default async (input: { id: string }) => input.id;";
+    const answers = await Promise.all(Array.from({ length: 40 }, () => started.inspect(check(fanned), "acme")));
+    for (const answer of answers) expect(answer).toEqual({ diagnostics: [], inputType: "{ id: string; }" });
   }, 60_000);
 
   it("fails checks with the reason when the heap cap is too small for the compiler", async () => {
