@@ -13,16 +13,21 @@ type N = \`\${D}\${D}\${D}\${D}abcdefghijabcdefghijabcdefghijabcdefghij\`;
 const x: Rev<N> = "1234" as never;
 export default async () => x;`;
 
+const KEY = "type-check-timeout-key";
+/** A namespace of this test's own: the runs list shows no other test's runs. */
+const auth = { authorization: `Bearer ${KEY}` };
 let stack: RewindStack;
 beforeAll(async () => {
-  stack = await startRewindStack({ env: { REWIND_TYPECHECK_TIMEOUT_MS: "1500" } });
+  stack = await startRewindStack({
+    env: { REWIND_TYPECHECK_TIMEOUT_MS: "1500", REWIND_API_KEYS: `${KEY}:type-check-timeout-${Date.now()}` },
+  });
 });
 afterAll(async () => {
   await stack?.stop();
 });
 
 it("answers 422 typeCheckTimedOut at the deadline while /healthz keeps answering, then runs the next script", async () => {
-  const posted = stack.request("POST", "/v1/runs", { script: BOMB });
+  const posted = stack.request("POST", "/v1/runs", { script: BOMB }, auth);
   let slowestHealth = 0;
   let settled = false;
   void posted.finally(() => (settled = true));
@@ -42,11 +47,11 @@ it("answers 422 typeCheckTimedOut at the deadline while /healthz keeps answering
   });
   // Behaviour, not speed: "answers at all while the compiler works", with room for a loaded machine.
   expect(slowestHealth).toBeLessThan(1_000);
-  const runs = await stack.request("GET", "/v1/runs");
+  const runs = await stack.request("GET", "/v1/runs", undefined, auth);
   expect(runs.body["runs"]).toEqual([]);
 
-  const next = await stack.request("POST", "/v1/runs", { script: "export default async () => 42;" });
+  const next = await stack.request("POST", "/v1/runs", { script: "export default async () => 42;" }, auth);
   expect(next.status).toBe(201);
-  const ended = await waitForRun(stack, String(next.body["id"]));
+  const ended = await waitForRun(stack, String(next.body["id"]), 30_000, auth);
   expect(ended.result).toBe(42);
 }, 60_000);
