@@ -11,10 +11,9 @@
  * script started again with new inputs costs no round trip, and the same script asked for many
  * times at once is checked once (a harness starting a fan-out of runs filled a queue otherwise).
  */
-import { createHash } from "node:crypto";
 import { Worker } from "node:worker_threads";
 import type { CheckAnswer, CheckRequest } from "./type-check-thread.ts";
-import type { ScriptInspection, TypeCheckInput } from "./type-check.ts";
+import { answerKey, type ScriptInspection, type TypeCheckInput } from "./type-check.ts";
 
 export interface TypeCheckPoolOptions {
   /** Threads checking at once. */
@@ -74,16 +73,6 @@ interface Thread {
 
 const MAX_REMEMBERED = 512;
 const THREAD_FILE = new URL("./type-check-thread.ts", import.meta.url);
-
-function answerKey(input: TypeCheckInput): string {
-  return createHash("sha256")
-    .update(input.source)
-    .update("\0")
-    .update(input.declarationsKey)
-    .update("\0")
-    .update(input.declarations)
-    .digest("hex");
-}
 
 const copy = (found: ScriptInspection): ScriptInspection =>
   found.inputType === undefined

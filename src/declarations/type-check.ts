@@ -68,6 +68,17 @@ export interface TypeChecker {
   inspect(input: TypeCheckInput): ScriptInspection;
 }
 
+/** What a check's answer is remembered by: it is a pure function of these three texts. */
+export function answerKey(input: TypeCheckInput): string {
+  return createHash("sha256")
+    .update(input.source)
+    .update("\0")
+    .update(input.declarationsKey)
+    .update("\0")
+    .update(input.declarations)
+    .digest("hex");
+}
+
 export function createTypeChecker(): TypeChecker {
   const libs = new Map<string, ts.SourceFile | undefined>();
   const declarationSets = new Map<string, ts.SourceFile>();
@@ -96,14 +107,6 @@ export function createTypeChecker(): TypeChecker {
   }
 
   const remembered = new Map<string, ScriptInspection>();
-  const answerKey = (input: TypeCheckInput) =>
-    createHash("sha256")
-      .update(input.source)
-      .update("\0")
-      .update(input.declarationsKey)
-      .update("\0")
-      .update(input.declarations)
-      .digest("hex");
 
   function inspect(input: TypeCheckInput): ScriptInspection {
     const key = answerKey(input);
