@@ -25,8 +25,8 @@ import {
   type McpPool,
   type McpTaskHandle,
   type McpToolDescriptor,
-  scrub,
-  secretsOf,
+  scrubberFor,
+  type Scrubber,
 } from "../mcp/index.ts";
 import type { SchemaValidator, Sandbox } from "../sandbox/index.ts";
 import type { EndpointResolver } from "../events/index.ts";
@@ -95,14 +95,6 @@ function textOf(content: unknown[]): string {
   return texts.join("\n").slice(0, 2000) || "the tool reported an error";
 }
 
-/** `value` with `clean` applied to every string and key in it. */
-function scrubbed(value: unknown, clean: (text: string) => string): unknown {
-  if (typeof value === "string") return clean(value);
-  if (Array.isArray(value)) return value.map((item) => scrubbed(item, clean));
-  if (typeof value !== "object" || value === null) return value;
-  return Object.fromEntries(Object.entries(value).map(([name, item]) => [clean(name), scrubbed(item, clean)]));
-}
-
 function notesOf(details: unknown): AttemptNotes {
   const task = typeof details === "object" && details !== null ? (details as { task?: unknown }).task : undefined;
   if (typeof task !== "object" || task === null) return {};
@@ -120,8 +112,9 @@ function hooksFor(
   call: CallRef,
   beat: () => void,
   attemptEnded: AbortSignal,
-  clean: (text: string) => string,
+  scrub: Scrubber,
 ): McpCallHooks {
+  const clean = scrub.text;
   return {
     onProgress(progress) {
       beat();
@@ -134,7 +127,7 @@ function hooksFor(
       if (!deps.callReports) return Promise.reject(new Error("this worker can't put questions to the harness"));
       const asked = {
         message: clean(request.message),
-        requestedSchema: scrubbed(request.requestedSchema, clean) as Record<string, unknown>,
+        requestedSchema: scrub.value(request.requestedSchema),
       };
       return deps.callReports.askInput(call, asked, AbortSignal.any([signal, attemptEnded]));
     },
@@ -221,8 +214,10 @@ export function createCallMcpTool(deps: McpCallDeps) {
     const { scope, headers, revisions } = await deps.credentials.resolve(input.credentials, input.server);
     /** Whose credentials the server saw, for the journal: a scope's name, never its values. */
     const usedScope = scope ? { credentials: scope } : {};
-    const secrets = secretsOf(headers, input.url);
-    const clean = (text: string) => scrub(text, secrets);
+    // The connection scrubs what the server sends (listings, results, progress, questions,
+    // errors); the activity scrubs again what it quotes of them, with the same pieces.
+    const scrubber = scrubberFor(headers, input.url);
+    const clean = scrubber.text;
     const { poolKey, sharedKey } = sessionKeys(input.credentials.namespace, input.runId, input.url, headers);
     const notes: AttemptNotes = notesOf(context.info.heartbeatDetails);
     const beat = () => context.heartbeat(notes);
@@ -279,7 +274,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
         timeoutMs: input.timeoutMs,
         signal: context.cancellationSignal,
         hooks: {
-          ...hooksFor(deps, call, beat, attemptEnded.signal, clean),
+          ...hooksFor(deps, call, beat, attemptEnded.signal, scrubber),
           onSent: (exchange) => span?.annotate(exchangeAttributes(exchange)),
         },
         ...(asTask
@@ -300,7 +295,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
       // A result with isError is the tool's own failure: `tool_error`, as the MCP conventions say.
       errorType = outcome.isError ? "tool_error" : undefined;
       if (outcome.isError) {
-        const content = JSON.parse(clean(JSON.stringify(outcome.content))) as unknown[];
+        const content = outcome.content;
         return {
           ok: false,
           error: {
@@ -312,11 +307,8 @@ export function createCallMcpTool(deps: McpCallDeps) {
           ...usedScope,
         };
       }
-      // A server may echo what it was sent: the credentials are scrubbed from results too.
-      const value =
-        secrets.length === 0
-          ? resultValue(outcome, input.runtimeVersion)
-          : scrubbed(resultValue(outcome, input.runtimeVersion), clean);
+      // A server may echo what it was sent: the connection scrubbed the result of the credentials.
+      const value = resultValue(outcome, input.runtimeVersion);
       // Serialized once: for the size, and for the isolate if a speculative step feeds it.
       const valueJson = JSON.stringify(value) ?? "null";
       const bytes = Buffer.byteLength(valueJson);

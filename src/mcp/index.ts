@@ -19,4 +19,4 @@ export type {
   McpToolDescriptor,
 } from "./mcp-types.ts";
 export { resultValue } from "./result-value.ts";
-export { scrub, secretsOf } from "./mcp-errors.ts";
+export { REDACTED, createScrubber, scrubberFor, secretPartsOf, type Scrubber } from "./secret-scrubber.ts";

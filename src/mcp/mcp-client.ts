@@ -30,7 +30,8 @@ import type { TargetPolicy } from "../http-tool/index.ts";
 import { CallSlots, callScope } from "./call-slots.ts";
 import { createObservedFetch, type ConnectionObservations } from "./http-observer.ts";
 import { callError, connectError, type FailureContext } from "./mcp-failures.ts";
-import { McpCallError, McpConnectError, describeUrl, secretsOf } from "./mcp-errors.ts";
+import { McpCallError, McpConnectError, describeUrl } from "./mcp-errors.ts";
+import { scrubberFor } from "./secret-scrubber.ts";
 import type {
   McpCallHooks,
   McpCallOutcome,
@@ -211,7 +212,7 @@ async function open(
     if (!slot?.hooks.onElicitation)
       throw new McpError(ErrorCode.InvalidRequest, "no tool call of this session is waiting for an answer");
     return await slot.hooks.onElicitation(
-      { message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> },
+      scrubber.value({ message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> }),
       extra.signal,
     );
   });
@@ -227,9 +228,11 @@ async function open(
   });
   // Stream noise (a closed stream, an unknown response id) also reaches the request it concerns.
   client.onerror = () => undefined;
+  // Everything the server sends is scrubbed of the credentials it was sent, here where it arrives.
+  const scrubber = scrubberFor(options.headers, options.url);
   const context: FailureContext = {
     where,
-    secrets: secretsOf(options.headers, options.url),
+    scrubber,
     observations,
     boundMs,
     hasSession: () => transport.sessionId !== undefined,
@@ -260,7 +263,7 @@ async function open(
       ).catch((error: unknown) => {
         throw connectError(error, listContext, "list");
       });
-      tools.push(...page.tools.map(describeTool));
+      tools.push(...page.tools.map((tool) => scrubber.value(describeTool(tool))));
       cursor = page.nextCursor ?? undefined;
       if (cursor !== undefined && cursors.has(cursor))
         throw new McpConnectError("protocol", `${where} repeated the tools/list cursor "${cursor.slice(0, 40)}"`, {
@@ -291,7 +294,7 @@ async function open(
                   onProgress({
                     progress: p.progress,
                     ...(p.total === undefined ? {} : { total: p.total }),
-                    ...(p.message === undefined ? {} : { message: p.message }),
+                    ...(p.message === undefined ? {} : { message: scrubber.text(p.message) }),
                   }),
               }
             : {}),
@@ -346,7 +349,7 @@ async function open(
     callTool: (parts) =>
       bounded(parts, async (deadline) => {
         const params = { name: parts.name, arguments: asArguments(parts.arguments), _meta: parts.meta };
-        return outcomeOf(await send(deadline, parts, "tools/call", params, CallResult));
+        return scrubber.value(outcomeOf(await send(deadline, parts, "tools/call", params, CallResult)));
       }),
     startTask: (parts) =>
       bounded(parts, async (deadline) => {
@@ -354,13 +357,15 @@ async function open(
         const created = await send(deadline, parts, "tools/call", params, CreatedTask, {
           task: parts.ttlMs === undefined ? {} : { ttl: parts.ttlMs },
         });
-        return created.task;
+        return scrubber.value(created.task);
       }),
     getTask: (taskId, options) =>
-      bounded(options, (deadline) => send(deadline, options, "tasks/get", { taskId }, TaskState)),
+      bounded(options, async (deadline) =>
+        scrubber.value(await send(deadline, options, "tasks/get", { taskId }, TaskState)),
+      ),
     taskResult: (taskId, options) =>
       bounded(options, async (deadline) =>
-        outcomeOf(await send(deadline, options, "tasks/result", { taskId }, CallResult)),
+        scrubber.value(outcomeOf(await send(deadline, options, "tasks/result", { taskId }, CallResult))),
       ),
     cancelTask: (taskId, options) =>
       bounded(options, async (deadline) => {

@@ -129,35 +129,6 @@ export function describeUrl(url: string): string {
   }
 }
 
-/**
- * What must never appear in an error message: header values (and each long word of one, e.g. a
- * bearer token), and the userinfo and query of the URL (fetch errors quote the URL they got).
- */
-export function secretsOf(headers: Record<string, string> | undefined, url: string): string[] {
-  const secrets = new Set<string>();
-  const add = (value: string) => {
-    if (value.length >= 4) secrets.add(value);
-  };
-  for (const value of Object.values(headers ?? {})) {
-    add(value);
-    for (const word of value.split(/\s+/)) if (word.length >= 8) secrets.add(word);
-  }
-  if (URL.canParse(url)) {
-    const parsed = new URL(url);
-    for (const part of [parsed.username, parsed.password, parsed.search.slice(1), decodeURIComponent(parsed.password)])
-      add(part);
-    for (const value of parsed.searchParams.values()) add(value);
-  }
-  return [...secrets].sort((a, b) => b.length - a.length);
-}
-
-/** Replaces every secret in `text`. */
-export function scrub(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of secrets) result = result.split(secret).join("[redacted]");
-  return result;
-}
-
 /** The `scope` a Bearer challenge names (RFC 6750 §3), if any. */
 export function scopeAskedIn(wwwAuthenticate: string | undefined): string | undefined {
   const match = wwwAuthenticate === undefined ? null : /scope\s*=\s*"([^"]*)"/i.exec(wwwAuthenticate);

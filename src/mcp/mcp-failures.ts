@@ -7,14 +7,15 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { targetRefusalIn } from "../http-tool/index.ts";
 import type { ConnectionObservations, HttpRefusal } from "./http-observer.ts";
-import { McpCallError, McpConnectError, saysInsufficientScope, scopeAskedIn, scrub } from "./mcp-errors.ts";
+import { McpCallError, McpConnectError, saysInsufficientScope, scopeAskedIn } from "./mcp-errors.ts";
+import type { Scrubber } from "./secret-scrubber.ts";
 import { WatchedFailure } from "./request-watch.ts";
 
 export interface FailureContext {
   /** The server, as origin + path. */
   where: string;
-  /** From `secretsOf`: never to appear in a message. */
-  secrets: readonly string[];
+  /** Takes the credentials the request carried out of every text of the server's it quotes. */
+  scrubber: Scrubber;
   observations: ConnectionObservations;
   boundMs: number;
   hasSession(): boolean;
@@ -81,7 +82,7 @@ export function connectError(failure: unknown, context: FailureContext, phase: "
   if (failure instanceof McpConnectError) return failure;
   const { where } = context;
   const url = { url: where };
-  const clean = (text: string) => scrub(text, context.secrets);
+  const clean = context.scrubber.text;
   const watched = failure instanceof WatchedFailure ? failure : undefined;
   const error = watched ? watched.error : failure;
   if (watched?.cancelled)
@@ -144,7 +145,7 @@ function refusedConnect(refusal: HttpRefusal, context: FailureContext, phase: "c
     return new McpConnectError(
       "forbidden",
       `${where} forbade the request (HTTP 403${insufficientScope ? ", insufficient scope" : ""})`,
-      { url: where, status, insufficientScope, ...scopeOf(refusal.wwwAuthenticate) },
+      { url: where, status, insufficientScope, ...scopeOf(refusal.wwwAuthenticate, context.scrubber.text) },
     );
   }
   if (phase === "list" && forgetsSession(refusal, context.hasSession())) {
@@ -162,7 +163,7 @@ function refusedConnect(refusal: HttpRefusal, context: FailureContext, phase: "c
 /** Failure of a tools/call request on an open connection. */
 export function callError(failure: unknown, context: FailureContext): McpCallError {
   const { where } = context;
-  const clean = (text: string) => scrub(text, context.secrets);
+  const clean = context.scrubber.text;
   if (!(failure instanceof WatchedFailure)) {
     // Only argument checks fail before anything is sent.
     return new McpCallError("toolError", clean(messageOf(failure)), {
@@ -244,7 +245,7 @@ function refusedCall(refusal: HttpRefusal, context: FailureContext): McpCallErro
     return new McpCallError(
       "forbidden",
       `${where} forbade the call (HTTP 403${insufficientScope ? ", insufficient scope" : ""})`,
-      { url: where, status, insufficientScope, outcomeUnknown: false, ...scopeOf(refusal.wwwAuthenticate) },
+      { url: where, status, insufficientScope, outcomeUnknown: false, ...scopeOf(refusal.wwwAuthenticate, context.scrubber.text) },
     );
   }
   if (forgetsSession(refusal, context.hasSession())) {
@@ -265,7 +266,7 @@ function refusedCall(refusal: HttpRefusal, context: FailureContext): McpCallErro
     });
   const rpc = jsonRpcError(refusal);
   const detail = rpc
-    ? `JSON-RPC error ${rpc.code}: ${scrub(serverText(rpc.message), context.secrets)}`
+    ? `JSON-RPC error ${rpc.code}: ${context.scrubber.text(serverText(rpc.message))}`
     : `HTTP ${status}`;
   return new McpCallError("toolError", `${where} refused the call (${detail})`, {
     url: where,
@@ -275,7 +276,8 @@ function refusedCall(refusal: HttpRefusal, context: FailureContext): McpCallErro
   });
 }
 
-function scopeOf(wwwAuthenticate: string | undefined): { scopeAsked?: string } {
+/** The scope a challenge asks for, scrubbed: a server may quote the refused token in it. */
+function scopeOf(wwwAuthenticate: string | undefined, clean: (text: string) => string): { scopeAsked?: string } {
   const scope = scopeAskedIn(wwwAuthenticate);
-  return scope === undefined ? {} : { scopeAsked: scope };
+  return scope === undefined ? {} : { scopeAsked: clean(scope) };
 }

@@ -1,9 +1,12 @@
 /**
  * A canary credential written at each scope — the toolset's at registration and by PUT, an end
  * user's, a run's own at start and renewed, a fork's — and one refused at registration, each
- * sent to a server that echoes what it received: in a 401's body and challenge, a 403's scope,
- * a tool result, an `isError` result, a JSON-RPC error, a progress message and a question
- * (elicitation). No canary may appear in clear in any Temporal history of the stack's task queue
+ * sent to a server that echoes what it received: in its tool listing (descriptions, schemas,
+ * annotations) at registration and after a schema change, a 401's body and challenge, a 403's
+ * scope, a tool result and its structuredContent, an `isError` result, a JSON-RPC error, a
+ * progress message and a question (elicitation). Each credential set carries canaries a server
+ * quotes in part, not whole: a cookie's value, the password of a Basic header, a quoted
+ * auth-param — each a canary of its own, so scrubbing the whole value would not hide it. No canary may appear in clear in any Temporal history of the stack's task queue
  * (runs, the toolset's credentials workflow, event deliveries), a journal, a cassette, an API
  * answer, a delivered event, a span or a log line (the API's, and the Temporal SDK's at DEBUG).
  * Each place is first shown to hold what it should (the sealed credentials, the calls, the
@@ -45,9 +48,36 @@ const CANARY = Object.fromEntries(SCOPES.map((scope) => [scope, `canary-${scope}
   Scope,
   string
 >;
-/** A credential set carrying a canary in an Authorization header and in a header of its own. */
+/** Canaries a header carries as a part: a cookie's value, Basic's password, a quoted auth-param. */
+const PART_CANARY = Object.fromEntries(
+  SCOPES.map((scope) => [
+    scope,
+    {
+      sid: `canary-${scope}-sid-${randomUUID()}`,
+      password: `canary-${scope}-pw-${randomUUID()}`,
+      token: `canary-${scope}-tok-${randomUUID()}`,
+    },
+  ]),
+) as Record<Scope, { sid: string; password: string; token: string }>;
+/** Every canary of a scope. */
+const canariesOf = (scope: Scope) => [CANARY[scope], ...Object.values(PART_CANARY[scope])];
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+/**
+ * A credential set carrying a canary in an Authorization header and in a header of its own, and
+ * the part canaries in a cookie, a Basic header and a `Token token="…"` header.
+ */
 const credentialsOf = (scope: Scope) => ({
-  mcpServers: { svc: { headers: { authorization: `Bearer ${CANARY[scope]}`, "x-api-key": CANARY[scope] } } },
+  mcpServers: {
+    svc: {
+      headers: {
+        authorization: `Bearer ${CANARY[scope]}`,
+        "x-api-key": CANARY[scope],
+        cookie: `theme=dark; sid=${PART_CANARY[scope].sid}`,
+        "x-basic": basic("svc-user", PART_CANARY[scope].password),
+        "x-token": `Token token="${PART_CANARY[scope].token}", realm="svc"`,
+      },
+    },
+  },
 });
 
 const key = `canary-key-${randomUUID()}`;
@@ -69,6 +99,8 @@ let stack: RewindStack;
 let server: TestMcpServer;
 let receiver: EventReceiver;
 let toolset = "";
+/** The run parked by the schema change (not among `runs`: it fails, rejected). */
+let schemaChangeRun = "";
 /** Every API answer, for the search. */
 const answers: string[] = [];
 /** The runs made, by the scope whose canary they were started with. */
@@ -84,10 +116,40 @@ async function request(method: string, route: string, body?: unknown): Promise<{
   return answer;
 }
 
+/** What the server quotes back of the headers it got: two whole, three in part. */
 const headersOf = (headers: HeaderMap) => ({
   authorization: headers.authorization ?? null,
   apiKey: headers["x-api-key"] ?? null,
+  sid: /sid=([^;]+)/.exec(headers.cookie ?? "")?.[1] ?? null,
+  password: Buffer.from((headers["x-basic"] ?? "").replace(/^Basic /, ""), "base64").toString().split(":")[1] ?? null,
+  token: /token="([^"]*)"/.exec(headers["x-token"] ?? "")?.[1] ?? null,
 });
+/** `headersOf` once scrubbed. */
+const REDACTED_HEADERS = {
+  authorization: "[redacted]",
+  apiKey: "[redacted]",
+  sid: "[redacted]",
+  password: "[redacted]",
+  token: "[redacted]",
+};
+
+/** A listing that quotes the headers of the request it answers: in descriptions, schemas, annotations. */
+function quotingListing(tools: TestToolDefinition[], headers: HeaderMap): TestToolDefinition[] {
+  const quoted = headersOf(headers);
+  return tools.map((tool) => ({
+    ...tool,
+    description: `${tool.description ?? tool.name} (for ${String(quoted.authorization)}, sid ${String(quoted.sid)})`,
+    inputSchema: {
+      ...tool.inputSchema,
+      description: `password ${String(quoted.password)}`,
+      properties: {
+        ...((tool.inputSchema["properties"] as Record<string, unknown> | undefined) ?? {}),
+        as: { type: "string", description: `token ${String(quoted.token)}`, default: String(quoted.apiKey) },
+      },
+    },
+    annotations: { title: `${tool.name} as ${String(quoted.sid)}` },
+  }));
+}
 
 /** The gate in front of the server: refusals that quote the refused headers back. */
 function gate(info: RequestInfo) {
@@ -99,7 +161,7 @@ function gate(info: RequestInfo) {
     return {
       status: 403,
       headers: {
-        "www-authenticate": `Bearer error="insufficient_scope", scope="admin ${authorization}"`,
+        "www-authenticate": `Bearer error="insufficient_scope", scope="admin ${String(headersOf(info.headers).token)}"`,
         "content-type": "application/json",
       },
       body,
@@ -168,7 +230,7 @@ beforeAll(async () => {
   // Before the stack's own (ERROR, to the console): the runtime is installed once per process.
   installTemporalRuntime(logger, "DEBUG");
   stack = await startRewindStack({ env: { REWIND_API_KEYS: `${key}:${namespace}` }, spanExporter: exporter, logger });
-  server = await startMcpServer({ tools: REFLECTING, intercept: gate });
+  server = await startMcpServer({ tools: REFLECTING, intercept: gate, listedFor: quotingListing });
   receiver = await startEventReceiver();
   const endpoint = await request("PUT", "/v1/events/endpoint", { url: receiver.url });
   receiver.setSecret(String(endpoint.body["secret"]));
@@ -228,6 +290,14 @@ describe("a canary credential at each scope", () => {
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
     toolset = String(registered.body.id);
     expect(received).toContain(`Bearer ${CANARY.toolsetRegistration}`);
+    // The listing quoted the credentials; the toolset pins it with them taken out.
+    const pinned = await request("GET", `/v1/toolsets/${toolset}`);
+    expect(JSON.stringify(pinned.body)).toContain("(for [redacted], sid [redacted])");
+    expect(JSON.stringify(pinned.body)).toContain("token [redacted]");
+    expect(JSON.stringify(pinned.body)).toContain("password [redacted]");
+    const declarations = await (await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations`, { headers: auth })).text();
+    answers.push(declarations);
+    expect(declarations).toContain("(for [redacted], sid [redacted])");
   });
 
   it("toolset: the registration's expires (a 401 parks the call), the one PUT resumes it", async () => {
@@ -274,13 +344,44 @@ describe("a canary credential at each scope", () => {
     expect((await request("POST", `/v1/runs/${runs.fork}/calls/1/resume`)).status).toBe(200);
     await completedWith(runs.fork, "fork");
   });
+
+  it("schema change: the changed listing quotes the credentials, and the parked call shows it scrubbed", async () => {
+    const required = { type: "object", properties: { message: { type: "string" }, project: { type: "string" } } };
+    server.setTools(
+      REFLECTING.map((tool) =>
+        tool.name === "whoami" ? { ...tool, inputSchema: { ...required, required: ["message", "project"] } } : tool,
+      ),
+    );
+    await server.notifyToolsChanged();
+    await server.dropSessions();
+    const id = await start({ toolset, script: SCRIPT("schemaChange") });
+    schemaChangeRun = id;
+    const parked = await waitFor(
+      `run ${id} to park its first call for the schema change`,
+      async () => {
+        const view = await request("GET", `/v1/runs/${id}`);
+        const calls = view.body["parked"] as { seq: number; reason: string; details: unknown }[] | undefined;
+        return calls?.find((c) => c.reason === "schemaChanged");
+      },
+      { timeoutMs: 30_000 },
+    );
+    const current = JSON.stringify(parked.details);
+    expect(current).toContain("token [redacted]");
+    expect(current).toContain("password [redacted]");
+    expect(current).toContain('"required":["message","project"]');
+    expect((await request("POST", `/v1/runs/${id}/calls/1/reject`, { reason: "the schema changed" })).status).toBe(200);
+    const ended = await waitForRun(stack, id, 30_000, auth);
+    answers.push(JSON.stringify(ended));
+    expect(ended.status, JSON.stringify(ended)).toBe("failed");
+    server.setTools(REFLECTING);
+  });
 });
 
 type Place = { where: string; text: string };
 /** `scope → where` for every canary found in clear. */
 const leaksIn = (places: Place[]) =>
   places.flatMap(({ where, text: found }) =>
-    SCOPES.filter((s) => found.includes(CANARY[s])).map((s) => `${s} → ${where}`),
+    SCOPES.flatMap((s) => canariesOf(s).filter((canary) => found.includes(canary)).map((c) => `${c} → ${where}`)),
   );
 const runIds = () => Object.values(runs);
 
@@ -288,6 +389,7 @@ describe("no canary is anywhere but the MCP connection", () => {
   it("in any Temporal history of the task queue: runs, the credentials workflow, event deliveries", async () => {
     const expected = [
       ...runIds(),
+      schemaChangeRun,
       credentialsWorkflowId(namespace, toolset),
       ...receiver.events.map((e) => `event/${e.id}`),
     ];
@@ -333,7 +435,7 @@ describe("no canary is anywhere but the MCP connection", () => {
       ]);
       // Every echo arrived, scrubbed: the result, the progress, the question, both errors.
       const [, reflected, toolError, rpcError] = entries;
-      expect(reflected?.result).toEqual({ authorization: "[redacted]", apiKey: "[redacted]" });
+      expect(reflected?.result).toEqual(REDACTED_HEADERS);
       expect(reflected?.progress?.message).toBe("working for [redacted]");
       expect(reflected?.inputs?.[0]).toMatchObject({ message: "Go on as [redacted]?" });
       expect(toolError?.error?.message).toContain('"authorization":"[redacted]"');
@@ -343,7 +445,7 @@ describe("no canary is anywhere but the MCP connection", () => {
       const view = await request("GET", `/v1/runs/${id}`);
       expect(view.body.status).toBe("completed");
       // What the script got back from `reflect`, and returned.
-      expect(view.body.result).toContainEqual({ authorization: "[redacted]", apiKey: "[redacted]" });
+      expect(view.body.result).toContainEqual(REDACTED_HEADERS);
       places.push(
         { where: `journal of ${id}`, text: await textOf(journal.body) },
         { where: `cassette of ${id}`, text: await textOf(cassette.body) },

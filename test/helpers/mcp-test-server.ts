@@ -92,6 +92,8 @@ export interface StartMcpServerOptions {
    * 400 "No valid session ID provided" as the reference server and the SDK's examples do.
    */
   unknownSessionStatus?: 400 | 404;
+  /** What tools/list answers a request with these headers (default: the tools as they are), e.g. a server that quotes them. */
+  listedFor?: (tools: TestToolDefinition[], headers: HeaderMap) => TestToolDefinition[];
   /** Offer `tools.listChanged` (default true). */
   announcesToolChanges?: boolean;
 }
@@ -138,7 +140,7 @@ function send(res: ServerResponse, response: CannedResponse): void {
 }
 
 export async function startMcpServer(options: StartMcpServerOptions): Promise<TestMcpServer> {
-  let tools = options.tools;
+  let currentTools = options.tools;
   const calls: RecordedCall[] = [];
   const stats = { initializeRequests: 0, sessionsOpened: 0, sessionsDeleted: 0 };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
@@ -157,7 +159,10 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
     server.onclose = () => {
       servers.delete(server);
     };
-    server.setRequestHandler(ListToolsRequestSchema, (request) => {
+    server.setRequestHandler(ListToolsRequestSchema, (request, extra) => {
+      const tools = options.listedFor
+        ? options.listedFor(currentTools, (extra.requestInfo?.headers ?? {}) as HeaderMap)
+        : currentTools;
       const start = Number(request.params?.cursor ?? "0");
       if (!Number.isInteger(start) || start < 0 || start > tools.length)
         throw new McpError(ErrorCode.InvalidParams, "invalid cursor");
@@ -167,7 +172,7 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
       return end < tools.length ? { tools: page, nextCursor: String(end) } : { tools: page };
     });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const tool = tools.find((t) => t.name === request.params.name);
+      const tool = currentTools.find((t) => t.name === request.params.name);
       const headers = (extra.requestInfo?.headers ?? {}) as HeaderMap;
       const meta = (request.params._meta ?? {}) as Record<string, unknown>;
       const args = request.params.arguments ?? {};
@@ -320,7 +325,7 @@ export async function startMcpServer(options: StartMcpServerOptions): Promise<Te
     stats,
     asked,
     setTools(next) {
-      tools = next;
+      currentTools = next;
     },
     dropSessions,
     async notifyToolsChanged() {
