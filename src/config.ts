@@ -45,7 +45,7 @@ export interface Config {
     codecCorsOrigins: string[] | undefined;
     /**
      * Type-checks run on a pool of worker threads, never on the API's: REWIND_TYPECHECK_THREADS
-     * (default 1), REWIND_TYPECHECK_QUEUE (checks one namespace may have waiting, default 64),
+     * (default 2; one namespace holds at most all but one), REWIND_TYPECHECK_QUEUE (checks one namespace may have waiting, default 64),
      * REWIND_TYPECHECK_TIMEOUT_MS (one check's deadline, default 10 000) and
      * REWIND_TYPECHECK_MEMORY_MB (each thread's heap cap, default 512).
      */
@@ -486,7 +486,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       publicUrlSet: Boolean(env["REWIND_PUBLIC_URL"]),
       codecCorsOrigins: codecCorsOrigins(env["REWIND_CODEC_CORS_ORIGINS"]),
       typeCheck: {
-        threads: integer(env, "REWIND_TYPECHECK_THREADS", 1, 1, 64),
+        threads: integer(env, "REWIND_TYPECHECK_THREADS", 2, 1, 64),
         queuePerNamespace: integer(env, "REWIND_TYPECHECK_QUEUE", 64, 1, 10_000),
         deadlineMs: integer(env, "REWIND_TYPECHECK_TIMEOUT_MS", 10_000, 100, 600_000),
         memoryMb: integer(env, "REWIND_TYPECHECK_MEMORY_MB", 512, 64, 16_384),

@@ -5,7 +5,8 @@
  * its thread ended and replaced, and the caller told why (the API answers 422
  * `typeCheckTimedOut`). Checks wait in one queue per namespace, and a free thread takes the next
  * check of the next namespace in turn, so one tenant posting many scripts delays its own checks,
- * not another's; a namespace whose queue is full is refused at once.
+ * not another's; no namespace holds every thread of a pool of two or more, and a namespace whose
+ * queue is full is refused at once.
  *
  * Answers are remembered here as in each thread (a check is a pure function of its input), so a
  * script started again with new inputs costs no round trip, and the same script asked for many
@@ -197,8 +198,17 @@ export function createTypeCheckPool(options: TypeCheckPoolOptions): TypeCheckPoo
     }
   }
 
+  /**
+   * The next check of the next namespace in turn that holds fewer threads than it may: all but
+   * one (all of a one-thread pool), so a namespace whose checks run to their deadline always
+   * leaves a thread to the others.
+   */
   function takeNext(): Job | undefined {
-    const namespace = turn.shift();
+    const mayHold = Math.max(1, threads.length - 1);
+    const holding = (namespace: string) => threads.filter((thread) => thread.job?.namespace === namespace).length;
+    const index = turn.findIndex((namespace) => holding(namespace) < mayHold);
+    if (index < 0) return undefined;
+    const [namespace] = turn.splice(index, 1);
     if (namespace === undefined) return undefined;
     const queue = queues.get(namespace) ?? [];
     const job = queue.shift();

@@ -7,8 +7,12 @@
  * pacer lets them run in slices of `sliceMs`, yielding to the event loop between slices, and
  * goes back to async entries for the rest of the replay once `heavyEntries` entries took
  * `heavyEntryMs` of CPU each (a script that computes much per completion gains nothing from the
- * shortcut; one slow entry alone may be a garbage collection).
+ * shortcut; one slow entry alone may be a garbage collection). No synchronous entry holds the
+ * loop past `capMs`: one that would is stopped, and the replay is made again from the start with
+ * async entries only (the script is deterministic, so it replays to the same state).
  */
+import { threadCpuMs } from "./isolate.ts";
+
 
 export interface PacerOptions {
   /** Synchronous work between two yields to the event loop, in ms. */
@@ -17,26 +21,17 @@ export interface PacerOptions {
   heavyEntryMs: number;
   /** Heavy entries that end synchronous entries for the rest of the replay. */
   heavyEntries: number;
+  /** Wall time past which a synchronous entry is stopped (and the replay made again), in ms. */
+  capMs: number;
+  /** False: every entry on isolated-vm's threads, from the first (a replay made again after a cut). */
+  synchronous?: boolean;
 }
 
-export const DEFAULT_PACING: PacerOptions = { sliceMs: 10, heavyEntryMs: 50, heavyEntries: 2 };
-
-/**
- * CPU time of this thread, in ms, where Node has it (22 does not): an entry's own cost, which a
- * busy machine does not stretch. isolated-vm's count of the isolate's CPU time, the fallback,
- * now and then reads as the entry's wall time.
- */
-const threadCpuMs: (() => number) | undefined =
-  "threadCpuUsage" in process
-    ? () => {
-        const { user, system } = process.threadCpuUsage();
-        return (user + system) / 1000;
-      }
-    : undefined;
+export const DEFAULT_PACING: PacerOptions = { sliceMs: 10, heavyEntryMs: 50, heavyEntries: 2, capMs: 100 };
 
 export class ReplayPacer {
   private sliceStart = performance.now();
-  private synchronous = true;
+  private synchronous: boolean;
   private heavy = 0;
   private readonly options: PacerOptions;
   private readonly clock: (() => number) | undefined;
@@ -45,6 +40,12 @@ export class ReplayPacer {
   constructor(options: PacerOptions = DEFAULT_PACING, clock: (() => number) | undefined = threadCpuMs) {
     this.options = options;
     this.clock = clock;
+    this.synchronous = options.synchronous ?? true;
+  }
+
+  /** See {@link PacerOptions.capMs}. */
+  get capMs(): number {
+    return this.options.capMs;
   }
 
   /** Whether the next entry may run on the calling thread. */

@@ -5,8 +5,9 @@
  * step asks the workflow for a cold start and replays the script from its journal. A session
  * that hit a limit or settled is dropped. `speculate` lets the activity that finished a call
  * feed it at once, and hand the step back with the call's result (a `SpeculativeStep`). A new
- * session's isolate comes from a pool built while no step runs (isolate-pool.ts); a cold replay
- * enters it on this thread, in slices that let the event loop run (replay-pacer.ts).
+ * session's isolate comes from a pool built while no step runs (isolate-pool.ts). Warm steps
+ * enter the isolate on isolated-vm's threads; a cold replay enters it on this thread, in slices
+ * that let the event loop run, each entry cut short of holding it long (replay-pacer.ts).
  */
 import type {
   CallEvent,
@@ -20,8 +21,9 @@ import type {
 import type { SchemaValidator } from "./call-gate.ts";
 import { ScriptLoadError } from "./isolate.ts";
 import { createIsolatePool } from "./isolate-pool.ts";
-import { ReplayPacer } from "./replay-pacer.ts";
-import { ScriptSession } from "./script-session.ts";
+import type { IsolateShell } from "./isolate-shell.ts";
+import { DEFAULT_PACING, ReplayPacer } from "./replay-pacer.ts";
+import { ScriptSession, SyncEntryCut } from "./script-session.ts";
 import { RUNTIME_VERSION_ERROR_TYPE, SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/index.ts";
 import type { StepMetrics } from "../metrics/index.ts";
 
@@ -168,6 +170,23 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     const version = runtimeVersionOf(cold);
     // A run started by a newer release, reaching an older worker: another worker must take it.
     if (version > SANDBOX_RUNTIME_VERSION) throw new RuntimeVersionError(version);
+    try {
+      return await replayed(runId, cold, version, await pool.take(), true);
+    } catch (error) {
+      if (!(error instanceof SyncEntryCut)) throw error;
+      // An entry too long for this thread: the same replay, every entry on isolated-vm's threads.
+      return await replayed(runId, cold, version, undefined, false);
+    }
+  }
+
+  /** A new session of the run, started and fed its journal: a script's fault, or the session. */
+  async function replayed(
+    runId: string,
+    cold: ColdStart,
+    version: number,
+    shell: IsolateShell | undefined,
+    synchronous: boolean,
+  ): Promise<ScriptSession | ScriptError> {
     let session: ScriptSession;
     try {
       session = await ScriptSession.create({
@@ -180,19 +199,19 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         memoryMb: options.memoryMb,
         cpuMsPerStep: options.cpuMsPerStep,
         validate: options.validate,
-        shell: await pool.take(),
+        shell,
       });
     } catch (error) {
       if (error instanceof ScriptLoadError) return { name: "SyntaxError", message: error.message };
       throw error;
     }
     session.beginStep();
-    const fault = (await session.start(cold.input)) ?? (await replay(session, cold));
+    const pacer = new ReplayPacer({ ...DEFAULT_PACING, synchronous });
+    const fault = (await session.start(cold.input)) ?? (await replay(session, cold, pacer));
     return fault ?? session;
   }
 
-  async function replay(session: ScriptSession, cold: ColdStart): Promise<ScriptError | undefined> {
-    const pacer = new ReplayPacer();
+  async function replay(session: ScriptSession, cold: ColdStart, pacer: ReplayPacer): Promise<ScriptError | undefined> {
     for (const batch of cold.history) {
       // Each batch of the past gets the budget of the step it was first fed in.
       session.resetBudget();

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import type { CallEvent, EventBatch, IssuedCall, ToolErrorData, PinnedToolset } from "../shared/index.ts";
 import { BUILTIN_TOOLS, EMPTY_CHAIN, batchChain, type ScriptError } from "../shared/index.ts";
 import { createCallGate, type GateVerdict, type SchemaValidator } from "./call-gate.ts";
-import { createScriptIsolate, type IsolateFault, type ScriptIsolate } from "./isolate.ts";
+import { createScriptIsolate, type EntryBudget, type IsolateFault, type ScriptIsolate } from "./isolate.ts";
 import type { IsolateShell } from "./isolate-shell.ts";
 import type { ReplayPacer } from "./replay-pacer.ts";
 import { toolsModuleSource } from "./module-sources.ts";
@@ -98,8 +98,20 @@ function isLongWait(tool: string, args: unknown): boolean {
   return typeof args.ms === "number" && args.ms >= LONG_WAIT_MS;
 }
 
-/** CPU time past which a warm step's entry no longer runs on the calling thread, in ms. */
-const LIGHT_ENTRY_MS = 2;
+/**
+ * The wall-time backstop of an entry, per ms of CPU time it may still use: it stops only a
+ * script a machine this busy could not give its CPU; the limit itself is CPU time.
+ */
+const WALL_PER_CPU_MS = 10;
+const WALL_BACKSTOP_EXTRA_MS = 1_000;
+
+/** Thrown by a cold replay's synchronous entry cut at its cap: the replay is made again, asynchronously. */
+export class SyncEntryCut extends Error {
+  override name = "SyncEntryCut";
+  constructor() {
+    super("a synchronous entry of a replay ran past its cap; the replay is made again on isolated-vm's threads");
+  }
+}
 
 export class ScriptSession {
   consumedBatches = 0;
@@ -121,8 +133,6 @@ export class ScriptSession {
   private stepBytes = 0;
   private stepCalls = 0;
   private isolate: ScriptIsolate | undefined;
-  /** Whether a warm step's entries run on the calling thread: until one takes `LIGHT_ENTRY_MS` of CPU. */
-  private entersSync = true;
   private readonly gate: ReturnType<typeof createCallGate>;
   private readonly options: SessionOptions;
 
@@ -171,13 +181,13 @@ export class ScriptSession {
   }
 
   async start(input: unknown): Promise<ScriptError | undefined> {
-    return this.fault(
-      (await this.required().start(JSON.stringify(input ?? null), this.wallTimeout())) ?? this.overBudget(),
-    );
+    return this.fault((await this.required().start(JSON.stringify(input ?? null), this.budget())) ?? this.overBudget());
   }
 
   /**
-   * Feeds one batch, a completion an entry; a cold replay passes its pacer to enter synchronously.
+   * Feeds one batch, a completion an entry, on isolated-vm's threads; a cold replay passes its
+   * pacer, which may have an entry made on this thread instead (then a `SyncEntryCut` is thrown
+   * when one runs past the pacer's cap: the caller replays again without synchronous entries).
    * `eventJson`: the JSON of a batch's only event, when the caller already has it.
    */
   async feed(batch: EventBatch, pacer?: ReplayPacer, eventJson?: string): Promise<ScriptError | undefined> {
@@ -188,14 +198,17 @@ export class ScriptSession {
       if (pacer?.due) await pacer.yield();
       const isolate = this.required();
       const json = encoded ?? JSON.stringify(event satisfies CallEvent);
-      const entered = pacer
-        ? pacer.sync
-          ? pacer.enter(
-              () => isolate.feedSync(json, batch.at, this.wallTimeout()),
-              () => isolate.cpuTimeMs(),
-            )
-          : await isolate.feed(json, batch.at, this.wallTimeout())
-        : await this.enterWarm(isolate, json, batch.at);
+      const budget = this.budget();
+      const entered = pacer?.sync
+        ? pacer.enter(
+            () => isolate.feedSync(json, batch.at, budget, pacer.capMs),
+            () => isolate.cpuTimeMs(),
+          )
+        : await isolate.feed(json, batch.at, budget);
+      if (entered?.kind === "cut") {
+        this.dispose();
+        throw new SyncEntryCut();
+      }
       const fault = this.fault(entered ?? this.overBudget());
       if (fault) return fault;
     }
@@ -225,20 +238,6 @@ export class ScriptSession {
     this.isolate?.dispose();
   }
 
-  /**
-   * A warm step's entry: on the calling thread while the run's entries are light (a few µs
-   * against ~100 µs for a hop to isolated-vm's thread and back, with the same microtask
-   * checkpoint), on isolated-vm's thread for good once one took `LIGHT_ENTRY_MS` of CPU, so a
-   * script that computes much per completion does not hold the worker's event loop.
-   */
-  private async enterWarm(isolate: ScriptIsolate, json: string, at: number): Promise<IsolateFault | undefined> {
-    if (!this.entersSync) return isolate.feed(json, at, this.wallTimeout());
-    const before = isolate.cpuTimeMs();
-    const fault = isolate.feedSync(json, at, this.wallTimeout());
-    if (isolate.cpuTimeMs() - before >= LIGHT_ENTRY_MS) this.entersSync = false;
-    return fault;
-  }
-
   private required(): ScriptIsolate {
     if (!this.isolate || this.isolate.disposed) throw new Error("script isolate is gone");
     return this.isolate;
@@ -249,12 +248,15 @@ export class ScriptSession {
   }
 
   /**
-   * isolated-vm's timeout counts wall time, which a busy machine stretches; it is only the
-   * backstop that interrupts a runaway script. The limit itself is the isolate's CPU time,
-   * checked after every entry, so a step is not failed for time it spent waiting for a core.
+   * What the next entry may take: the CPU time left of the step's, and a wall-time backstop well
+   * past it (isolated-vm's timeout counts wall time, which a busy machine stretches: it only stops
+   * a script that could not get its CPU time at all). The limit itself is the CPU time the
+   * isolate used (the pool's ledger), checked during and after every entry, so a step is not
+   * failed for time it spent waiting for a core.
    */
-  private wallTimeout(): number {
-    return Math.max(1, this.options.cpuMsPerStep - this.cpuUsed()) * 2 + 250;
+  private budget(): EntryBudget {
+    const cpuMs = Math.max(1, this.options.cpuMsPerStep - this.cpuUsed());
+    return { cpuMs, wallMs: cpuMs * WALL_PER_CPU_MS + WALL_BACKSTOP_EXTRA_MS };
   }
 
   private overBudget(): IsolateFault | undefined {
@@ -276,6 +278,13 @@ export class ScriptSession {
         name: "LimitExceeded",
         limit: "cpu",
         message: `the script used more than its CPU time limit of ${this.options.cpuMsPerStep} ms in one step`,
+      };
+    }
+    if (fault.kind === "wall" || fault.kind === "cut") {
+      return {
+        name: "LimitExceeded",
+        limit: "cpu",
+        message: `the script's step could not get its CPU time (limit ${this.options.cpuMsPerStep} ms) within ${WALL_PER_CPU_MS} times that of wall time: the machine is too busy`,
       };
     }
     if (fault.kind === "memory") {

@@ -89,6 +89,22 @@ describe("the type-check pool", () => {
     expect(order.filter((entry) => entry.endsWith(TypeCheckAbandonedError.name))).toHaveLength(3);
   }, 60_000);
 
+  it("keeps a thread for other namespaces: one whose checks run to their deadline never holds the whole pool", async () => {
+    const started = createTypeCheckPool({ threads: 2, queuePerNamespace: 8, deadlineMs: 3_000, memoryMb: 512 });
+    pool = started;
+    await started.ready();
+    // acme's bombs are posted first, enough for every thread; globex's script comes after them.
+    const bombs = [1, 2, 3].map((n) => started.inspect(check(bomb(200 + n)), "acme").catch((error: unknown) => error));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const began = performance.now();
+    const answer = await started.inspect(check(SIMPLE), "globex");
+    const waited = performance.now() - began;
+    expect(answer).toEqual({ diagnostics: [], inputType: "{ n: number; }" });
+    // Behaviour, not speed: it did not wait for a bomb's 3 s deadline to free a thread.
+    expect(waited, `globex waited ${Math.round(waited)} ms`).toBeLessThan(2_500);
+    for (const abandoned of await Promise.all(bombs)) expect(abandoned).toBeInstanceOf(TypeCheckAbandonedError);
+  }, 60_000);
+
   it("answers a repeated check without a thread, from what it remembers", async () => {
     const started = createTypeCheckPool({ threads: 1, queuePerNamespace: 1, deadlineMs: 10_000, memoryMb: 512 });
     pool = started;

@@ -155,7 +155,7 @@ describe("cold replay", () => {
 
 describe("replay pacer", () => {
   it("lets the event loop run between slices", async () => {
-    const pacer = new ReplayPacer({ sliceMs: 0, heavyEntryMs: 1_000, heavyEntries: 1 });
+    const pacer = new ReplayPacer({ sliceMs: 0, heavyEntryMs: 1_000, heavyEntries: 1, capMs: 100 });
     let ran = false;
     setImmediate(() => {
       ran = true;
@@ -168,7 +168,7 @@ describe("replay pacer", () => {
 
   it("goes back to async entries after the heavy entries, each of the heavy entry's CPU time", () => {
     let cpu = 0;
-    const pacer = new ReplayPacer({ sliceMs: 1_000, heavyEntryMs: 50, heavyEntries: 2 }, () => cpu);
+    const pacer = new ReplayPacer({ sliceMs: 1_000, heavyEntryMs: 50, heavyEntries: 2, capMs: 100 }, () => cpu);
     const entry = (ms: number) => () => {
       cpu += ms;
       return ms;
