@@ -1,5 +1,5 @@
 /**
- * Turns the bench's results into what it prints (and what README's Performance section shows):
+ * Turns the bench's results into what it prints (and what docs/performance.md shows):
  * one markdown table per measurement, then each performance target (bench/targets.ts) with the
  * measured value, the limit, the margin and PASS, FAIL or NOT MEASURED.
  */

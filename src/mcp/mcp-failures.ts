@@ -245,7 +245,13 @@ function refusedCall(refusal: HttpRefusal, context: FailureContext): McpCallErro
     return new McpCallError(
       "forbidden",
       `${where} forbade the call (HTTP 403${insufficientScope ? ", insufficient scope" : ""})`,
-      { url: where, status, insufficientScope, outcomeUnknown: false, ...scopeOf(refusal.wwwAuthenticate, context.scrubber.text) },
+      {
+        url: where,
+        status,
+        insufficientScope,
+        outcomeUnknown: false,
+        ...scopeOf(refusal.wwwAuthenticate, context.scrubber.text),
+      },
     );
   }
   if (forgetsSession(refusal, context.hasSession())) {

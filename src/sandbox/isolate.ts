@@ -35,11 +35,7 @@ export interface IsolateOptions {
  * within its limits. After any of them the isolate is lost.
  */
 export type IsolateFault =
-  | { kind: "timeout" }
-  | { kind: "wall" }
-  | { kind: "memory" }
-  | { kind: "cut" }
-  | { kind: "error"; error: Error };
+  { kind: "timeout" } | { kind: "wall" } | { kind: "memory" } | { kind: "cut" } | { kind: "error"; error: Error };
 
 /** What one entry may take: CPU time (the limit) and wall time (a backstop), in ms. */
 export interface EntryBudget {

@@ -13,7 +13,6 @@
  */
 import { threadCpuMs } from "./isolate.ts";
 
-
 export interface PacerOptions {
   /** Synchronous work between two yields to the event loop, in ms. */
   sliceMs: number;

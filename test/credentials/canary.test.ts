@@ -121,7 +121,10 @@ const headersOf = (headers: HeaderMap) => ({
   authorization: headers.authorization ?? null,
   apiKey: headers["x-api-key"] ?? null,
   sid: /sid=([^;]+)/.exec(headers.cookie ?? "")?.[1] ?? null,
-  password: Buffer.from((headers["x-basic"] ?? "").replace(/^Basic /, ""), "base64").toString().split(":")[1] ?? null,
+  password:
+    Buffer.from((headers["x-basic"] ?? "").replace(/^Basic /, ""), "base64")
+      .toString()
+      .split(":")[1] ?? null,
   token: /token="([^"]*)"/.exec(headers["x-token"] ?? "")?.[1] ?? null,
 });
 /** `headersOf` once scrubbed. */
@@ -295,7 +298,9 @@ describe("a canary credential at each scope", () => {
     expect(JSON.stringify(pinned.body)).toContain("(for [redacted], sid [redacted])");
     expect(JSON.stringify(pinned.body)).toContain("token [redacted]");
     expect(JSON.stringify(pinned.body)).toContain("password [redacted]");
-    const declarations = await (await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations`, { headers: auth })).text();
+    const declarations = await (
+      await fetch(`${stack.api.url}/v1/toolsets/${toolset}/declarations`, { headers: auth })
+    ).text();
     answers.push(declarations);
     expect(declarations).toContain("(for [redacted], sid [redacted])");
   });
@@ -381,7 +386,11 @@ type Place = { where: string; text: string };
 /** `scope → where` for every canary found in clear. */
 const leaksIn = (places: Place[]) =>
   places.flatMap(({ where, text: found }) =>
-    SCOPES.flatMap((s) => canariesOf(s).filter((canary) => found.includes(canary)).map((c) => `${c} → ${where}`)),
+    SCOPES.flatMap((s) =>
+      canariesOf(s)
+        .filter((canary) => found.includes(canary))
+        .map((c) => `${c} → ${where}`),
+    ),
   );
 const runIds = () => Object.values(runs);
 

@@ -136,7 +136,13 @@ async function toolsetOf(stack: Stack, auth: Record<string, string>): Promise<st
 }
 
 /** Starts a run and waits for its end: its status, error and the time from POST to the end. */
-async function runToEnd(stack: Stack, auth: Record<string, string>, toolset: string, script: string, timeoutMs = 120_000) {
+async function runToEnd(
+  stack: Stack,
+  auth: Record<string, string>,
+  toolset: string,
+  script: string,
+  timeoutMs = 120_000,
+) {
   const began = performance.now();
   const started = await api(stack, "POST", "/v1/runs", auth, { toolset, script });
   if (started.status !== 201) return { status: `http ${started.status}`, body: started.body, ms: 0 };
@@ -145,7 +151,9 @@ async function runToEnd(stack: Stack, auth: Record<string, string>, toolset: str
     `run ${id} to end`,
     async () => {
       const view = await api(stack, "GET", `/v1/runs/${id}`, auth);
-      return ["completed", "failed", "cancelled", "terminated"].includes(String(view.body["status"])) ? view : undefined;
+      return ["completed", "failed", "cancelled", "terminated"].includes(String(view.body["status"]))
+        ? view
+        : undefined;
     },
     { timeoutMs, intervalMs: 100 },
   );
@@ -225,7 +233,8 @@ describe.each(["npm start", "api apart"] as const)("time isolation, %s", (layout
     // B's runs, one after another, while A's load is on (after it has started).
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const loaded: { status: string; ms: number; body: Record<string, unknown> }[] = [];
-    for (let i = 0; i < B_RUNS && performance.now() < until; i++) loaded.push(await runToEnd(stack, asB, toolsetB, SIMPLE_SCRIPT));
+    for (let i = 0; i < B_RUNS && performance.now() < until; i++)
+      loaded.push(await runToEnd(stack, asB, toolsetB, SIMPLE_SCRIPT));
     await Promise.all([...load, health]);
 
     const figures = {

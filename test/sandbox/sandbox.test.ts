@@ -137,11 +137,14 @@ export default async function main() {
     // loop keeps turning all along: it is never this thread's work.
     for (const seq of [1, 2]) {
       const heavy = await stepOf(seq);
-      expect(heavy.step).toMatchObject({ result: { kind: "waiting", calls: [{ seq: seq + 1, tool: "rewind.sleep" }] } });
+      expect(heavy.step).toMatchObject({
+        result: { kind: "waiting", calls: [{ seq: seq + 1, tool: "rewind.sleep" }] },
+      });
       expect(heavy.ms).toBeGreaterThan(100);
-      expect(heavy.longestStall, `the event loop stalled ${heavy.longestStall} ms of a ${heavy.ms} ms step`).toBeLessThan(
-        heavy.ms * 0.5,
-      );
+      expect(
+        heavy.longestStall,
+        `the event loop stalled ${heavy.longestStall} ms of a ${heavy.ms} ms step`,
+      ).toBeLessThan(heavy.ms * 0.5);
     }
   });
 
