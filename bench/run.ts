@@ -81,7 +81,32 @@ function commit(): string {
   }
 }
 
-const args = parseArgs(process.argv.slice(2));
+const HELP = `usage: npm run bench -- [--quick] [--profile] [--only=<scenario,…>]
+
+  (no options)   the full bench: every scenario, a few minutes
+  --quick        every scenario shrunk: a smoke run
+  --only=a,b     only these scenarios (also --only a,b): ${SCENARIOS.join(", ")}
+  --profile      also CPU-profile the workers' process (bench/results/profiles-…)
+  --help, -h     this text
+
+Prints the tables and the targets' verdicts, and writes every sample to bench/results/<timestamp>.json.
+`;
+
+/** Wrong arguments: one sentence and the options, exit code 2 (not a stack trace). */
+function argsOrExit(argv: string[]): ReturnType<typeof parseArgs> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(HELP);
+    process.exit(0);
+  }
+  try {
+    return parseArgs(argv);
+  } catch (error) {
+    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n\n${HELP}`);
+    process.exit(2);
+  }
+}
+
+const args = argsOrExit(process.argv.slice(2));
 const benchStarted = performance.now();
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 const resultsDir = path.join(BENCH_DIR, "results");

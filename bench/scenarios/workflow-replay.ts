@@ -8,13 +8,9 @@
  */
 import path from "node:path";
 import vm from "node:vm";
-import { Worker, bundleWorkflowCode, type InjectedSinks } from "@temporalio/worker";
-import type { TracingSinks } from "../../src/shared/trace-context.ts";
+import { Worker, bundleWorkflowCode } from "@temporalio/worker";
+import { REPLAY_SINKS } from "../../src/worker/index.ts";
 import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
-import { runMetricsSinks } from "../../src/worker/run-metrics-sink.ts";
-import { NO_METRICS } from "../../src/metrics/index.ts";
-import type { RunMetricsSinks } from "../../src/shared/run-metrics.ts";
-import type { ObservationSinks } from "../../src/shared/observation-sinks.ts";
 import type { BenchContext } from "../context.ts";
 import { assertTotal, callsScript, plainRun, rewindRun } from "../drivers.ts";
 import { fetchHistories } from "../history.ts";
@@ -76,19 +72,13 @@ export async function measureWorkflowReplay(ctx: BenchContext): Promise<ReplayRe
     logger: QUIET,
   });
   const systems = { rewind: [] as ReplaySystem["samples"], plain: [] as ReplaySystem["samples"] };
-  // The Rewind worker's sinks, as no-ops (sinks are not called on replay, but must exist).
-  const rewindSinks: InjectedSinks<TracingSinks & RunMetricsSinks & ObservationSinks> = {
-    tracing: { span: { fn: () => undefined } },
-    ...runMetricsSinks(NO_METRICS),
-    observations: { observed: { fn: () => undefined } },
-  };
   for (const n of sizes) {
     const rewind = await rewindRun(stack, callsScript(), { n, width: 1 });
     assertTotal("Rewind run", rewind.result, n);
     const plain = await plainRun(stack, n, 1);
     assertTotal("plain workflow", plain.result, n);
     const replayed = [
-      { system: "rewind", id: rewind.id, options: { workflowBundle: rewindBundle, sinks: rewindSinks } },
+      { system: "rewind", id: rewind.id, options: { workflowBundle: rewindBundle, sinks: REPLAY_SINKS } },
       { system: "plain", id: plain.id, options: { workflowBundle: plainBundle } },
     ] as const;
     const histories = await Promise.all(replayed.map(({ id }) => fetchHistories(stack.client, id)));

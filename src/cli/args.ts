@@ -10,6 +10,29 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+/** `--help` or `-h` among a command's arguments: its usage (the message) goes to stdout, exit code 0. */
+export class HelpRequested extends Error {
+  override name = "HelpRequested";
+}
+
+export const asksForHelp = (argv: readonly string[]): boolean => argv.includes("--help") || argv.includes("-h");
+
+/**
+ * The entries of a usage listing (`  name args   what it does`, continued on indented lines)
+ * whose first line starts with `prefix` (`runs`, `runs cancel`).
+ */
+export function usageEntries(usage: string, prefix: string): string {
+  const entries: string[][] = [];
+  for (const line of usage.split("\n")) {
+    if (/^ {2}\S/.test(line)) entries.push([line]);
+    else if (line.trim() !== "") entries.at(-1)?.push(line);
+  }
+  return entries
+    .filter(([first]) => first !== undefined && `${first.trim()} `.startsWith(`${prefix} `))
+    .map((entry) => entry.join("\n"))
+    .join("\n");
+}
+
 export interface CommandSpec {
   /** `rewind runs approve <id> <seq>`: shown on a usage error. */
   usage: string;
@@ -31,6 +54,7 @@ export interface ParsedCommand {
 }
 
 export function parseCommand(argv: string[], spec: CommandSpec): ParsedCommand {
+  if (asksForHelp(argv)) throw new HelpRequested(`usage: ${spec.usage}`);
   const options: Record<string, { type: "string" | "boolean" }> = { json: { type: "boolean" } };
   for (const name of spec.strings ?? []) options[name] = { type: "string" };
   for (const name of spec.booleans ?? []) options[name] = { type: "boolean" };

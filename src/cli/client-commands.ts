@@ -6,7 +6,7 @@
  */
 import { ConfigError, loadClientConfig } from "../config.ts";
 import { createApiClient, RewindApiError } from "../sdk/api-client.ts";
-import { UsageError } from "./args.ts";
+import { HelpRequested, UsageError, usageEntries } from "./args.ts";
 import type { Command } from "./commands/command.ts";
 import { replay } from "./commands/replay.ts";
 import { EVENTS_ENDPOINT_COMMANDS } from "./commands/events.ts";
@@ -77,6 +77,8 @@ function find(argv: string[]): { command: Command; rest: string[] } {
   while (typeof node === "object") {
     const word: string | undefined = argv[i];
     const next: Command | Group | undefined = word !== undefined ? node[word] : undefined;
+    if (path.length > 0 && (word === "--help" || word === "-h"))
+      throw new HelpRequested(`usage:\n${usageEntries(CLIENT_USAGE, path.join(" "))}`);
     if (!word || !next || word.startsWith("-")) {
       const choices = Object.keys(node).join(", ");
       throw new UsageError(
@@ -91,6 +93,10 @@ function find(argv: string[]): { command: Command; rest: string[] } {
 }
 
 function report(error: unknown, json: boolean): number {
+  if (error instanceof HelpRequested) {
+    process.stdout.write(`${error.message}\n`);
+    return 0;
+  }
   if (error instanceof UsageError) {
     process.stderr.write(`rewind: ${error.message}\n`);
     return 2;

@@ -7,10 +7,19 @@ import type { Logger } from "../shared/index.ts";
 const ORDER = { debug: 0, info: 1, warn: 2, error: 3 } as const;
 type Level = keyof typeof ORDER;
 
+/** JSON of a field, where an Error (which JSON writes as `{}`) is its name and message, and its cause's. */
+function json(value: unknown): string | undefined {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item instanceof Error
+      ? `${item.name}: ${item.message}${item.cause instanceof Error ? ` (cause: ${item.cause.name}: ${item.cause.message})` : ""}`
+      : item,
+  );
+}
+
 function render(fields: Record<string, unknown> | undefined): string {
   if (!fields) return "";
   return Object.entries(fields)
-    .map(([key, value]) => ` ${key}=${typeof value === "string" && !/\s/.test(value) ? value : JSON.stringify(value)}`)
+    .map(([key, value]) => ` ${key}=${typeof value === "string" && !/\s/.test(value) ? value : json(value)}`)
     .join("");
 }
 

@@ -5,9 +5,10 @@
  * client commands start in a fraction of the time.
  */
 import { ConfigError, loadConfig } from "../config.ts";
+import { asksForHelp, usageEntries } from "./args.ts";
 import { CLIENT_COMMANDS, CLIENT_USAGE, runClientCommand } from "./client-commands.ts";
 import { createConsoleLogger } from "./console-logger.ts";
-import { SERVER_USAGE } from "./server-usage.ts";
+import { SERVER_COMMANDS, SERVER_USAGE } from "./server-usage.ts";
 
 const USAGE = `usage: rewind <command>
 
@@ -29,6 +30,15 @@ async function main(argv: string[]): Promise<void> {
   }
   if (CLIENT_COMMANDS.has(command)) {
     process.exitCode = await runClientCommand(argv);
+    return;
+  }
+  if (!SERVER_COMMANDS.has(command)) {
+    process.stderr.write(`rewind: unknown command "${command}"\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (asksForHelp(argv.slice(1))) {
+    process.stdout.write(`usage:\n${usageEntries(SERVER_USAGE, command)}\n`);
     return;
   }
   const config = loadConfig();
@@ -75,8 +85,6 @@ async function main(argv: string[]): Promise<void> {
       process.exitCode = await runPayloadsCommand(argv.slice(1), config);
       return;
     }
-    default:
-      throw new ConfigError(`unknown command "${command}"\n\n${USAGE}`);
   }
 }
 

@@ -230,6 +230,13 @@ describe("--json and errors", () => {
       [1, "billing.echo"],
       [2, "billing.echo"],
     ]);
+    // Cancelling a run that has ended says so, and changes nothing.
+    const cancelled = await cli("runs", "cancel", run.id);
+    expect(cancelled).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^the run had already ended \(completed\): nothing to cancel\n/),
+    });
+    expect(JSON.parse((await cli("runs", "show", run.id, "--json")).stdout)).toMatchObject({ status: "completed" });
   });
 
   it("saves a run's script as a workflow a toolset can pin", async () => {
@@ -253,6 +260,30 @@ describe("--json and errors", () => {
     expect(code).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toBe("rewind: run run_0123456789ABCDEFGHJK was not found\n");
+  });
+
+  it("prints a command's help with --help or -h, exit code 0, and answers an unknown command with exit code 2", async () => {
+    const [cancel, runs, show, worker, unknown] = await Promise.all([
+      cli("runs", "cancel", "--help"),
+      cli("runs", "--help"),
+      cli("toolsets", "show", "-h"),
+      cli("worker", "--help"),
+      cli("frobnicate"),
+    ]);
+    expect(cancel).toEqual({ code: 0, stdout: "usage: rewind runs cancel <id> [--json]\n", stderr: "" });
+    expect(runs).toMatchObject({ code: 0, stderr: "", stdout: expect.stringMatching(/^usage:\n {2}runs list /) });
+    expect(runs.stdout).not.toContain("toolsets register");
+    expect(show).toMatchObject({ code: 0, stdout: expect.stringMatching(/^usage: rewind toolsets show <id>/) });
+    expect(worker).toEqual({
+      code: 0,
+      stdout: "usage:\n  worker    run a Rewind worker against TEMPORAL_ADDRESS\n",
+      stderr: "",
+    });
+    expect(unknown).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: expect.stringMatching(/^rewind: unknown command "frobnicate"\n\nusage: rewind <command>/),
+    });
   });
 
   it("answers usage mistakes with exit code 2", async () => {

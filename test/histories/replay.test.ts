@@ -12,8 +12,7 @@ import { replayCassette } from "../../src/sdk/replay.ts";
 import type { Cassette } from "../../src/shared/run.ts";
 import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
 import { installTemporalRuntime } from "../../src/temporal/temporal-runtime.ts";
-import { runMetricsSinks } from "../../src/worker/run-metrics-sink.ts";
-import { NO_METRICS } from "../../src/metrics/index.ts";
+import { REPLAY_SINKS } from "../../src/worker/index.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 import { HISTORIES_DIR, decodeHistory, loadCorpus } from "./history-file.ts";
 import { readdir, readFile } from "node:fs/promises";
@@ -79,12 +78,10 @@ describe("the replay corpus", () => {
     const failures: string[] = [];
     let replayed = 0;
     const histories = corpus.map(({ file }) => ({ workflowId: file.workflowId, history: decodeHistory(file.history) }));
-    // Spans and run metrics are not sent again on replay; the sinks only have to exist.
-    const sinks = { tracing: { span: { fn: () => undefined } }, ...runMetricsSinks(NO_METRICS) };
     // Large payloads of the recorded runs are kept beside their histories, by content hash.
     const externalStorage = new ExternalStorage({ drivers: [corpusPayloads()] });
     for await (const result of Worker.runReplayHistories(
-      { workflowBundle, sinks, dataConverter: { externalStorage } },
+      { workflowBundle, sinks: REPLAY_SINKS, dataConverter: { externalStorage } },
       histories,
     )) {
       const { name } = corpus[replayed] ?? { name: result.workflowId };

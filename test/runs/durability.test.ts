@@ -12,6 +12,7 @@ import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewin
 import { expectRunGoing } from "../helpers/run-going.ts";
 import { spawnWorker } from "../helpers/worker-process.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { REPLAY_SINKS } from "../../src/worker/index.ts";
 
 let stack: RewindStack;
 beforeAll(async () => {
@@ -70,6 +71,8 @@ describe("durability", () => {
     // The same history replays cleanly with the SDK's replayer.
     const history = await handle.fetchHistory();
     const bundle = await loadWorkflowBundle(path.join(stack.config.stateDir, "cache"));
-    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history, id)).resolves.toBeUndefined();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: bundle, sinks: REPLAY_SINKS }, history, id),
+    ).resolves.toBeUndefined();
   }, 120_000);
 });

@@ -23,6 +23,7 @@ import {
 } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
+import { REPLAY_SINKS } from "../../src/worker/index.ts";
 
 let stack: RewindStack;
 let server: TestMcpServer;
@@ -305,6 +306,8 @@ describe("MCP calls from scripts", () => {
     expect(done.status).toBe("completed");
     const history = await stack.client.workflow.getHandle(done.id).fetchHistory();
     const bundle = await loadWorkflowBundle(path.join(stack.config.stateDir, "cache"));
-    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history, done.id)).resolves.toBeUndefined();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: bundle, sinks: REPLAY_SINKS }, history, done.id),
+    ).resolves.toBeUndefined();
   });
 });

@@ -13,6 +13,7 @@ import { PATCHES } from "../../src/workflows/run/patches.ts";
 import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { REPLAY_SINKS } from "../../src/worker/index.ts";
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -61,7 +62,9 @@ describe("the release baseline", () => {
     );
     expect(changeVersions).toHaveLength(1);
     const bundle = await loadWorkflowBundle(path.join(stack.config.stateDir, "cache"));
-    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, history, id)).resolves.toBeUndefined();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: bundle, sinks: REPLAY_SINKS }, history, id),
+    ).resolves.toBeUndefined();
   });
 
   it("asks no other marker at a run's end: a cancelled run follows the covered ending (status cancelled) with the baseline's marker alone", async () => {

@@ -98,16 +98,20 @@ const rollback: Command = async (argv, { api }) => {
   return 0;
 };
 
+/** What cancelling did, as the run's status after it says. */
+function cancelOutcome(status: string): string {
+  if (status === "running" || status === "parked") return "cancel requested: the run stops at its next step\n";
+  if (status === "cancelled") return "the run is cancelled\n";
+  return `the run had already ended (${status}): nothing to cancel\n`;
+}
+
 const oneRun =
   (name: string, usage: string): Command =>
   async (argv, { api }) => {
     const cmd = parseCommand(argv, { usage, positionals: ["id"] });
     const run = name === "cancel" ? await api.cancelRun(arg(cmd, 0)) : await api.getRun(arg(cmd, 0));
     if (cmd.json) printJson(run);
-    else
-      printLine(
-        `${name === "cancel" && run.status === "running" ? "cancel requested: the run stops at its next step\n" : ""}${describeRun(run)}`,
-      );
+    else printLine(`${name === "cancel" ? cancelOutcome(run.status) : ""}${describeRun(run)}`);
     return 0;
   };
 
