@@ -104,6 +104,8 @@ export class PoolCpuLedger {
   /** Time on a CPU over time runnable, in the last interval read (1 where unknown). */
   private ratio = 1;
   private timer: ReturnType<typeof setInterval> | undefined;
+  /** Whether the next reading is the first since the timer started. */
+  private fresh = true;
 
   constructor(readCounts: (() => RunCounts | undefined) | undefined = processRunCounts()) {
     this.readCounts = readCounts;
@@ -120,11 +122,15 @@ export class PoolCpuLedger {
    */
   begin(isolate: ivm.Isolate, allowanceMs: number, onOverBudget: () => void): MeteredEntry {
     const entry: Open = { isolate, allowanceMs, onOverBudget, wallNs: wallNsOf(isolate), chargedMs: 0, over: false };
-    // The first interval starts now (the counts of a quiet time would say nothing of this one).
-    if (this.open.size === 0) this.readCounts?.();
     this.open.add(entry);
-    this.timer ??= setInterval(() => this.poll(), POLL_MS);
-    this.timer.unref();
+    // Nothing is read here: an entry costs a Set insertion. The first reading after the timer
+    // starts only sets where the counts stand (what it counts since the last reading is a quiet
+    // time's, which says nothing of this one); what runs before the next is charged at the last share.
+    if (!this.timer) {
+      this.fresh = true;
+      this.timer = setInterval(() => this.poll(), POLL_MS);
+      this.timer.unref();
+    }
     return {
       cpuMs: () => entry.chargedMs,
       get overBudget() {
@@ -153,9 +159,11 @@ export class PoolCpuLedger {
       return { entry, ranNs };
     });
     const counts = this.readCounts?.();
+    const baseline = this.fresh;
+    this.fresh = false;
     // Under a millisecond of computing says nothing of the machine: keep the last share.
     const runnable = counts ? counts.runningNs + counts.waitingNs : 0;
-    if (counts && runnable >= 1e6) this.ratio = Math.min(1, Math.max(0, counts.runningNs / runnable));
+    if (counts && !baseline && runnable >= 1e6) this.ratio = Math.min(1, Math.max(0, counts.runningNs / runnable));
     for (const { entry, ranNs } of ran) {
       entry.chargedMs += (ranNs / 1e6) * this.ratio;
       if (!entry.over && entry.chargedMs > entry.allowanceMs) {

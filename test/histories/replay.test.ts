@@ -122,5 +122,6 @@ describe("the replay corpus", () => {
         if (!outcome.ok) expect(outcome.error.kind, `${name}: ${outcome.error.message}`).toBe("script");
       }
     }
-  }, 120_000);
+    // Each cassette's script is type-checked and replayed anew: 50–90 s alone, more beside the suite.
+  }, 300_000);
 });
