@@ -539,10 +539,14 @@ export interface ClientConfig {
   apiKey: string | undefined;
 }
 
-/** Reads REWIND_URL and REWIND_API_KEY. Throws ConfigError naming the variable at fault. */
-export function loadClientConfig(env: Env = process.env): ClientConfig {
-  const raw = env["REWIND_URL"] || "http://127.0.0.1:8787";
-  if (!/^https?:\/\/[^/]/.test(raw)) throw new ConfigError(`REWIND_URL must be an http(s) URL, got "${raw}"`);
+/**
+ * Reads REWIND_URL and REWIND_API_KEY; `url` (the CLI's `--url`) wins over REWIND_URL. Throws
+ * ConfigError naming the setting at fault.
+ */
+export function loadClientConfig(env: Env = process.env, url?: string): ClientConfig {
+  const raw = url ?? (env["REWIND_URL"] || "http://127.0.0.1:8787");
+  const name = url === undefined ? "REWIND_URL" : "--url";
+  if (!/^https?:\/\/[^/]/.test(raw)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
   return { url: raw.replace(/\/+$/, ""), apiKey: env["REWIND_API_KEY"] || undefined };
 }
 

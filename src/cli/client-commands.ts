@@ -51,7 +51,7 @@ export const CLIENT_USAGE = `  toolsets register <file.json|yaml>               
   events endpoint show                                the events endpoint's URL
 
   Every command takes --json (the API's JSON on stdout, nothing else).
-  REWIND_URL (default http://127.0.0.1:8787) and REWIND_API_KEY say which API to talk to.
+  REWIND_URL (default http://127.0.0.1:8787; --url <api> on any command wins) and REWIND_API_KEY say which API to talk to.
 `;
 
 interface Group {
@@ -111,11 +111,27 @@ function report(error: unknown, json: boolean): number {
   return 1;
 }
 
+/** `--url <api>` or `--url=<api>` anywhere among the arguments: the API to talk to, and the rest. */
+function urlFlag(argv: string[]): { url: string | undefined; rest: string[] } {
+  const rest: string[] = [];
+  let url: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "--url") {
+      url = argv[++i];
+      if (url === undefined) throw new UsageError("--url needs the API's URL, e.g. --url http://127.0.0.1:8787");
+    } else if (arg.startsWith("--url=")) url = arg.slice("--url=".length);
+    else rest.push(arg);
+  }
+  return { url, rest };
+}
+
 /** Runs a client command; answers the exit code. */
 export async function runClientCommand(argv: string[]): Promise<number> {
   try {
-    const { command, rest } = find(argv);
-    const config = loadClientConfig();
+    const { url, rest: args } = urlFlag(argv);
+    const { command, rest } = find(args);
+    const config = loadClientConfig(undefined, url);
     return await command(rest, { api: createApiClient({ url: config.url, apiKey: config.apiKey }) });
   } catch (error) {
     return report(error, argv.includes("--json"));

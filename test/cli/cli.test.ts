@@ -286,6 +286,18 @@ describe("--json and errors", () => {
     });
   });
 
+  it("talks to the API --url names, over REWIND_URL", async () => {
+    const [elsewhere, here, wrong] = await Promise.all([
+      cli("runs", "list", "--url", "http://127.0.0.1:1"),
+      cli("runs", "list", "--json", `--url=${stack.api.url}`),
+      cli("runs", "list", "--url", "ftp://example"),
+    ]);
+    expect(elsewhere).toMatchObject({ code: 1, stderr: expect.stringContaining("http://127.0.0.1:1") });
+    expect(here.code).toBe(0);
+    expect(JSON.parse(here.stdout)).toHaveProperty("runs");
+    expect(wrong).toMatchObject({ code: 1, stderr: 'rewind: --url must be an http(s) URL, got "ftp://example"\n' });
+  });
+
   it("answers usage mistakes with exit code 2", async () => {
     const [missing, unknown, later, status, since] = await Promise.all([
       cli("runs", "approve", "run_x"),
