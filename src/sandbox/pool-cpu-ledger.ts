@@ -22,8 +22,6 @@ import type ivm from "isolated-vm";
 export const POLL_MS = 20;
 
 export interface MeteredEntry {
-  /** CPU time charged to the entry so far, in ms. */
-  cpuMs(): number;
   /** Whether the entry went over its allowance (and `onOverBudget` ran). */
   readonly overBudget: boolean;
   /** Ends the entry; returns the CPU time charged to it, in ms. */
@@ -132,7 +130,6 @@ export class PoolCpuLedger {
       this.timer.unref();
     }
     return {
-      cpuMs: () => entry.chargedMs,
       get overBudget() {
         return entry.over;
       },
