@@ -50,7 +50,7 @@ import { createSchemaWatch, schemaChangeOf, type SchemaWatch } from "./schema-wa
 export interface McpCallDeps {
   mcpPool: McpPool;
   /** The worker's sandbox: a finished call is fed to its run's warm script right away (a speculative step). */
-  sandbox?: Pick<Sandbox, "speculate">;
+  sandbox?: Pick<Sandbox, "speculate" | "notSpeculated">;
   /** Whether a run's namespace takes events, told with a step that ends the run. */
   endpoints?: EndpointResolver;
   /** The task queue only this worker polls, told with each speculative step (`StepPlace`). */
@@ -235,6 +235,8 @@ export function createCallMcpTool(deps: McpCallDeps) {
     if (notes.task) span?.annotate({ "mcp.session.id": notes.task.sessionId });
     /** The attempt span's `error.type`; set on every way out but success. */
     let errorType: string | undefined = CALL_FAILURE.interrupted;
+    /** Whether the result was fed here already; any other way out, the workflow feeds it. */
+    let speculated = false;
     try {
       const resumed = notes.task;
       const listed = resumed
@@ -323,6 +325,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
         };
       }
       const speculative = await takeSpeculativeStep(deps, input, value, valueJson);
+      speculated = speculative.step !== undefined;
       return {
         ok: true,
         value,
@@ -396,6 +399,8 @@ export function createCallMcpTool(deps: McpCallDeps) {
         ],
       });
     } finally {
+      // No later result of the run is fed here before the workflow has fed this one (see the sandbox).
+      if (!speculated) deps.sandbox?.notSpeculated(input.runId, input.seq);
       attemptEnded.abort(new Error("the attempt ended"));
       clearInterval(heartbeat);
       span?.end(errorType === undefined ? {} : { errorType });

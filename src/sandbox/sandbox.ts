@@ -8,9 +8,16 @@
  * session's isolate comes from a pool built while no step runs (isolate-pool.ts). Warm steps
  * enter the isolate on isolated-vm's threads; a cold replay enters it on this thread, in slices
  * that let the event loop run, each entry cut short of holding it long (replay-pacer.ts).
+ *
+ * A speculative step is only worth taking if it follows every completion the workflow will see
+ * before it: once one of a run's completions is not fed here (its step could not wait its turn,
+ * or it failed), no later one is fed speculatively until the workflow has fed that one, or the
+ * session would have seen the results in another order than the journal, and its next step
+ * would be a cold replay.
  */
 import type {
   CallEvent,
+  EventBatch,
   AdvanceInput,
   AdvanceResult,
   ColdStart,
@@ -73,6 +80,11 @@ export interface Sandbox {
    */
   speculate(runId: string, event: CallEvent, eventJson?: string): Promise<SpeculativeStep | undefined>;
   /**
+   * A completion of the run that will not be fed speculatively (a failed attempt): until the
+   * workflow has fed `seq` to the session, no other result of the run is.
+   */
+  notSpeculated(runId: string, seq: number): void;
+  /**
    * Disposes the run's warm session, unless a step of it is in progress: the run will not step
    * here (the API took its first step, and then could not start it).
    */
@@ -93,6 +105,19 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const warm = new Map<string, ScriptSession>();
   /** Runs whose session is being stepped: feeding is asynchronous, and steps must not interleave. */
   const stepping = new Map<string, Promise<void>>();
+  /** Per run, the completions the workflow feeds that its warm session has not seen yet (see the header). */
+  const owed = new Map<string, Set<number>>();
+  const owe = (runId: string, seq: number): void => {
+    const seqs = owed.get(runId);
+    if (seqs) seqs.add(seq);
+    else owed.set(runId, new Set([seq]));
+  };
+  const paid = (runId: string, batches: readonly EventBatch[]): void => {
+    const seqs = owed.get(runId);
+    if (!seqs) return;
+    for (const batch of batches) for (const event of batch.events) seqs.delete(event.seq);
+    if (seqs.size === 0) owed.delete(runId);
+  };
   // The pool builds while no step is in progress, and is nudged each time the last one ends.
   const pool = createIsolatePool({
     size: options.isolatePool ?? 0,
@@ -135,6 +160,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   const drop = (runId: string): void => {
     warm.get(runId)?.dispose();
     warm.delete(runId);
+    owed.delete(runId);
   };
 
   const keep = (runId: string, session: ScriptSession): void => {
@@ -230,6 +256,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       return { kind: "waiting", ...output };
     }
     session.dispose();
+    owed.delete(runId);
     return settled.ok
       ? { kind: "done", result: settled.value, ...output }
       : { kind: "failed", error: settled.error, ...output };
@@ -247,13 +274,15 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         session.disposed ||
         session.settled);
     if (stale) {
-      drop(input.runId);
+      // Not `drop`: what the workflow owes the run's next session is owed the cold one too.
+      session?.dispose();
       session = undefined;
     }
     warm.delete(input.runId);
     if (!session) {
       if (!input.cold) return { kind: "needsColdStart" };
       const created = await coldSession(input.runId, input.cold);
+      paid(input.runId, input.cold.history);
       if (!(created instanceof ScriptSession)) return { kind: "failed", error: created, calls: [], logs: [] };
       session = created;
       session.resetBudget();
@@ -261,6 +290,7 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       session.beginStep();
     }
 
+    paid(input.runId, input.batches);
     for (const batch of input.batches) {
       const fault = await session.feed(batch);
       if (fault) return { kind: "failed", error: fault, ...session.takeStepOutput() };
@@ -275,6 +305,13 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   ): Promise<SpeculativeStep | undefined> {
     const session = warm.get(runId);
     if (!session || session.disposed || session.settled) return undefined;
+    const seqs = owed.get(runId);
+    if (seqs && (seqs.size > 1 || !seqs.has(event.seq))) {
+      owe(runId, event.seq);
+      return undefined;
+    }
+    // A retried call's own result: this is the completion that was owed.
+    owed.delete(runId);
     const chain = session.chain;
     const after = session.lastFedSeqs;
     const at = Math.max(Date.now(), session.lastAt);
@@ -307,7 +344,10 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     // worker got them, and the workflow puts the steps back in that order (see SpeculativeSteps).
     async speculate(runId, event, eventJson) {
       const release = await acquire(runId, options.speculativeStepWaitMs ?? SPECULATIVE_STEP_WAIT_MS);
-      if (!release) return undefined;
+      if (!release) {
+        owe(runId, event.seq);
+        return undefined;
+      }
       try {
         const began = performance.now();
         const step = await speculateNow(runId, event, eventJson);
@@ -316,6 +356,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       } finally {
         release();
       }
+    },
+    notSpeculated(runId, seq) {
+      if (warm.has(runId) || stepping.has(runId)) owe(runId, seq);
     },
     forget(runId) {
       if (!stepping.has(runId)) drop(runId);

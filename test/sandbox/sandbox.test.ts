@@ -256,7 +256,7 @@ export default async function main() {
     });
   });
 
-  it("takes no speculative step while the run's other step outlasts the wait, and takes the next one", async () => {
+  it("takes no speculative step while the run's other step outlasts the wait, nor a later one until the workflow fed that result", async () => {
     sandbox = createSandbox({
       memoryMb: 64,
       cpuMsPerStep: 300,
@@ -264,13 +264,43 @@ export default async function main() {
       validate: validateAgainstSchema,
       speculativeStepWaitMs: 0,
     });
-    await sandbox.advance({ runId: "run_busy", consumedBatches: 0, batches: [], cold: cold(SLEEPER) });
-    const stepping = sandbox.advance({ runId: "run_busy", consumedBatches: 0, batches: [] });
+    const script = `import { sleep } from "rewind:tools";
+export default async function main() {
+  await sleep(1);
+  await Promise.all([sleep(2), sleep(3)]);
+  await sleep(4);
+  return "ok";
+}`;
+    const run = "run_busy";
+    const fed = (at: number, seq: number) => ({ at, events: [{ seq, ok: true as const, value: null }] });
+    await sandbox.advance({ runId: run, consumedBatches: 0, chain: EMPTY_CHAIN, batches: [], cold: cold(script) });
+    const stepping = sandbox.advance({ runId: run, consumedBatches: 0, chain: EMPTY_CHAIN, batches: [] });
     // The advance above holds the run's turn: the step is left to the workflow.
-    expect(await sandbox.speculate("run_busy", { seq: 1, ok: true, value: null })).toBeUndefined();
+    expect(await sandbox.speculate(run, { seq: 1, ok: true, value: null })).toBeUndefined();
     await stepping;
-    expect(await sandbox.speculate("run_busy", { seq: 1, ok: true, value: null })).toMatchObject({
-      result: { kind: "waiting" },
+    // The workflow feeds it: the session is where the journal is, so the step is warm.
+    const afterOne = await sandbox.advance({
+      runId: run,
+      consumedBatches: 0,
+      chain: EMPTY_CHAIN,
+      batches: [fed(2_000, 1)],
+    });
+    expect(afterOne).toMatchObject({ kind: "waiting", calls: [{ seq: 2 }, { seq: 3 }] });
+    // Call 2 failed: the workflow feeds it, and call 3's result, finished after it, waits its turn.
+    sandbox.notSpeculated(run, 2);
+    expect(await sandbox.speculate(run, { seq: 3, ok: true, value: null })).toBeUndefined();
+    const chain1 = batchChain(EMPTY_CHAIN, 2_000, [1]);
+    expect(
+      await sandbox.advance({ runId: run, consumedBatches: 1, chain: chain1, batches: [fed(3_000, 2)] }),
+    ).toMatchObject({ kind: "waiting", calls: [] });
+    const chain2 = batchChain(chain1, 3_000, [2]);
+    expect(
+      await sandbox.advance({ runId: run, consumedBatches: 2, chain: chain2, batches: [fed(4_000, 3)] }),
+    ).toMatchObject({ kind: "waiting", calls: [{ seq: 4 }] });
+    // Nothing owed any more: the next result is fed speculatively again.
+    expect(await sandbox.speculate(run, { seq: 4, ok: true, value: null })).toMatchObject({
+      chain: batchChain(chain2, 4_000, [3]),
+      result: { kind: "done", result: "ok" },
     });
   });
 
