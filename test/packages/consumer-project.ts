@@ -7,9 +7,18 @@
  * cores, once took over three minutes where one alone takes about 20 s; so a second project on
  * another Node starts from a hard-linked copy of the first (its lockfile and node_modules), and its
  * own npm checks and completes that tree, which takes seconds.
+ *
+ * The test installs offline: npm resolves the packages' dependency ranges from the registry's
+ * metadata of each dependency, which `npm ci` never fetches (the lockfile has the versions), and
+ * a request to the registry from inside a test once hung until the install's timeout. `.ci/run`
+ * runs this file with `--install` first, which makes the same install online so that npm's cache
+ * holds that metadata; the test's install then asks the network nothing.
+ *
+ * Usage: node test/packages/consumer-project.ts --install
  */
 import { execFile } from "node:child_process";
-import { copyFile, mkdir, readdir, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { REPO_ROOT } from "../helpers/paths.ts";
 
@@ -105,12 +114,53 @@ export async function createConsumerProject(
       `${JSON.stringify({ name: "harness", private: true, type: "module" }, null, 2)}\n`,
     );
   }
-  const installed = await exec("npm", ["install", ...tarballs, "--prefer-offline", "--no-audit", "--no-fund"], {
+  const installed = await exec("npm", ["install", ...tarballs, "--offline", "--no-audit", "--no-fund"], {
     cwd: dir,
     env: shellEnv(node),
     timeoutMs: INSTALL_TIMEOUT_MS,
   });
-  if (installed.code !== 0) throw new Error(`npm install on ${node} failed:\n${installed.stderr}`);
+  if (installed.code !== 0) {
+    const uncached = /ENOTCACHED/.test(installed.stderr)
+      ? " (npm's cache lacks the registry's metadata of a dependency: run `node test/packages/consumer-project.ts --install`, as .ci/run does)"
+      : "";
+    throw new Error(`npm install --offline on ${node} failed${uncached}:\n${installed.stderr}`);
+  }
   await copyFile(path.join(REPO_ROOT, "test/fixtures/package-harness.mjs"), path.join(dir, "harness.mjs"));
   return { dir, node, run: (file, args, env) => exec(file, args, { cwd: dir, env: shellEnv(node, env) }) };
+}
+
+/**
+ * The install step: packs the packages and installs them once with the network allowed, so npm's
+ * cache holds the registry's metadata of every dependency (see the header); answers how long it took.
+ */
+export async function cacheRegistryMetadata(node: string): Promise<number> {
+  const started = Date.now();
+  const work = await mkdtemp(path.join(tmpdir(), "rewind-packages-cache-"));
+  try {
+    const tarballs = await packPackages(node, path.join(work, "tarballs"));
+    const dir = path.join(work, "project");
+    await mkdir(dir);
+    await writeFile(path.join(dir, "package.json"), `${JSON.stringify({ name: "cache", private: true }, null, 2)}\n`);
+    // A request that hangs is given up after a minute and tried again, not after npm's five.
+    const args = ["install", ...tarballs, "--prefer-offline", "--no-audit", "--no-fund", "--fetch-timeout=60000"];
+    const installed = await exec("npm", args, { cwd: dir, env: shellEnv(node), timeoutMs: 10 * 60_000 });
+    if (installed.code !== 0)
+      throw new Error(`npm install (to cache the registry's metadata) failed:\n${installed.stderr}`);
+    return Date.now() - started;
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.main && process.argv.includes("--install")) {
+  cacheRegistryMetadata(path.join(REPO_ROOT, "node_modules/node/bin/node")).then(
+    (ms) =>
+      console.log(
+        `packages: the registry's metadata of their dependencies is in npm's cache (${Math.round(ms / 1000)} s)`,
+      ),
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.message : String(error));
+      process.exit(1);
+    },
+  );
 }
