@@ -532,11 +532,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
 // Client side: what the `rewind` commands that talk to a running API need (run, runs, toolsets…).
 // Separate from loadConfig so that a client never trips over a server-only setting.
 
+export const DEFAULT_API_URL = "http://127.0.0.1:8787";
+
 export interface ClientConfig {
-  /** Base URL of the Rewind API. Default `http://127.0.0.1:8787`. */
+  /** Base URL of the Rewind API. Default `DEFAULT_API_URL`. */
   url: string;
   /** Sent as `Authorization: Bearer <key>` when set. */
   apiKey: string | undefined;
+  /** What `${NAME}` in a toolset document the CLI registers stands for: the environment's NAME. */
+  variable(name: string): string | undefined;
 }
 
 /**
@@ -544,10 +548,14 @@ export interface ClientConfig {
  * ConfigError naming the setting at fault.
  */
 export function loadClientConfig(env: Env = process.env, url?: string): ClientConfig {
-  const raw = url ?? (env["REWIND_URL"] || "http://127.0.0.1:8787");
+  const raw = url ?? (env["REWIND_URL"] || DEFAULT_API_URL);
   const name = url === undefined ? "REWIND_URL" : "--url";
   if (!/^https?:\/\/[^/]/.test(raw)) throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
-  return { url: raw.replace(/\/+$/, ""), apiKey: env["REWIND_API_KEY"] || undefined };
+  return {
+    url: raw.replace(/\/+$/, ""),
+    apiKey: env["REWIND_API_KEY"] || undefined,
+    variable: (variable) => env[variable],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

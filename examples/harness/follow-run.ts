@@ -4,6 +4,7 @@
  * Stopping the harness aborts the wait with the signal's AbortError.
  */
 import { setTimeout as sleep } from "node:timers/promises";
+import { DEFAULT_API_URL } from "../../src/config.ts";
 import type { ApiClient } from "../../src/sdk/index.ts";
 
 type RunState = Awaited<ReturnType<ApiClient["getRun"]>>;
@@ -20,6 +21,8 @@ const POLL_MS = 300;
 
 export async function followRun({ api, id, approve, signal }: FollowOptions): Promise<RunState> {
   const announced = new Set<number>();
+  // The command names the API this harness talks to, unless it is the one the CLI assumes.
+  const rewind = api.url === DEFAULT_API_URL ? "npx rewind" : `npx rewind --url ${api.url}`;
   for (;;) {
     signal.throwIfAborted();
     const state = await api.getRun(id);
@@ -28,7 +31,7 @@ export async function followRun({ api, id, approve, signal }: FollowOptions): Pr
       if (call.reason !== "approval" || announced.has(call.seq)) continue;
       announced.add(call.seq);
       console.log(`\nparked: call ${call.seq} ${call.tool}(${JSON.stringify(call.args)}) waits for approval`);
-      console.log(`  approve from another terminal: npx rewind runs approve ${id} ${call.seq}`);
+      console.log(`  approve from another terminal: ${rewind} runs approve ${id} ${call.seq}`);
       console.log(`  (or: curl -X POST ${api.url}/v1/runs/${id}/calls/${call.seq}/approve)`);
       console.log("  waiting for the approval…");
       if (approve) {

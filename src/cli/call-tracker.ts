@@ -5,6 +5,7 @@
  * reports each change once; a call first seen already finished gets one line with its arguments.
  */
 import type { JournalEntryBody, RunViewBody } from "../contract/index.ts";
+import type { CommandHint } from "./commands/command.ts";
 import { compact, formatDuration, progressText } from "./output.ts";
 
 interface Seen {
@@ -30,7 +31,7 @@ const OUTCOME_TEXT: Record<NonNullable<InputRecord["outcome"]>, string> = {
 
 const FINAL = new Set(["completed", "failed"]);
 
-export function createCallTracker(runId: string) {
+export function createCallTracker(runId: string, hint: CommandHint) {
   const seen = new Map<number, Seen>();
   /** Every call up to this seq is finished and shown; journal reads start after it. */
   let settledThrough = 0;
@@ -53,8 +54,8 @@ export function createCallTracker(runId: string) {
       parkedCall?.details && Object.keys(parkedCall.details).length > 0 ? ` ${compact(parkedCall.details, 120)}` : "";
     return [
       `⏸ ${call(e)} waits for ${parkedCall?.reason ?? "approval"}${details}`,
-      `    approve: rewind runs approve ${runId} ${e.seq}`,
-      `    reject:  rewind runs reject ${runId} ${e.seq}`,
+      `    approve: ${hint(`runs approve ${runId} ${e.seq}`)}`,
+      `    reject:  ${hint(`runs reject ${runId} ${e.seq}`)}`,
     ];
   }
 
@@ -68,7 +69,7 @@ export function createCallTracker(runId: string) {
       const shown = seen.asked.has(input.requestId);
       if (!shown && !input.outcome && !ended) {
         lines.push(`? ${name(e)} asks: ${input.message}`, `    schema: ${compact(input.requestedSchema, 120)}`);
-        lines.push(`    answer: rewind runs answer ${runId} ${e.seq} --accept '{…}' | --decline | --cancel`);
+        lines.push(`    answer: ${hint(`runs answer ${runId} ${e.seq} --accept '{…}' | --decline | --cancel`)}`);
       }
       if (ended && !shown) continue;
       seen.asked.add(input.requestId);

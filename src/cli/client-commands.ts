@@ -4,7 +4,7 @@
  * whatever went wrong into one sentence on stderr and an exit code (1 failure, 2 usage).
  * Imports nothing of the worker or Temporal, so these commands start fast.
  */
-import { ConfigError, loadClientConfig } from "../config.ts";
+import { ConfigError, DEFAULT_API_URL, loadClientConfig } from "../config.ts";
 import { createApiClient, RewindApiError } from "../sdk/api-client.ts";
 import { HelpRequested, UsageError, usageEntries } from "./args.ts";
 import type { Command } from "./commands/command.ts";
@@ -111,6 +111,11 @@ function report(error: unknown, json: boolean): number {
   return 1;
 }
 
+/** Whether a command line's first word is `--url`: a client command follows (`rewind --url <api> runs …`). */
+export function namesApi(word: string): boolean {
+  return word === "--url" || word.startsWith("--url=");
+}
+
 /** `--url <api>` or `--url=<api>` anywhere among the arguments: the API to talk to, and the rest. */
 function urlFlag(argv: string[]): { url: string | undefined; rest: string[] } {
   const rest: string[] = [];
@@ -132,7 +137,12 @@ export async function runClientCommand(argv: string[]): Promise<number> {
     const { url, rest: args } = urlFlag(argv);
     const { command, rest } = find(args);
     const config = loadClientConfig(undefined, url);
-    return await command(rest, { api: createApiClient({ url: config.url, apiKey: config.apiKey }) });
+    const reach = config.url === DEFAULT_API_URL ? "" : ` --url ${config.url}`;
+    return await command(rest, {
+      api: createApiClient({ url: config.url, apiKey: config.apiKey }),
+      hint: (words) => `rewind${reach} ${words}`,
+      variable: config.variable,
+    });
   } catch (error) {
     return report(error, argv.includes("--json"));
   }

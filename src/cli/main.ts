@@ -6,7 +6,7 @@
  */
 import { ConfigError, loadConfig } from "../config.ts";
 import { asksForHelp, usageEntries } from "./args.ts";
-import { CLIENT_COMMANDS, CLIENT_USAGE, runClientCommand } from "./client-commands.ts";
+import { CLIENT_COMMANDS, CLIENT_USAGE, namesApi, runClientCommand } from "./client-commands.ts";
 import { createConsoleLogger } from "./console-logger.ts";
 import { SERVER_COMMANDS, SERVER_USAGE } from "./server-usage.ts";
 
@@ -28,7 +28,7 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  if (CLIENT_COMMANDS.has(command)) {
+  if (CLIENT_COMMANDS.has(command) || namesApi(command)) {
     process.exitCode = await runClientCommand(argv);
     return;
   }

@@ -4,7 +4,7 @@
  * repository's sources, so the package does not carry it; asked for one of those commands, this
  * says where it runs instead of failing on a module it lacks.
  */
-import { CLIENT_COMMANDS, CLIENT_USAGE, runClientCommand } from "./client-commands.ts";
+import { CLIENT_COMMANDS, CLIENT_USAGE, namesApi, runClientCommand } from "./client-commands.ts";
 import { SERVER_COMMANDS } from "./server-usage.ts";
 
 const SERVER_NAMES = [...SERVER_COMMANDS].join(", ");
@@ -23,7 +23,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  if (CLIENT_COMMANDS.has(command)) return runClientCommand(argv);
+  if (CLIENT_COMMANDS.has(command) || namesApi(command)) return runClientCommand(argv);
   if (SERVER_COMMANDS.has(command)) {
     process.stderr.write(
       `rewind: "${command}" runs Rewind itself, from its repository (\`npm start\` there starts the embedded stack, \`./bin/rewind.js ${command}\` runs this command); this rewind talks to a running API (rewind --help)\n`,

@@ -8,6 +8,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { RunViewBody } from "../contract/index.ts";
 import { RewindApiError, type ApiClient } from "../sdk/api-client.ts";
 import { createCallTracker, type CallTracker } from "./call-tracker.ts";
+import type { CommandHint } from "./commands/command.ts";
 import { formatDuration, full, printJson } from "./output.ts";
 import { createWatchView, type WatchView } from "./watch-view.ts";
 
@@ -18,6 +19,8 @@ export interface WatchOptions {
   intervalMs?: number;
   /** The first view, when the caller has one (`rewind run --watch` just started the run). */
   initial?: RunViewBody;
+  /** How the commands it suggests are written (`CliContext.hint`). */
+  hint: CommandHint;
 }
 
 const CLOSED = new Set(["completed", "failed", "cancelled", "rolledBack"]);
@@ -62,7 +65,7 @@ export async function watchRun(api: ApiClient, runId: string, options: WatchOpti
   const view: WatchView = options.json
     ? { line: () => undefined, status: () => undefined, done: () => undefined }
     : createWatchView();
-  const tracker = createCallTracker(runId);
+  const tracker = createCallTracker(runId, options.hint);
   const stop = new AbortController();
   const onSigint = () => stop.abort();
   process.once("SIGINT", onSigint);
@@ -85,7 +88,7 @@ export async function watchRun(api: ApiClient, runId: string, options: WatchOpti
       await delay(options.intervalMs ?? 300, undefined, { signal: stop.signal }).catch(() => undefined);
       if (stop.signal.aborted) {
         view.done();
-        view.line(`stopped watching; ${runId} goes on. Watch again: rewind runs watch ${runId}`);
+        view.line(`stopped watching; ${runId} goes on. Watch again: ${options.hint(`runs watch ${runId}`)}`);
         return 130;
       }
     }

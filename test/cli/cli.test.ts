@@ -126,8 +126,10 @@ describe("rewind run", () => {
 
   it("shows how to approve a parked call, and finishes once another process approved it", async () => {
     const watch = spawnCli(["run", "invoice.ts", "--toolset", toolset, "--watch"], { url: stack.api.url, cwd: dir });
-    const output = await watch.waitFor(/rewind runs approve (run_\w+) 1\n/);
-    const runId = /rewind runs approve (run_\w+) 1/.exec(output)?.[1] ?? "";
+    // The hint names the API it was given, so it can be pasted anywhere.
+    const hint = new RegExp(`approve: rewind --url ${stack.api.url} runs approve (run_\\w+) 1\\n`);
+    const output = await watch.waitFor(hint);
+    const runId = hint.exec(output)?.[1] ?? "";
     expect(output).toContain('⏸ 1 billing.send_invoice({"label":"march"}) waits for approval');
     expect(invoices.state.total).toBe(0);
 
@@ -163,7 +165,7 @@ describe("rewind run", () => {
       { message: "Which project?", requestedSchema: schema },
       new AbortController().signal,
     );
-    const output = await watch.waitFor(`rewind runs answer ${runId} 1 --accept`);
+    const output = await watch.waitFor(`rewind --url ${stack.api.url} runs answer ${runId} 1 --accept`);
     expect(output).toContain("? 1 billing.sync asks: Which project?\n");
 
     expect(await cli("runs", "answer", runId, "1")).toMatchObject({
@@ -287,11 +289,15 @@ describe("--json and errors", () => {
   });
 
   it("talks to the API --url names, over REWIND_URL", async () => {
-    const [elsewhere, here, wrong] = await Promise.all([
+    const [elsewhere, here, first, wrong] = await Promise.all([
       cli("runs", "list", "--url", "http://127.0.0.1:1"),
       cli("runs", "list", "--json", `--url=${stack.api.url}`),
+      // As the hints the CLI prints write it: before the command.
+      cli("--url", stack.api.url, "runs", "list", "--json"),
       cli("runs", "list", "--url", "ftp://example"),
     ]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toHaveProperty("runs");
     expect(elsewhere).toMatchObject({ code: 1, stderr: expect.stringContaining("http://127.0.0.1:1") });
     expect(here.code).toBe(0);
     expect(JSON.parse(here.stdout)).toHaveProperty("runs");

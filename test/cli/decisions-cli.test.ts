@@ -104,7 +104,7 @@ describe("rewind runs resolve|retry|fail: a call parked on an unknown outcome", 
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain(`  parked    call 1 pay.charge({"amount":5}) waits for outcomeUnknown\n`);
     expect(shown.stdout).toContain(
-      `            decide: rewind runs resolve ${id} 1 --result '{…}' | retry ${id} 1 | fail ${id} 1\n`,
+      `            decide: rewind --url ${stack.api.url} runs resolve ${id} 1 --result '{…}' | retry ${id} 1 | fail ${id} 1\n`,
     );
 
     const missing = await cli("runs", "resolve", id, "1");
@@ -209,20 +209,20 @@ describe("rewind run --approve-script, rewind runs approve-script|reject-script"
     expect([started.code, started.stderr]).toEqual([0, ""]);
     const id = /^started (run_\w+) \(\w+\)$/m.exec(started.stdout)?.[1] ?? "";
     expect(id, started.stdout).not.toBe("");
-    expect(started.stdout).toContain(`approve its script: rewind runs approve-script ${id}\n`);
+    expect(started.stdout).toContain(`approve its script: rewind --url ${stack.api.url} runs approve-script ${id}\n`);
     await waitingForApproval(id);
     const shown = await cli("runs", "show", id);
     expect(shown.stdout).toContain(`${id}  parked\n`);
     expect(shown.stdout).toContain(
       `  waits     for its script's approval, before its first step\n` +
-        `            approve: rewind runs approve-script ${id} | reject: rewind runs reject-script ${id}\n`,
+        `            approve: rewind --url ${stack.api.url} runs approve-script ${id} | reject: rewind --url ${stack.api.url} runs reject-script ${id}\n`,
     );
     expect(sentBy(id, "send_invoice")).toBe(0);
 
     const approved = await cli("runs", "approve-script", id, "--by", "alice");
     expect(approved).toEqual({
       code: 0,
-      stdout: `approved the script of ${id} as default/loopback for alice: it runs\n  watch: rewind runs watch ${id}\n`,
+      stdout: `approved the script of ${id} as default/loopback for alice: it runs\n  watch: rewind --url ${stack.api.url} runs watch ${id}\n`,
       stderr: "",
     });
     expect(await waitForRun(stack, id, 30_000)).toMatchObject({ status: "completed", result: "sent" });

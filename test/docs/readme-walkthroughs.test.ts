@@ -5,7 +5,7 @@
  * Ctrl-C. Commands and expected output are read from the README's code blocks, so a README that
  * drifts from what the product does fails here. Only the ports (and the ids they change) differ.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -128,16 +128,21 @@ describe("the CLI walkthrough", () => {
     steps.find((step) => step.command.includes("triage.ts")),
   ];
   let dir: string;
+  /** The README's lines as printed against this test's API: the commands they suggest name it. */
+  const viaApi = (lines: string[]) =>
+    lines.map((line) => line.replace(/(:\s+)rewind (?!--url)/, `$1rewind --url ${api} `));
+  /** The walkthrough's commands, with REWIND_EXAMPLE_PORT naming the tickets server this test starts. */
+  let cliEnv: Record<string, string>;
 
   beforeAll(async () => {
-    // The walkthrough's files, with toolset.yaml naming the tickets server this test starts.
     const port = await getFreePort();
     dir = await mkdtemp(path.join(tmpdir(), "rewind-docs-cli-"));
     made.push(dir);
     await cp(path.join(REPO_ROOT, "examples/cli"), path.join(dir, "examples/cli"), { recursive: true });
     const yaml = await readFile(path.join(dir, "examples/cli/toolset.yaml"), "utf8");
-    expect(yaml).toContain(`url: ${DEFAULT_TICKETS_URL}`);
-    await writeFile(path.join(dir, "examples/cli/toolset.yaml"), yaml.replace(DEFAULT_TICKETS_URL, ticketsUrl(port)));
+    // toolset.yaml follows REWIND_EXAMPLE_PORT, the port the tickets server listens on.
+    expect(yaml).toContain(`url: ${DEFAULT_TICKETS_URL.replace(/:\d+\//, ":${REWIND_EXAMPLE_PORT:-8788}/")}`);
+    cliEnv = { ...env, REWIND_EXAMPLE_PORT: String(port) };
     expect(cli.replace(/\s+/g, " ")).toContain("npm run example:server");
     ticketsServer = spawnShell("npm run example:server", {
       cwd: REPO_ROOT,
@@ -149,27 +154,31 @@ describe("the CLI walkthrough", () => {
   it("registers examples/cli/toolset.yaml, refuses broken.ts as tsc would, and runs triage.ts to its result once approved", async () => {
     if (!broken || !register || !triage)
       throw new Error(`the README's CLI section lacks a step: ${JSON.stringify(steps)}`);
-    const registered = await runShell(register.command, { cwd: dir, env });
+    const registered = await runShell(register.command, { cwd: dir, env: cliEnv });
     expect(registered.code, registered.output).toBe(0);
-    assertLinesInOrder(registered.output, register.expected);
+    assertLinesInOrder(registered.output, viaApi(register.expected));
     const id = /^toolset (ts_[0-9a-f]{64})$/m.exec(registered.output)?.[1] ?? "";
     const readmeId = /^toolset (ts_[0-9a-f]{64})$/m.exec(register.expected.join("\n"))?.[1] ?? "";
     expect(await idAtDefaultPort(id)).toBe(readmeId);
     const withId = (command: string) => command.replaceAll(readmeId, id);
 
-    const refused = await runShell(withId(broken.command), { cwd: dir, env });
+    const refused = await runShell(withId(broken.command), { cwd: dir, env: cliEnv });
     expect(refused.code).toBe(1);
     assertLinesInOrder(refused.output, broken.expected);
 
-    const watch = spawnShell(withId(triage.command), { cwd: dir, env });
-    const approve = (await watch.waitFor(/^ {4}approve: (rewind runs approve run_\w+ 2)$/m))[1] ?? "";
-    const approved = await runShell(approve, { cwd: dir, env });
+    const watch = spawnShell(withId(triage.command), { cwd: dir, env: cliEnv });
+    // The hints name the API the command was given (REWIND_URL here, not the default).
+    const approve = (await watch.waitFor(/^ {4}approve: (rewind --url \S+ runs approve run_\w+ 2)$/m))[1] ?? "";
+    expect(approve).toContain(`--url ${api} `);
+    // Pasted in a shell that knows no REWIND_URL, it still reaches the same API.
+    const withoutUrl = Object.fromEntries(Object.entries(cliEnv).filter(([name]) => name !== "REWIND_URL"));
+    const approved = await runShell(approve, { cwd: dir, env: withoutUrl });
     expect(approved.code).toBe(0);
     const answered = /answered\s+`([^`]+)`/.exec(cli)?.[1] ?? "";
     assertLinesInOrder(approved.output, [answered]);
     const watched = await watch.exited;
     expect(watched.code, watched.output).toBe(0);
-    assertLinesInOrder(watched.output, triage.expected);
+    assertLinesInOrder(watched.output, viaApi(triage.expected));
   });
 });
 
@@ -188,7 +197,11 @@ describe("the harness", () => {
     expect(command).not.toBe("");
     const first = await runShell(command, { cwd: REPO_ROOT, env: harnessEnv() });
     expect(first.code, first.output).toBe(0);
-    assertLinesInOrder(first.output, shown.split("\n"));
+    // The approve hint names the API the harness was given (REWIND_URL here, not the default).
+    assertLinesInOrder(
+      first.output,
+      shown.split("\n").map((line) => line.replace("npx rewind runs ", `npx rewind --url ${api} runs `)),
+    );
 
     const id = /^toolset (ts_[0-9a-f]{64})$/m.exec(first.output)?.[1] ?? "";
     expect(await idAtDefaultPort(id)).toBe(/^toolset (ts_[0-9a-f]{64})$/m.exec(shown)?.[1]);

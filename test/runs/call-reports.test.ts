@@ -119,7 +119,7 @@ describe("call reports", () => {
     expect((await journalEntry(id))?.progress?.progress).toBe(40);
 
     const run = (await request("GET", `/v1/runs/${id}`)).body as RunViewBody;
-    const tracker = createCallTracker(id);
+    const tracker = createCallTracker(id, (words) => `rewind ${words}`);
     expect(tracker.update([entry], run)).toEqual(["→ 1 tickets.sync({})", "⋯ call 1 tickets.sync 40/100 indexing…"]);
     expect(tracker.update([entry], run)).toEqual([]);
 
@@ -162,7 +162,10 @@ describe("call reports", () => {
     expect(entry?.inputs?.[0]?.outcome).toBeUndefined();
 
     // Watch shows the question with the command that answers it.
-    const lines = createCallTracker(id).update(entry ? [entry] : [], parked as RunViewBody);
+    const lines = createCallTracker(id, (words) => `rewind ${words}`).update(
+      entry ? [entry] : [],
+      parked as RunViewBody,
+    );
     expect(lines).toContain("? 1 tickets.sync asks: Which project?");
     expect(lines).toContain(`    answer: rewind runs answer ${id} 1 --accept '{…}' | --decline | --cancel`);
     expect(lines.some((line) => line.includes("approve"))).toBe(false);

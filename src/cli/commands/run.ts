@@ -24,7 +24,7 @@ async function parseInput(value: string | undefined): Promise<unknown> {
   }
 }
 
-export const runScript: Command = async (argv, { api }) => {
+export const runScript: Command = async (argv, { api, hint }) => {
   const cmd = parseCommand(argv, {
     usage: USAGE,
     positionals: ["script.ts"],
@@ -57,7 +57,7 @@ export const runScript: Command = async (argv, { api }) => {
   }
   if (cmd.flag("watch")) {
     if (!cmd.json) printLine(`started ${run.id}${run.toolset ? ` · toolset ${run.toolset}` : ""}`);
-    return watchRun(api, run.id, { json: cmd.json, initial: run });
+    return watchRun(api, run.id, { json: cmd.json, initial: run, hint });
   }
   if (cmd.json) {
     printJson(run);
@@ -65,7 +65,7 @@ export const runScript: Command = async (argv, { api }) => {
   }
   printLine(`started ${run.id} (${run.status})`);
   if (run.temporalUrl) printLine(`temporal: ${run.temporalUrl}`);
-  if (cmd.flag("approve-script")) printLine(`approve its script: rewind runs approve-script ${run.id}`);
-  printLine(`watch it: rewind runs watch ${run.id}`);
+  if (cmd.flag("approve-script")) printLine(`approve its script: ${hint(`runs approve-script ${run.id}`)}`);
+  printLine(`watch it: ${hint(`runs watch ${run.id}`)}`);
   return 0;
 };

@@ -11,11 +11,11 @@ import { watchRun } from "../watch.ts";
 import { answer } from "./answer.ts";
 import { fail, resolve, retry } from "./outcome-decisions.ts";
 import { approveScript, rejectScript } from "./script-decisions.ts";
-import type { Command } from "./command.ts";
+import type { Command, CommandHint } from "./command.ts";
 import { saveCassette } from "./replay.ts";
 import { readText, reportTypeErrors } from "./script-file.ts";
 
-function describeRun(run: RunViewBody): string {
+function describeRun(run: RunViewBody, hint: CommandHint): string {
   const lines = [`${run.id}  ${run.status}`];
   if (run.toolset) lines.push(`  toolset   ${run.toolset}`);
   if (run.endUser) lines.push(`  end user  ${run.endUser}`);
@@ -27,7 +27,7 @@ function describeRun(run: RunViewBody): string {
   if (run.scriptApproval?.state === "waiting")
     lines.push(
       `  waits     for its script's approval, before its first step`,
-      `            approve: rewind runs approve-script ${run.id} | reject: rewind runs reject-script ${run.id}`,
+      `            approve: ${hint(`runs approve-script ${run.id}`)} | reject: ${hint(`runs reject-script ${run.id}`)}`,
     );
   if (run.rollback) lines.push(...rollbackLines(run.rollback));
   for (const p of run.parked ?? []) {
@@ -37,13 +37,13 @@ function describeRun(run: RunViewBody): string {
         `            asks: ${String(p.details?.["message"] ?? "")}`,
         `            schema: ${compact(p.details?.["requestedSchema"], 120)}`,
       );
-      lines.push(`            answer: rewind runs answer ${run.id} ${p.seq} --accept '{…}' | --decline | --cancel`);
+      lines.push(`            answer: ${hint(`runs answer ${run.id} ${p.seq} --accept '{…}' | --decline | --cancel`)}`);
     } else if (p.reason === "outcomeUnknown") {
       lines.push(
-        `            decide: rewind runs resolve ${run.id} ${p.seq} --result '{…}' | retry ${run.id} ${p.seq} | fail ${run.id} ${p.seq}`,
+        `            decide: ${hint(`runs resolve ${run.id} ${p.seq} --result '{…}' | retry ${run.id} ${p.seq} | fail ${run.id} ${p.seq}`)}`,
       );
     } else {
-      lines.push(`            approve: rewind runs approve ${run.id} ${p.seq}`);
+      lines.push(`            approve: ${hint(`runs approve ${run.id} ${p.seq}`)}`);
     }
   }
   if (run.temporalUrl) lines.push(`  temporal  ${run.temporalUrl}`);
@@ -84,7 +84,7 @@ function rollbackLines(rollback: NonNullable<RunViewBody["rollback"]>): string[]
   ];
 }
 
-const rollback: Command = async (argv, { api }) => {
+const rollback: Command = async (argv, { api, hint }) => {
   const cmd = parseCommand(argv, {
     usage: "rewind runs rollback <id> [--reason text] [--by name] [--json]",
     positionals: ["id"],
@@ -94,7 +94,8 @@ const rollback: Command = async (argv, { api }) => {
   const by = cmd.string("by");
   const run = await api.rollbackRun(arg(cmd, 0), { ...(reason ? { reason } : {}), ...(by ? { by } : {}) });
   if (cmd.json) printJson(run);
-  else printLine(`rollback requested: the script stops and its completed calls are reverted\n${describeRun(run)}`);
+  else
+    printLine(`rollback requested: the script stops and its completed calls are reverted\n${describeRun(run, hint)}`);
   return 0;
 };
 
@@ -107,11 +108,11 @@ function cancelOutcome(status: string): string {
 
 const oneRun =
   (name: string, usage: string): Command =>
-  async (argv, { api }) => {
+  async (argv, { api, hint }) => {
     const cmd = parseCommand(argv, { usage, positionals: ["id"] });
     const run = name === "cancel" ? await api.cancelRun(arg(cmd, 0)) : await api.getRun(arg(cmd, 0));
     if (cmd.json) printJson(run);
-    else printLine(`${name === "cancel" ? cancelOutcome(run.status) : ""}${describeRun(run)}`);
+    else printLine(`${name === "cancel" ? cancelOutcome(run.status) : ""}${describeRun(run, hint)}`);
     return 0;
   };
 
@@ -186,11 +187,11 @@ const journal: Command = async (argv, { api }) => {
   return 0;
 };
 
-const watch: Command = async (argv, { api }) => {
+const watch: Command = async (argv, { api, hint }) => {
   const cmd = parseCommand(argv, { usage: "rewind runs watch <id> [--json]", positionals: ["id"] });
   const run = await api.getRun(arg(cmd, 0));
   if (!cmd.json) printLine(`watching ${run.id}${run.toolset ? ` · toolset ${run.toolset}` : ""}`);
-  return watchRun(api, run.id, { json: cmd.json, initial: run });
+  return watchRun(api, run.id, { json: cmd.json, initial: run, hint });
 };
 
 /** `as acme/key-1a2b3c4d for alice`: who the journal says decided. */
@@ -231,7 +232,7 @@ const resume: Command = async (argv, { api }) => {
   return 0;
 };
 
-const fork: Command = async (argv, { api }) => {
+const fork: Command = async (argv, { api, hint }) => {
   const cmd = parseCommand(argv, {
     usage: "rewind runs fork <id> <script.ts> [--input json|@file] [--cancel-parent] [--watch] [--json]",
     positionals: ["id", "script"],
@@ -258,7 +259,7 @@ const fork: Command = async (argv, { api }) => {
     if (reportTypeErrors(error, script, file, cmd.json)) return 1;
     throw error;
   }
-  if (cmd.flag("watch")) return watchRun(api, run.id, { json: cmd.json, initial: run });
+  if (cmd.flag("watch")) return watchRun(api, run.id, { json: cmd.json, initial: run, hint });
   if (cmd.json) printJson(run);
   else
     printLine(

@@ -13,7 +13,7 @@ const decidedByText = (answer: ScriptDecisionBody): string =>
     ? ` as ${answer.decidedBy.principal}${answer.decidedBy.by ? ` for ${answer.decidedBy.by}` : ""}`
     : "";
 
-export const approveScript: Command = async (argv, { api }) => {
+export const approveScript: Command = async (argv, { api, hint }) => {
   const cmd = parseCommand(argv, {
     usage: "rewind runs approve-script <id> [--by name] [--json]",
     positionals: ["id"],
@@ -22,7 +22,7 @@ export const approveScript: Command = async (argv, { api }) => {
   const id = arg(cmd, 0);
   const answer = await api.approveScript(id, cmd.string("by"));
   if (cmd.json) printJson(answer);
-  else printLine(`approved the script of ${id}${decidedByText(answer)}: it runs\n  watch: rewind runs watch ${id}`);
+  else printLine(`approved the script of ${id}${decidedByText(answer)}: it runs\n  watch: ${hint(`runs watch ${id}`)}`);
   return 0;
 };
 

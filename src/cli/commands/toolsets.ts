@@ -1,7 +1,8 @@
 /**
  * `rewind toolsets register <file.json|yaml>`, `rewind toolsets show <id> [--dts|--prompt]` (in
  * full, compact, or for chosen tools) and `rewind toolsets search <id> <query>`.
- * A toolset document is easier to write in YAML, so both are accepted; the API validates it,
+ * A toolset document is easier to write in YAML, so both are accepted, with `${NAME}` in its
+ * values standing for an environment variable (document-variables.ts); the API validates it,
  * and its errors (a server that does not answer, a policy naming no tool) are shown as sent,
  * as are the tools it left out because their schemas can't be used.
  */
@@ -10,6 +11,7 @@ import type { ToolsetView, RegisterToolsetBody } from "../../contract/index.ts";
 import { arg, parseCommand, UsageError } from "../args.ts";
 import { printJson, printLine, table } from "../output.ts";
 import type { Command } from "./command.ts";
+import { expandVariables } from "./document-variables.ts";
 import { readText } from "./script-file.ts";
 
 function parseDocument(file: string, text: string): unknown {
@@ -54,13 +56,13 @@ function summary(view: ToolsetView): string {
   return lines.join("\n");
 }
 
-export const registerToolset: Command = async (argv, { api }) => {
+export const registerToolset: Command = async (argv, { api, hint, variable }) => {
   const cmd = parseCommand(argv, {
     usage: "rewind toolsets register <file.json|yaml> [--json]",
     positionals: ["file"],
   });
   const file = arg(cmd, 0);
-  const document = parseDocument(file, await readText(file, "toolset document"));
+  const document = expandVariables(parseDocument(file, await readText(file, "toolset document")), variable, file);
   const view = await api.registerToolset(document as RegisterToolsetBody);
   if (cmd.json) {
     printJson(view);
@@ -71,7 +73,7 @@ export const registerToolset: Command = async (argv, { api }) => {
     printLine("\nleft out (a schema can't be used):");
     for (const t of view.omittedTools) printLine(`  ${t.server}.${t.tool}  ${t.message}`);
   }
-  printLine(`\nwhat a model sees: rewind toolsets show ${view.id} --prompt`);
+  printLine(`\nwhat a model sees: ${hint(`toolsets show ${view.id} --prompt`)}`);
   return 0;
 };
 
