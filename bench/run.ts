@@ -15,6 +15,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createConsoleLogger } from "../src/cli/console-logger.ts";
+import { ACCELERATORS, acceleratorsOff as parseAcceleratorsOff } from "../src/config.ts";
 import { installTemporalRuntime } from "../src/temporal/temporal-runtime.ts";
 import { FULL, QUICK, type BenchContext } from "./context.ts";
 import { renderReport, type BenchResults } from "./report.ts";
@@ -49,9 +50,10 @@ const SCENARIOS = [
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
-function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Set<Scenario> } {
+function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Set<Scenario>; acceleratorsOff: string } {
   let quick = false;
   let profile = false;
+  let acceleratorsOff = "";
   let only = new Set<Scenario>(SCENARIOS);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
@@ -65,9 +67,12 @@ function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Se
         if (!(SCENARIOS as readonly string[]).includes(name))
           throw new Error(`unknown scenario ${name}; one of ${SCENARIOS.join(", ")}`);
       only = new Set(names as Scenario[]);
+    } else if (arg.startsWith("--accelerators-off=")) {
+      acceleratorsOff = arg.slice("--accelerators-off=".length);
+      parseAcceleratorsOff(acceleratorsOff);
     } else throw new Error(`unknown argument ${arg}; use --quick, --profile, --only=${SCENARIOS.join(",")}`);
   }
-  return { quick, profile, only };
+  return { quick, profile, only, acceleratorsOff };
 }
 
 function commit(): string {
@@ -87,6 +92,8 @@ const HELP = `usage: npm run bench -- [--quick] [--profile] [--only=<scenario,â€
   --quick        every scenario shrunk: a smoke run
   --only=a,b     only these scenarios (also --only a,b): ${SCENARIOS.join(", ")}
   --profile      also CPU-profile the workers' process (bench/results/profiles-â€¦)
+  --accelerators-off=a,b
+                 Rewind with these accelerators off (or all): ${ACCELERATORS.join(", ")}
   --help, -h     this text
 
 Prints the tables and the targets' verdicts, and writes every sample to bench/results/<timestamp>.json.
@@ -125,6 +132,7 @@ const results: BenchResults = {
     memory: `${(os.totalmem() / 1024 ** 3).toFixed(0)} GB`,
     loadAverageAtStart: os.loadavg().map((l) => Number(l.toFixed(2))),
     scenarios: [...args.only],
+    acceleratorsOff: args.acceleratorsOff || "none",
   },
 };
 
@@ -132,7 +140,7 @@ const results: BenchResults = {
 installTemporalRuntime(createConsoleLogger("warn", "temporal-sdk"), "WARN");
 log("starting the Temporal dev server, the MCP server, the API and the workers");
 const profileDir = args.profile ? path.join(resultsDir, `profiles-${stamp}`) : undefined;
-const stack = await startBenchStack({ log, profileDir });
+const stack = await startBenchStack({ log, profileDir, acceleratorsOff: args.acceleratorsOff });
 log(
   `stack ready: Temporal ${stack.address}, API ${stack.api.url}, MCP ${stack.mcpUrl}, workers pid ${stack.workersPid}`,
 );

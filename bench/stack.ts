@@ -31,6 +31,8 @@ export const REPO_ROOT = path.resolve(BENCH_DIR, "..");
 export interface StackOptions {
   /** CPU-profile the workers' process into this folder. */
   profileDir?: string | undefined;
+  /** REWIND_ACCELERATORS_OFF for Rewind's API and worker (`--accelerators-off`); default: none. */
+  acceleratorsOff?: string;
   log(line: string): void;
 }
 
@@ -127,6 +129,7 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       REWIND_SECRET_KEY: Buffer.alloc(32, 42).toString("base64"),
       REWIND_LOG_LEVEL: "warn",
       REWIND_PAYLOAD_STORE: `file:${payloadDirs.rewind}`,
+      ...(options.acceleratorsOff ? { REWIND_ACCELERATORS_OFF: options.acceleratorsOff } : {}),
     };
     const config = loadConfig(apiEnv, REPO_ROOT);
     const api = await startApi(config, server.address, undefined, silentLogger);
@@ -143,6 +146,9 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       warmIsolates: config.warmIsolates,
       memoryMb: config.sandbox.memoryMb,
       isolatePool: config.sandbox.isolatePool,
+      eagerCalls: config.eagerCalls,
+      spareSessionIdleMs: config.spareSessionIdleMs,
+      accelerators: config.accelerators,
       cpuMsPerStep: config.sandbox.cpuMsPerStep,
       payloads: config.payloads,
       plainPayloadsDir: payloadDirs.plain,

@@ -15,7 +15,7 @@ import { startApi, type RunningApi } from "../src/cli/start-api.ts";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/shared/logger.ts";
 import { createConsoleLogger } from "../src/cli/console-logger.ts";
-import { DEFAULT_EAGER_CALLS, type PayloadsConfig } from "../src/config.ts";
+import { DEFAULT_EAGER_CALLS, type Accelerators, type PayloadsConfig } from "../src/config.ts";
 import { createMcpPool } from "../src/mcp/index.ts";
 import { NO_METRICS, createPrometheusMetrics, type StepStart } from "../src/metrics/index.ts";
 import { createRewindWorker } from "../src/worker/create-worker.ts";
@@ -35,6 +35,10 @@ export interface WorkersOptions {
   memoryMb: number;
   /** Isolates built ahead, as the configuration says (`REWIND_ISOLATE_POOL`). */
   isolatePool: number | undefined;
+  /** The configuration's eager calls, spare sessions and accelerators (`--accelerators-off`). */
+  eagerCalls: number;
+  spareSessionIdleMs: number;
+  accelerators: Accelerators;
   cpuMsPerStep: number;
   /** The Rewind worker's payload store (the API's too). */
   payloads: PayloadsConfig;
@@ -60,6 +64,9 @@ const rewind = await createRewindWorker({
   taskQueue: options.rewindTaskQueue,
   sandbox: { memoryMb: options.memoryMb, cpuMsPerStep: options.cpuMsPerStep, isolatePool: options.isolatePool },
   warmIsolates: options.warmIsolates,
+  eagerCalls: options.eagerCalls,
+  spareSessionIdleMs: options.spareSessionIdleMs,
+  accelerators: options.accelerators,
   cacheDir: options.cacheDir,
   secretKey: Buffer.alloc(32, 42),
   publicUrl: options.publicUrl,

@@ -104,6 +104,14 @@ export interface Config {
   workflowStackFrames: number;
   /** Runs continue as new after this many history events; unset: when Temporal suggests it. */
   continueAsNewAfterEvents: number | undefined;
+  /**
+   * The speed mechanisms on (all by default), each switched off by naming it in
+   * REWIND_ACCELERATORS_OFF (`all` for every one). Off, a run takes the durable core's path: the
+   * same journal, the same results, more round trips. The isolate pool, eager calls and spare
+   * sessions switched off also set their sizes to 0 (`sandbox.isolatePool`, `eagerCalls`,
+   * `spareSessionIdleMs`).
+   */
+  accelerators: Accelerators;
   /** Where a production deployment must not run with defaults (e.g. a generated secret key). */
   production: boolean;
   /** REWIND_SECRET_KEY (32 bytes, base64): seals credentials and webhook secrets. Unset: see secretKeyFile. */
@@ -470,12 +478,47 @@ function publicUrl(raw: string | undefined, fallback: string): string {
   return raw.replace(/\/+$/, "");
 }
 
+/**
+ * The accelerators, by the name REWIND_ACCELERATORS_OFF knows them by (docs/architecture.md has
+ * a row for each: what it saves and the bench figure that keeps it).
+ */
+export const ACCELERATORS = [
+  "speculative-steps",
+  "session-queues",
+  "api-first-step",
+  "eager-start",
+  "session-opener",
+  "spare-sessions",
+  "isolate-pool",
+  "eager-calls",
+] as const;
+export type AcceleratorName = (typeof ACCELERATORS)[number];
+/** Which accelerators are on. */
+export type Accelerators = Record<AcceleratorName, boolean>;
+
+/** REWIND_ACCELERATORS_OFF: a comma-separated list of accelerators to switch off, or `all`. */
+export function acceleratorsOff(raw: string | undefined): Accelerators {
+  const names = (raw ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+  const off = new Set<string>(names.includes("all") ? ACCELERATORS : names);
+  for (const name of off) {
+    if (!(ACCELERATORS as readonly string[]).includes(name))
+      throw new ConfigError(
+        `REWIND_ACCELERATORS_OFF: "${name}" is not an accelerator; the names are all, ${ACCELERATORS.join(", ")}`,
+      );
+  }
+  return Object.fromEntries(ACCELERATORS.map((name) => [name, !off.has(name)])) as Accelerators;
+}
+
 /** Reads and validates the environment. Throws ConfigError naming the variable at fault. */
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
   const host = env["REWIND_HOST"] ?? "127.0.0.1";
   const port = integer(env, "REWIND_PORT", 8787, 0, 65535);
   const stateDir = path.resolve(cwd, env["REWIND_STATE_DIR"] ?? ".rewind");
   const keys = parseApiKeys(env["REWIND_API_KEYS"]);
+  const accelerators = acceleratorsOff(env["REWIND_ACCELERATORS_OFF"]);
   return {
     stateDir,
     api: {
@@ -502,18 +545,20 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     sandbox: {
       memoryMb: integer(env, "REWIND_SANDBOX_MEMORY_MB", 128, 16, 8192),
       cpuMsPerStep: integer(env, "REWIND_SANDBOX_CPU_MS", 2000, 10, 600_000),
-      isolatePool: integer(env, "REWIND_ISOLATE_POOL", 8, 0, 256),
+      isolatePool: accelerators["isolate-pool"] ? integer(env, "REWIND_ISOLATE_POOL", 8, 0, 256) : 0,
     },
     warmIsolates: integer(env, "REWIND_WARM_ISOLATES", 256, 0, 100_000),
     warmIdleMs: integer(env, "REWIND_WARM_IDLE_SECONDS", 30, 0, 86_400) * 1000,
     maxCachedWorkflows: integer(env, "REWIND_MAX_CACHED_WORKFLOWS", DEFAULT_MAX_CACHED_WORKFLOWS, 1, 1_000_000),
-    eagerCalls: integer(env, "REWIND_EAGER_CALLS", DEFAULT_EAGER_CALLS, 0, 1_000),
-    spareSessionIdleMs:
-      integer(env, "REWIND_SPARE_SESSION_SECONDS", DEFAULT_SPARE_SESSION_IDLE_MS / 1000, 0, 3_600) * 1000,
+    eagerCalls: accelerators["eager-calls"] ? integer(env, "REWIND_EAGER_CALLS", DEFAULT_EAGER_CALLS, 0, 1_000) : 0,
+    spareSessionIdleMs: accelerators["spare-sessions"]
+      ? integer(env, "REWIND_SPARE_SESSION_SECONDS", DEFAULT_SPARE_SESSION_IDLE_MS / 1000, 0, 3_600) * 1000
+      : 0,
     workflowStackFrames: integer(env, "REWIND_WORKFLOW_STACK_FRAMES", DEFAULT_WORKFLOW_STACK_FRAMES, 0, 200),
     continueAsNewAfterEvents: env["REWIND_CONTINUE_AS_NEW_EVENTS"]
       ? integer(env, "REWIND_CONTINUE_AS_NEW_EVENTS", 0, 50, 1_000_000)
       : undefined,
+    accelerators,
     production: env["NODE_ENV"] === "production",
     secretKey: secretKey(env["REWIND_SECRET_KEY"]),
     events: events(env),

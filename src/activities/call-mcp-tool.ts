@@ -51,6 +51,8 @@ export interface McpCallDeps {
   mcpPool: McpPool;
   /** The worker's sandbox: a finished call is fed to its run's warm script right away (a speculative step). */
   sandbox?: Pick<Sandbox, "speculate" | "notSpeculated">;
+  /** Whether a finished call is fed to its run's warm script here (default: yes); off, the workflow always feeds it. */
+  speculativeSteps?: boolean;
   /** Whether a run's namespace takes events, told with a step that ends the run. */
   endpoints?: EndpointResolver;
   /** The task queue only this worker polls, told with each speculative step (`StepPlace`). */
@@ -178,6 +180,7 @@ async function takeSpeculativeStep(
   value: unknown,
   valueJson: string,
 ): Promise<{ step?: SpeculativeStep }> {
+  if (deps.speculativeSteps === false) return {};
   try {
     const step = await deps.sandbox?.speculate(
       input.runId,

@@ -111,9 +111,10 @@ export async function startApi(
       uiUrl,
       continueAsNewAfterEvents: config.continueAsNewAfterEvents,
       // Not under worker versioning: the worker beside the API need not be the deployment's current version.
-      eagerStart: shared !== undefined && config.temporal.deployment === undefined,
+      eagerStart:
+        shared !== undefined && config.temporal.deployment === undefined && config.accelerators["eager-start"],
       metrics,
-      ...(options.worker
+      ...(options.worker && config.accelerators["api-first-step"]
         ? { advanceScript: options.worker.advanceScript, forgetFirstStep: options.worker.forgetFirstStep }
         : {}),
     }),

@@ -52,6 +52,7 @@ export async function startWorker(config: Config, temporalAddress: string, logge
     eagerCalls: config.eagerCalls,
     spareSessionIdleMs: config.spareSessionIdleMs,
     workflowStackFrames: config.workflowStackFrames,
+    accelerators: config.accelerators,
     cacheDir: path.join(config.stateDir, "cache"),
     secretKey,
     events: config.events,

@@ -16,6 +16,7 @@ import {
   DEFAULT_MAX_CACHED_WORKFLOWS,
   DEFAULT_SPARE_SESSION_IDLE_MS,
   DEFAULT_WORKFLOW_STACK_FRAMES,
+  type Accelerators,
   type SandboxLimits,
   type WorkerDeployment,
   type PayloadsConfig,
@@ -89,6 +90,8 @@ export interface RewindWorkerOptions extends TemporalConnectionSettings {
   deployment?: WorkerDeployment | undefined;
   /** Where runs, calls, steps, the sandbox and the payload store are measured; default: nowhere. */
   metrics?: RewindMetrics;
+  /** The worker's accelerators that can be switched off (`Config.accelerators`); default: all on. */
+  accelerators?: Partial<Pick<Accelerators, "speculative-steps" | "session-queues" | "session-opener">>;
 }
 
 const VERSIONING_BEHAVIOR = { pinned: "PINNED", "auto-upgrade": "AUTO_UPGRADE" } as const;
@@ -184,7 +187,9 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
   const box = createSecretBox(options.secretKey);
   const endpoints = createEndpointResolver({ client, box, fallback: options.events });
   // A worker that takes workflow tasks holds runs' isolates, and polls a queue of its own for their calls.
-  const sessionQueue = options.activitiesOnly ? undefined : sessionQueueName(options.taskQueue);
+  const on = { "speculative-steps": true, "session-queues": true, "session-opener": true, ...options.accelerators };
+  const sessionQueue =
+    options.activitiesOnly || !on["session-queues"] ? undefined : sessionQueueName(options.taskQueue);
   const credentials = createCredentialResolver({ client, box });
   const sessionOpener = createSessionOpener({ mcpPool, credentials });
   const activities = createActivities({
@@ -200,7 +205,8 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     client,
     storedScripts: createStoredScriptStore(client, options.taskQueue),
     credentials,
-    openSessions: sessionOpener.open,
+    ...(on["session-opener"] ? { openSessions: sessionOpener.open } : {}),
+    speculativeSteps: on["speculative-steps"],
     tracing,
     validate: validateAgainstSchema,
     callReports: createCallReports(client),

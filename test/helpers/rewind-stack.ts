@@ -97,6 +97,12 @@ export { TEST_SECRET_KEY };
  */
 const LOOPBACK_TARGETS = "127.0.0.0/8,::1,localhost";
 
+/** The suite's own REWIND_ACCELERATORS_OFF, for every stack and worker process a test starts. */
+export function acceleratorsOffForTests(): Record<string, string> {
+  const off = process.env["REWIND_ACCELERATORS_OFF"];
+  return off ? { REWIND_ACCELERATORS_OFF: off } : {};
+}
+
 export function testConfig(env: Record<string, string> = {}): Config {
   const trustLoopback = env["REWIND_API_KEYS"] !== undefined && env["REWIND_TRUSTED_TARGETS"] === undefined;
   return loadConfig(
@@ -107,6 +113,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
       TEMPORAL_ADDRESS: inject("temporalAddress"),
       REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64"),
       ...(trustLoopback ? { REWIND_TRUSTED_TARGETS: LOOPBACK_TARGETS } : {}),
+      // `REWIND_ACCELERATORS_OFF=all npm test` runs the suite on the durable core alone.
+      ...acceleratorsOffForTests(),
       ...env,
     },
     REPO_ROOT,
@@ -145,6 +153,9 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
         sandbox: config.sandbox,
         warmIsolates: config.warmIsolates,
         workflowStackFrames: config.workflowStackFrames,
+        eagerCalls: config.eagerCalls,
+        spareSessionIdleMs: config.spareSessionIdleMs,
+        accelerators: config.accelerators,
         cacheDir: path.join(config.stateDir, "cache"),
         secretKey: TEST_SECRET_KEY,
         events: config.events,
