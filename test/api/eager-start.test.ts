@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseExposition, valueOf } from "../helpers/prometheus-text.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { echoTool } from "../helpers/mcp-test-tools.ts";
-import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { acceleratorsOn, startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset } from "../helpers/toolset.ts";
 import { readRunStart } from "../../src/api/run-start.ts";
 import type { RunInput } from "../../src/shared/index.ts";
@@ -76,7 +76,7 @@ async function echoTwice(
 const localActivities = (events: HistoryEvent[]) =>
   events.filter((e) => e.markerRecordedEventAttributes?.markerName === "core_local_activity").length;
 
-describe("eager start", () => {
+describe.skipIf(!acceleratorsOn("eager-start", "api-first-step"))("eager start", () => {
   it("starts runs eagerly when the API shares the worker's connection, and they complete", async () => {
     const before = { eager: await starts(eager, "eager"), queued: await starts(eager, "queued") };
     const ids: string[] = [];
@@ -112,7 +112,7 @@ describe("eager start", () => {
   });
 });
 
-describe("first step carried in the run's input", () => {
+describe.skipIf(!acceleratorsOn("eager-start", "api-first-step"))("first step carried in the run's input", () => {
   it("schedules the first call in the run's first workflow task, with no local activity for the step", async () => {
     // The second call's step was the first call's speculative step, taken in the isolate the API's step left warm.
     expect(await echoTwice(eager, toolsets.eager, 3)).toBe(0);

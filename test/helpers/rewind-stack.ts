@@ -8,7 +8,7 @@ import path from "node:path";
 import { Client } from "@temporalio/client";
 import { connectClient } from "../../src/temporal/index.ts";
 import { inject } from "vitest";
-import { loadConfig, type Config } from "../../src/config.ts";
+import { acceleratorsOff, loadConfig, type AcceleratorName, type Config } from "../../src/config.ts";
 import { createConsoleLogger } from "../../src/cli/console-logger.ts";
 import { startApi, type RunningApi } from "../../src/cli/start-api.ts";
 import { silentLogger, type Logger } from "../../src/shared/logger.ts";
@@ -96,6 +96,15 @@ export { TEST_SECRET_KEY };
  * itself (the policy's own tests do, to see loopback refused).
  */
 const LOOPBACK_TARGETS = "127.0.0.0/8,::1,localhost";
+
+/**
+ * Whether the suite runs with all these accelerators on: a test of an accelerator itself is
+ * skipped (and reported skipped) in a run that switched it off.
+ */
+export function acceleratorsOn(...names: AcceleratorName[]): boolean {
+  const on = acceleratorsOff(process.env["REWIND_ACCELERATORS_OFF"]);
+  return names.every((name) => on[name]);
+}
 
 /** The suite's own REWIND_ACCELERATORS_OFF, for every stack and worker process a test starts. */
 export function acceleratorsOffForTests(): Record<string, string> {

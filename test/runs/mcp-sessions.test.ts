@@ -11,7 +11,13 @@ import { startEverythingServer, type EverythingServer } from "../helpers/everyth
 import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../helpers/mcp-test-server.ts";
 import { echoTool, effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { expectRunGoing } from "../helpers/run-going.ts";
-import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
+import {
+  acceleratorsOn,
+  startRewindStack,
+  waitForRun,
+  type ApiBody,
+  type RewindStack,
+} from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
@@ -98,42 +104,45 @@ describe("MCP sessions per run", () => {
     }
   });
 
-  it("starts a run on a session opened before it started, that no run had used", async () => {
-    /** When each session was initialized (its `notifications/initialized`), by session id. */
-    const initializedAt = new Map<string, number>();
-    const counting = await startMcpServer({
-      tools: [sessionCounter()],
-      onRequest: (info) => {
-        const session = info.headers["mcp-session-id"];
-        if (info.method === "notifications/initialized" && session) initializedAt.set(session, Date.now());
-      },
-    });
-    try {
-      const own = await registerToolset(stack, { mcpServers: { svc: { url: counting.url } } });
-      const script = `export default async function main() {
+  it.skipIf(!acceleratorsOn("spare-sessions"))(
+    "starts a run on a session opened before it started, that no run had used",
+    async () => {
+      /** When each session was initialized (its `notifications/initialized`), by session id. */
+      const initializedAt = new Map<string, number>();
+      const counting = await startMcpServer({
+        tools: [sessionCounter()],
+        onRequest: (info) => {
+          const session = info.headers["mcp-session-id"];
+          if (info.method === "notifications/initialized" && session) initializedAt.set(session, Date.now());
+        },
+      });
+      try {
+        const own = await registerToolset(stack, { mcpServers: { svc: { url: counting.url } } });
+        const script = `export default async function main() {
   const counts: number[] = [];
   for (let i = 0; i < 2; i++) counts.push(((await svc.increment({})) as { count: number }).count);
   return counts;
 }`;
-      const first = await run(script, own);
-      expect(first.result).toEqual([1, 2]);
-      // The spare for the next run opens a moment after the first run took its session.
-      await waitFor("a spare session to open", () => initializedAt.size >= 2, { timeoutMs: 10_000 });
-      const startedAt = Date.now();
-      const second = await run(script, own);
-      // A session of its own (its counts start at 1), initialized before the run was posted.
-      expect(second.result).toEqual([1, 2]);
-      const sessionOf = (id: unknown) =>
-        counting.calls.find((c) => String(c.meta["codes.rewind/idempotency-key"]).startsWith(`${String(id)}/`))
-          ?.sessionId;
-      const secondSession = sessionOf(second.id);
-      expect(secondSession).toBeDefined();
-      expect(secondSession).not.toBe(sessionOf(first.id));
-      expect(initializedAt.get(secondSession ?? "")).toBeLessThan(startedAt);
-    } finally {
-      await counting.close();
-    }
-  });
+        const first = await run(script, own);
+        expect(first.result).toEqual([1, 2]);
+        // The spare for the next run opens a moment after the first run took its session.
+        await waitFor("a spare session to open", () => initializedAt.size >= 2, { timeoutMs: 10_000 });
+        const startedAt = Date.now();
+        const second = await run(script, own);
+        // A session of its own (its counts start at 1), initialized before the run was posted.
+        expect(second.result).toEqual([1, 2]);
+        const sessionOf = (id: unknown) =>
+          counting.calls.find((c) => String(c.meta["codes.rewind/idempotency-key"]).startsWith(`${String(id)}/`))
+            ?.sessionId;
+        const secondSession = sessionOf(second.id);
+        expect(secondSession).toBeDefined();
+        expect(secondSession).not.toBe(sessionOf(first.id));
+        expect(initializedAt.get(secondSession ?? "")).toBeLessThan(startedAt);
+      } finally {
+        await counting.close();
+      }
+    },
+  );
 
   it("lists the server's tools once for a run's many calls, and a run started while that listing is fresh lists nothing", async () => {
     let lists = 0;

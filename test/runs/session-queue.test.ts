@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { temporal } from "@temporalio/proto";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { jitteredEchoTool } from "../helpers/mcp-test-tools.ts";
-import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
+import { acceleratorsOn, startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { testWorkers } from "../helpers/test-worker.ts";
 import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
@@ -104,93 +104,100 @@ export default async function main(input: { tag: string }) {
 }`;
 const BUSY_SUM = 435 + 2 * 120 + 435;
 
-describe("calls follow the run's session", () => {
-  it("hands the calls made together straight back to the worker holding the isolate, so no result discards its steps", async () => {
-    const first = await startWorker("eager-a", {});
-    const second = await startWorker("eager-b", {});
-    const tags = ["a", "b", "c", "d"];
-    const ids = await Promise.all(tags.map((tag) => startRun(stack, { toolset, script: BUSY_SCRIPT, input: { tag } })));
-    for (const [i, id] of ids.entries()) {
-      const done = await waitForRun(stack, id, 120_000);
-      expect(done.status, JSON.stringify(done.error)).toBe("completed");
-      expect(done.result).toBe(`${tags[i]}:${BUSY_SUM}`);
-    }
-    for (const id of ids) {
-      const events = await historyOf(id);
-      const holders = new Set(
-        events.flatMap((e) =>
-          e.workflowTaskCompletedEventAttributes ? [e.workflowTaskCompletedEventAttributes.identity] : [],
-        ),
+// Tests of the session queues themselves, with the speculative steps and eager calls they serve.
+describe.skipIf(!acceleratorsOn("session-queues", "speculative-steps", "eager-calls"))(
+  "calls follow the run's session",
+  () => {
+    it("hands the calls made together straight back to the worker holding the isolate, so no result discards its steps", async () => {
+      const first = await startWorker("eager-a", {});
+      const second = await startWorker("eager-b", {});
+      const tags = ["a", "b", "c", "d"];
+      const ids = await Promise.all(
+        tags.map((tag) => startRun(stack, { toolset, script: BUSY_SCRIPT, input: { tag } })),
       );
-      // Sticky: one worker took every workflow task of the run, and with them its steps.
-      expect(holders.size, id).toBe(1);
-      const placements = callPlacements(events);
-      expect(placements).toHaveLength(92);
-      for (const { queue, startedBy } of placements) {
-        expect(queue, id).toBe(stack.config.temporal.taskQueue);
-        expect(startedBy, id).toBe([...holders][0]);
+      for (const [i, id] of ids.entries()) {
+        const done = await waitForRun(stack, id, 120_000);
+        expect(done.status, JSON.stringify(done.error)).toBe("completed");
+        expect(done.result).toBe(`${tags[i]}:${BUSY_SUM}`);
       }
-    }
-    // Each run's first step is its one cold step; every later one was warm where its isolate was.
-    expect(first.steps.cold + second.steps.cold).toBe(ids.length);
-    await workers.shutdownStarted();
-  }, 240_000);
-
-  it("sends the calls made together to the worker holding the isolate once a result came from the other worker", async () => {
-    const first = await startWorker("session-a");
-    const second = await startWorker("session-b");
-    const owners = new Map([
-      [first.worker.sessionQueue, "session-a"],
-      [second.worker.sessionQueue, "session-b"],
-    ]);
-    const tags = ["a", "b", "c", "d", "e", "f"];
-    const ids = await Promise.all(tags.map((tag) => startRun(stack, { toolset, script: BUSY_SCRIPT, input: { tag } })));
-    for (const [i, id] of ids.entries()) {
-      const done = await waitForRun(stack, id, 120_000);
-      expect(done.status, JSON.stringify(done.error)).toBe("completed");
-      expect(done.result).toBe(`${tags[i]}:${BUSY_SUM}`);
-    }
-    let routed = 0;
-    for (const id of ids) {
-      const placements = callPlacements(await historyOf(id));
-      expect(placements).toHaveLength(92);
-      // A call on a session queue was started by the worker whose queue it is.
-      for (const { queue, startedBy } of placements) {
-        if (queue === stack.config.temporal.taskQueue) continue;
-        expect(owners.has(queue), `${id}: ${queue}`).toBe(true);
-        expect(startedBy, `${id}: ${queue}`).toBe(owners.get(queue));
-        routed += 1;
+      for (const id of ids) {
+        const events = await historyOf(id);
+        const holders = new Set(
+          events.flatMap((e) =>
+            e.workflowTaskCompletedEventAttributes ? [e.workflowTaskCompletedEventAttributes.identity] : [],
+          ),
+        );
+        // Sticky: one worker took every workflow task of the run, and with them its steps.
+        expect(holders.size, id).toBe(1);
+        const placements = callPlacements(events);
+        expect(placements).toHaveLength(92);
+        for (const { queue, startedBy } of placements) {
+          expect(queue, id).toBe(stack.config.temporal.taskQueue);
+          expect(startedBy, id).toBe([...holders][0]);
+        }
       }
-      // Calls made alone (30, then 2 × 16 together, then 30) stay on the shared queue.
-      for (const { queue } of [...placements.slice(0, 30), ...placements.slice(62)])
-        expect(queue, id).toBe(stack.config.temporal.taskQueue);
-    }
-    expect(routed).toBeGreaterThan(0);
-    // Without the session queue, every result of a call made together that another worker
-    // finished could discard the holder's speculative steps; with it, only those before the run
-    // learnt of the other worker can.
-    expect(first.steps.cold + second.steps.cold).toBeLessThanOrEqual(3 * ids.length);
-    expect(first.steps.warm + second.steps.warm).toBeGreaterThan(0);
-  }, 240_000);
+      // Each run's first step is its one cold step; every later one was warm where its isolate was.
+      expect(first.steps.cold + second.steps.cold).toBe(ids.length);
+      await workers.shutdownStarted();
+    }, 240_000);
 
-  it("sends a call to the shared queue when the worker holding the isolate was killed, and the run completes", async () => {
-    // Two worker processes from the start, and six calls at a time (Temporal hands three of them,
-    // as many as REWIND_EAGER_CALLS allows, straight to the worker completing the workflow task, the
-    // others to either worker), so the run
-    // learns of the other worker; the one holding the isolate is then killed while calls made
-    // together wait on its session queue.
-    await workers.shutdownStarted();
-    const env = {
-      REWIND_EAGER_CALLS: "3",
-      TEMPORAL_ADDRESS: stack.address,
-      REWIND_TASK_QUEUE: stack.config.temporal.taskQueue,
-      REWIND_STATE_DIR: stack.config.stateDir,
-    };
-    const pair = [await spawnWorker(env), await spawnWorker(env)];
-    processes.push(...pair);
-    const id = await startRun(stack, {
-      toolset,
-      script: `import { svc } from "rewind:tools";
+    it("sends the calls made together to the worker holding the isolate once a result came from the other worker", async () => {
+      const first = await startWorker("session-a");
+      const second = await startWorker("session-b");
+      const owners = new Map([
+        [first.worker.sessionQueue, "session-a"],
+        [second.worker.sessionQueue, "session-b"],
+      ]);
+      const tags = ["a", "b", "c", "d", "e", "f"];
+      const ids = await Promise.all(
+        tags.map((tag) => startRun(stack, { toolset, script: BUSY_SCRIPT, input: { tag } })),
+      );
+      for (const [i, id] of ids.entries()) {
+        const done = await waitForRun(stack, id, 120_000);
+        expect(done.status, JSON.stringify(done.error)).toBe("completed");
+        expect(done.result).toBe(`${tags[i]}:${BUSY_SUM}`);
+      }
+      let routed = 0;
+      for (const id of ids) {
+        const placements = callPlacements(await historyOf(id));
+        expect(placements).toHaveLength(92);
+        // A call on a session queue was started by the worker whose queue it is.
+        for (const { queue, startedBy } of placements) {
+          if (queue === stack.config.temporal.taskQueue) continue;
+          expect(owners.has(queue), `${id}: ${queue}`).toBe(true);
+          expect(startedBy, `${id}: ${queue}`).toBe(owners.get(queue));
+          routed += 1;
+        }
+        // Calls made alone (30, then 2 × 16 together, then 30) stay on the shared queue.
+        for (const { queue } of [...placements.slice(0, 30), ...placements.slice(62)])
+          expect(queue, id).toBe(stack.config.temporal.taskQueue);
+      }
+      expect(routed).toBeGreaterThan(0);
+      // Without the session queue, every result of a call made together that another worker
+      // finished could discard the holder's speculative steps; with it, only those before the run
+      // learnt of the other worker can.
+      expect(first.steps.cold + second.steps.cold).toBeLessThanOrEqual(3 * ids.length);
+      expect(first.steps.warm + second.steps.warm).toBeGreaterThan(0);
+    }, 240_000);
+
+    it("sends a call to the shared queue when the worker holding the isolate was killed, and the run completes", async () => {
+      // Two worker processes from the start, and six calls at a time (Temporal hands three of them,
+      // as many as REWIND_EAGER_CALLS allows, straight to the worker completing the workflow task, the
+      // others to either worker), so the run
+      // learns of the other worker; the one holding the isolate is then killed while calls made
+      // together wait on its session queue.
+      await workers.shutdownStarted();
+      const env = {
+        REWIND_EAGER_CALLS: "3",
+        TEMPORAL_ADDRESS: stack.address,
+        REWIND_TASK_QUEUE: stack.config.temporal.taskQueue,
+        REWIND_STATE_DIR: stack.config.stateDir,
+      };
+      const pair = [await spawnWorker(env), await spawnWorker(env)];
+      processes.push(...pair);
+      const id = await startRun(stack, {
+        toolset,
+        script: `import { svc } from "rewind:tools";
 export default async function main() {
   let sum = 0;
   for (let i = 0; i < 60; i += 6) {
@@ -199,35 +206,36 @@ export default async function main() {
   }
   return sum;
 }`,
-    });
-    const routed = await waitFor(
-      "a call made together on a session queue",
-      async () => callPlacements(await historyOf(id)).find(({ queue }) => queue.includes("-session-")),
-      { intervalMs: 50, timeoutMs: 60_000, until: (found) => found !== undefined },
-    );
-    const history = await historyOf(id);
-    const holder = [...history].reverse().find((e) => e.workflowTaskStartedEventAttributes)
-      ?.workflowTaskStartedEventAttributes?.identity;
-    const doomed = pair.find((p) => holder?.startsWith(`${p.child.pid}@`));
-    expect(doomed, `the worker ${holder ?? "?"} is one of ours`).toBeDefined();
-    expect((await stack.client.workflow.getHandle(id).describe()).status.name).toBe("RUNNING");
-    await doomed?.kill("SIGKILL");
-    const survivor = pair.find((p) => p !== doomed);
-    const done = await waitForRun(stack, id, 150_000);
-    expect(done.status, JSON.stringify(done.error)).toBe("completed");
-    expect(done.result).toBe(1770);
-    const events = await historyOf(id);
-    // A call waited on the killed worker's queue, was never started there, and went to the shared queue.
-    const neverStarted = events.filter(
-      (e) =>
-        e.activityTaskTimedOutEventAttributes?.failure?.timeoutFailureInfo?.timeoutType ===
-        temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
-    );
-    expect(neverStarted.length).toBeGreaterThan(0);
-    expect(routed?.queue).toMatch(/-session-/);
-    // The calls made together at the end followed the survivor, which took the run's steps.
-    const last = callPlacements(events).at(-1);
-    expect(last?.queue).toMatch(/-session-/);
-    expect(last?.startedBy?.startsWith(`${survivor?.child.pid}@`)).toBe(true);
-  }, 180_000);
-});
+      });
+      const routed = await waitFor(
+        "a call made together on a session queue",
+        async () => callPlacements(await historyOf(id)).find(({ queue }) => queue.includes("-session-")),
+        { intervalMs: 50, timeoutMs: 60_000, until: (found) => found !== undefined },
+      );
+      const history = await historyOf(id);
+      const holder = [...history].reverse().find((e) => e.workflowTaskStartedEventAttributes)
+        ?.workflowTaskStartedEventAttributes?.identity;
+      const doomed = pair.find((p) => holder?.startsWith(`${p.child.pid}@`));
+      expect(doomed, `the worker ${holder ?? "?"} is one of ours`).toBeDefined();
+      expect((await stack.client.workflow.getHandle(id).describe()).status.name).toBe("RUNNING");
+      await doomed?.kill("SIGKILL");
+      const survivor = pair.find((p) => p !== doomed);
+      const done = await waitForRun(stack, id, 150_000);
+      expect(done.status, JSON.stringify(done.error)).toBe("completed");
+      expect(done.result).toBe(1770);
+      const events = await historyOf(id);
+      // A call waited on the killed worker's queue, was never started there, and went to the shared queue.
+      const neverStarted = events.filter(
+        (e) =>
+          e.activityTaskTimedOutEventAttributes?.failure?.timeoutFailureInfo?.timeoutType ===
+          temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
+      );
+      expect(neverStarted.length).toBeGreaterThan(0);
+      expect(routed?.queue).toMatch(/-session-/);
+      // The calls made together at the end followed the survivor, which took the run's steps.
+      const last = callPlacements(events).at(-1);
+      expect(last?.queue).toMatch(/-session-/);
+      expect(last?.startedBy?.startsWith(`${survivor?.child.pid}@`)).toBe(true);
+    }, 180_000);
+  },
+);
