@@ -15,7 +15,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createConsoleLogger } from "../src/cli/console-logger.ts";
-import { ACCELERATORS, acceleratorsOff as parseAcceleratorsOff } from "../src/config.ts";
+import { ACCELERATORS, parseAccelerators } from "../src/config.ts";
 import { installTemporalRuntime } from "../src/temporal/temporal-runtime.ts";
 import { FULL, QUICK, type BenchContext } from "./context.ts";
 import { renderReport, type BenchResults } from "./report.ts";
@@ -69,7 +69,7 @@ function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Se
       only = new Set(names as Scenario[]);
     } else if (arg.startsWith("--accelerators-off=")) {
       acceleratorsOff = arg.slice("--accelerators-off=".length);
-      parseAcceleratorsOff(acceleratorsOff);
+      parseAccelerators(acceleratorsOff);
     } else throw new Error(`unknown argument ${arg}; use --quick, --profile, --only=${SCENARIOS.join(",")}`);
   }
   return { quick, profile, only, acceleratorsOff };

@@ -496,8 +496,11 @@ export type AcceleratorName = (typeof ACCELERATORS)[number];
 /** Which accelerators are on. */
 export type Accelerators = Record<AcceleratorName, boolean>;
 
-/** REWIND_ACCELERATORS_OFF: a comma-separated list of accelerators to switch off, or `all`. */
-export function acceleratorsOff(raw: string | undefined): Accelerators {
+/**
+ * Which accelerators are on, read from REWIND_ACCELERATORS_OFF: a comma-separated list of
+ * accelerators to switch off, or `all`.
+ */
+export function parseAccelerators(raw: string | undefined): Accelerators {
   const names = (raw ?? "")
     .split(",")
     .map((name) => name.trim())
@@ -518,7 +521,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const port = integer(env, "REWIND_PORT", 8787, 0, 65535);
   const stateDir = path.resolve(cwd, env["REWIND_STATE_DIR"] ?? ".rewind");
   const keys = parseApiKeys(env["REWIND_API_KEYS"]);
-  const accelerators = acceleratorsOff(env["REWIND_ACCELERATORS_OFF"]);
+  const accelerators = parseAccelerators(env["REWIND_ACCELERATORS_OFF"]);
   return {
     stateDir,
     api: {

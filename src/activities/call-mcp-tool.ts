@@ -180,9 +180,8 @@ async function takeSpeculativeStep(
   value: unknown,
   valueJson: string,
 ): Promise<{ step?: SpeculativeStep }> {
-  if (deps.speculativeSteps === false) return {};
   try {
-    const step = await deps.sandbox?.speculate(
+    const step = await speculationOf(deps)?.speculate(
       input.runId,
       { seq: input.seq, ok: true, value },
       encodeCallEvent(input.seq, value, valueJson),
@@ -201,6 +200,11 @@ async function takeSpeculativeStep(
   } catch {
     return {};
   }
+}
+
+/** Where this worker takes speculative steps: its sandbox, unless they are switched off. */
+function speculationOf(deps: McpCallDeps): McpCallDeps["sandbox"] {
+  return deps.speculativeSteps === false ? undefined : deps.sandbox;
 }
 
 /** Whether a speculative step names `queue` as where it was taken, so the result needs no `ranOn`. */
@@ -403,7 +407,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
       });
     } finally {
       // No later result of the run is fed here before the workflow has fed this one (see the sandbox).
-      if (!speculated) deps.sandbox?.notSpeculated(input.runId, input.seq);
+      if (!speculated) speculationOf(deps)?.notSpeculated(input.runId, input.seq);
       attemptEnded.abort(new Error("the attempt ended"));
       clearInterval(heartbeat);
       span?.end(errorType === undefined ? {} : { errorType });

@@ -8,7 +8,7 @@ import path from "node:path";
 import { Client } from "@temporalio/client";
 import { connectClient } from "../../src/temporal/index.ts";
 import { inject } from "vitest";
-import { acceleratorsOff, loadConfig, type AcceleratorName, type Config } from "../../src/config.ts";
+import { loadConfig, parseAccelerators, type AcceleratorName, type Config } from "../../src/config.ts";
 import { createConsoleLogger } from "../../src/cli/console-logger.ts";
 import { startApi, type RunningApi } from "../../src/cli/start-api.ts";
 import { silentLogger, type Logger } from "../../src/shared/logger.ts";
@@ -102,7 +102,7 @@ const LOOPBACK_TARGETS = "127.0.0.0/8,::1,localhost";
  * skipped (and reported skipped) in a run that switched it off.
  */
 export function acceleratorsOn(...names: AcceleratorName[]): boolean {
-  const on = acceleratorsOff(process.env["REWIND_ACCELERATORS_OFF"]);
+  const on = parseAccelerators(process.env["REWIND_ACCELERATORS_OFF"]);
   return names.every((name) => on[name]);
 }
 

@@ -104,6 +104,17 @@ export default async function main(input: { tag: string }) {
 }`;
 const BUSY_SUM = 435 + 2 * 120 + 435;
 
+/** Starts one BUSY_SCRIPT run per tag at once and waits for each to complete with its sum; answers their ids. */
+async function runBusyScripts(tags: string[]): Promise<string[]> {
+  const ids = await Promise.all(tags.map((tag) => startRun(stack, { toolset, script: BUSY_SCRIPT, input: { tag } })));
+  for (const [i, id] of ids.entries()) {
+    const done = await waitForRun(stack, id, 120_000);
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    expect(done.result).toBe(`${tags[i]}:${BUSY_SUM}`);
+  }
+  return ids;
+}
+
 // Tests of the session queues themselves, with the speculative steps and eager calls they serve.
 describe.skipIf(!acceleratorsOn("session-queues", "speculative-steps", "eager-calls"))(
   "calls follow the run's session",
@@ -111,15 +122,7 @@ describe.skipIf(!acceleratorsOn("session-queues", "speculative-steps", "eager-ca
     it("hands the calls made together straight back to the worker holding the isolate, so no result discards its steps", async () => {
       const first = await startWorker("eager-a", {});
       const second = await startWorker("eager-b", {});
-      const tags = ["a", "b", "c", "d"];
-      const ids = await Promise.all(
-        tags.map((tag) => startRun(stack, { toolset, script: BUSY_SCRIPT, input: { tag } })),
-      );
-      for (const [i, id] of ids.entries()) {
-        const done = await waitForRun(stack, id, 120_000);
-        expect(done.status, JSON.stringify(done.error)).toBe("completed");
-        expect(done.result).toBe(`${tags[i]}:${BUSY_SUM}`);
-      }
+      const ids = await runBusyScripts(["a", "b", "c", "d"]);
       for (const id of ids) {
         const events = await historyOf(id);
         const holders = new Set(
@@ -148,15 +151,7 @@ describe.skipIf(!acceleratorsOn("session-queues", "speculative-steps", "eager-ca
         [first.worker.sessionQueue, "session-a"],
         [second.worker.sessionQueue, "session-b"],
       ]);
-      const tags = ["a", "b", "c", "d", "e", "f"];
-      const ids = await Promise.all(
-        tags.map((tag) => startRun(stack, { toolset, script: BUSY_SCRIPT, input: { tag } })),
-      );
-      for (const [i, id] of ids.entries()) {
-        const done = await waitForRun(stack, id, 120_000);
-        expect(done.status, JSON.stringify(done.error)).toBe("completed");
-        expect(done.result).toBe(`${tags[i]}:${BUSY_SUM}`);
-      }
+      const ids = await runBusyScripts(["a", "b", "c", "d", "e", "f"]);
       let routed = 0;
       for (const id of ids) {
         const placements = callPlacements(await historyOf(id));

@@ -5,7 +5,7 @@
  * results as a stack with all of them on.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ACCELERATORS, ConfigError, acceleratorsOff, loadConfig } from "../../src/config.ts";
+import { ACCELERATORS, ConfigError, loadConfig, parseAccelerators } from "../../src/config.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { jitteredEchoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
@@ -26,7 +26,7 @@ describe("REWIND_ACCELERATORS_OFF", () => {
     const none = loadConfig({ REWIND_ACCELERATORS_OFF: "all", REWIND_SPARE_SESSION_SECONDS: "9" });
     expect(Object.values(none.accelerators).some(Boolean)).toBe(false);
     expect(none.spareSessionIdleMs).toBe(0);
-    expect(Object.keys(acceleratorsOff(undefined))).toEqual([...ACCELERATORS]);
+    expect(Object.keys(parseAccelerators(undefined))).toEqual([...ACCELERATORS]);
   });
 
   it("refuses a name it does not know, listing those it knows", () => {
