@@ -58,7 +58,7 @@ import {
 import { sendCallUpdate } from "./call-updates.ts";
 import { askRollback, endedRolledBack, rollbackInProgress, type RollbackAsked } from "./run-rollback.ts";
 import { HttpError, notFound } from "./http-error.ts";
-import { noWorkerAnswered, readJournal } from "./worker-query.ts";
+import { noWorkerAnswered, readJournal, readWholeJournal } from "./worker-query.ts";
 import { listRuns, type RunListFilters } from "./run-list.ts";
 import { readCalledTools, readRunStart, type CalledTool } from "./run-start.ts";
 import type { StartMetrics } from "../metrics/index.ts";
@@ -461,7 +461,7 @@ export function createRunService(options: RunServiceOptions) {
       namespace: string,
     ): Promise<{ toolsetId: string; endUser?: string; input: RunInput; seed: ForkSeed }> {
       const input = await startOf(runId, namespace);
-      const view = await readJournal(client, runId, { afterSeq: 0, limit: Number.MAX_SAFE_INTEGER });
+      const view = await readWholeJournal(client, runId);
       const calls = view.entries.flatMap((e): ForkSeed["calls"] => {
         if (e.status === "completed")
           return [{ seq: e.seq, tool: e.tool, args: e.args, outcome: { ok: true as const, value: e.result ?? null } }];
@@ -479,13 +479,8 @@ export function createRunService(options: RunServiceOptions) {
 
     /** The run as a cassette: toolset, script, input and every call with its outcome; no credentials. */
     async cassette(runId: string, namespace: string): Promise<Cassette> {
-      const source = await this.forkSource(runId, namespace);
-      const view = await readJournal(client, runId, {
-        afterSeq: 0,
-        limit: Number.MAX_SAFE_INTEGER,
-        withBatches: true,
-      });
-      const { input } = source;
+      const input = await startOf(runId, namespace);
+      const view = await readWholeJournal(client, runId, { withBatches: true });
       return {
         format: "rewind.cassette/1",
         runId,

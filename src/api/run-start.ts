@@ -8,16 +8,13 @@
 import type { Client } from "@temporalio/client";
 import { fromHistoryPayload } from "../payloads/index.ts";
 import type { RunInput } from "../shared/index.ts";
-import { readJournal } from "./worker-query.ts";
+import { journalPages } from "./worker-query.ts";
 
 /** A tool a run called, and for the `workflows` built-in the workflow it named. */
 export interface CalledTool {
   tool: string;
   workflow?: string;
 }
-
-const PAGE_ENTRIES = 1000;
-const PAGE_BYTES = 2 * 1024 * 1024;
 
 /** The run's start input, or undefined when its first event carries none. */
 export async function readRunStart(
@@ -37,9 +34,7 @@ export async function readRunStart(
 /** Every distinct tool in the run's journal (answered by a worker, from the run's state). */
 export async function readCalledTools(client: Client, workflowId: string): Promise<CalledTool[]> {
   const called = new Map<string, CalledTool>();
-  let afterSeq = 0;
-  for (;;) {
-    const page = await readJournal(client, workflowId, { afterSeq, limit: PAGE_ENTRIES, maxBytes: PAGE_BYTES });
+  for await (const page of journalPages(client, workflowId)) {
     for (const entry of page.entries) {
       const workflow = workflowNamed(entry.args);
       const tool =
@@ -48,9 +43,6 @@ export async function readCalledTools(client: Client, workflowId: string): Promi
           : { tool: entry.tool };
       called.set(JSON.stringify(tool), tool);
     }
-    const last = page.entries.at(-1);
-    if (!last || (page.entries.length < PAGE_ENTRIES && page.truncated !== true)) break;
-    afterSeq = last.seq;
   }
   return [...called.values()];
 }

@@ -95,7 +95,8 @@ export const journalQuery = z.strictObject({
     .number()
     .int()
     .min(1024)
-    .max(64 * 1024 * 1024)
+    // The workflow serializes a page in one synchronous turn: a page never asks it for more than this.
+    .max(8 * 1024 * 1024)
     .default(4 * 1024 * 1024),
 });
 

@@ -43,3 +43,53 @@ export async function answeredByWorker<T>(runId: string, query: Promise<T>, ms =
 export function readJournal(client: Client, runId: string, args: JournalQueryArgs): Promise<JournalView> {
   return answeredByWorker(runId, client.workflow.getHandle(runId).query(getJournalQuery, args));
 }
+
+/** Entries per page of a whole-journal read. */
+const PAGE_ENTRIES = 1000;
+/**
+ * Bytes of entries (as JSON) per page of a whole-journal read. The workflow answers a query in
+ * one synchronous turn of its sandbox, bounded by the SDK's 5 s execution timeout; a page bounds
+ * the work of each answer, so a journal of many large results is read in many short queries
+ * rather than one that stalls the workflow (and, past the timeout, its worker).
+ */
+const PAGE_BYTES = 2 * 1024 * 1024;
+
+/** The run's whole journal, a bounded page per query; the first page also brings the batches when asked. */
+export async function* journalPages(
+  client: Client,
+  runId: string,
+  options: { withBatches?: boolean } = {},
+): AsyncGenerator<JournalView> {
+  let afterSeq = 0;
+  for (let first = true; ; first = false) {
+    const page = await readJournal(client, runId, {
+      afterSeq,
+      limit: PAGE_ENTRIES,
+      maxBytes: PAGE_BYTES,
+      ...(first && options.withBatches ? { withBatches: true } : {}),
+    });
+    yield page;
+    const last = page.entries.at(-1);
+    if (!last || (page.entries.length < PAGE_ENTRIES && page.truncated !== true)) return;
+    afterSeq = last.seq;
+  }
+}
+
+/** Every entry of the run's journal, read a bounded page at a time; with the batches and start time when asked. */
+export async function readWholeJournal(
+  client: Client,
+  runId: string,
+  options: { withBatches?: boolean } = {},
+): Promise<Pick<JournalView, "entries" | "startedAt" | "batches">> {
+  const entries: JournalView["entries"] = [];
+  let first: JournalView | undefined;
+  for await (const page of journalPages(client, runId, options)) {
+    first ??= page;
+    entries.push(...page.entries);
+  }
+  return {
+    entries,
+    ...(first?.startedAt === undefined ? {} : { startedAt: first.startedAt }),
+    ...(first?.batches === undefined ? {} : { batches: first.batches }),
+  };
+}

@@ -17,6 +17,7 @@ import {
   type LoopbackServer,
 } from "../helpers/http-loopback.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { journalPages } from "../../src/api/worker-query.ts";
 import { replayCassette } from "../../src/sdk/replay.ts";
 import type { Cassette } from "../../src/shared/run.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
@@ -135,8 +136,14 @@ describe("large results under stock limits", () => {
       afterSeq = Number(body["nextAfterSeq"]);
     }
     expect(seen).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    // A whole-journal read (the cassette's, a fork's) asks for bounded pages: one or two 1 MB entries each.
+    const pageSizes: number[] = [];
+    for await (const page of journalPages(stack.client, id, { withBatches: true })) pageSizes.push(page.entries.length);
+    expect(pageSizes.length).toBeGreaterThanOrEqual(15);
+    expect(pageSizes.reduce((sum, n) => sum + n, 0)).toBe(30);
     const cassette = await stack.request("GET", `/v1/runs/${id}/cassette`);
     expect(cassette.status).toBe(200);
+    expect((cassette.body as unknown as Cassette).entries.map((e) => e.seq)).toEqual(seen);
     const replayed = await replayCassette({ cassette: cassette.body as unknown as Cassette });
     expect(replayed.ok, JSON.stringify(replayed).slice(0, 300)).toBe(true);
   }, 240_000);
