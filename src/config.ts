@@ -484,7 +484,6 @@ function publicUrl(raw: string | undefined, fallback: string): string {
  */
 export const ACCELERATORS = [
   "speculative-steps",
-  "session-queues",
   "api-first-step",
   "eager-start",
   "session-opener",

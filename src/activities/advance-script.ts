@@ -12,15 +12,8 @@ import type { OpenSessions } from "./session-opener.ts";
 export interface AdvanceDeps {
   sandbox: Sandbox;
   endpoints: EndpointResolver;
-  /** The task queue only this worker polls, told with each step it takes (`StepPlace`). */
-  sessionQueue?: string | undefined;
   /** Opens the MCP sessions of the calls a run's first step issued (`AdvanceInput.openSessionsWith`). */
   openSessions?: OpenSessions;
-}
-
-/** A step's result with the queue of the worker that now holds the run's isolate, when it has one. */
-export function placed<T extends AdvanceResult>(result: T, sessionQueue: string | undefined): T {
-  return result.kind === "needsColdStart" || sessionQueue === undefined ? result : { ...result, sessionQueue };
 }
 
 export function createAdvanceScript(deps: AdvanceDeps) {
@@ -33,7 +26,6 @@ export function createAdvanceScript(deps: AdvanceDeps) {
         toolset: input.cold.toolset,
         calls: stepped.calls,
       });
-    const result = await withEventsEndpoint(stepped, input.namespace, deps.endpoints);
-    return placed(result, deps.sessionQueue);
+    return withEventsEndpoint(stepped, input.namespace, deps.endpoints);
   };
 }

@@ -22,6 +22,7 @@ import {
   McpConnectError,
   resultValue,
   type McpCallHooks,
+  type McpCallOutcome,
   type McpPool,
   type McpTaskHandle,
   type McpToolDescriptor,
@@ -30,7 +31,7 @@ import {
 } from "../mcp/index.ts";
 import type { SchemaValidator, Sandbox } from "../sandbox/index.ts";
 import type { EndpointResolver } from "../events/index.ts";
-import type { SpeculativeStep } from "../shared/index.ts";
+import type { CredentialRevisions, CredentialScope, SpeculativeStep } from "../shared/index.ts";
 import {
   CALL_FAILURE,
   IDEMPOTENCY_META_KEY,
@@ -40,9 +41,8 @@ import {
   type McpCallInput,
   type ToolCallResult,
 } from "../shared/index.ts";
-import type { Tracing } from "../tracing/index.ts";
+import type { AttemptSpan, Tracing } from "../tracing/index.ts";
 import { exchangeAttributes, mcpAttemptSpan, thrownErrorType } from "./attempt-spans.ts";
-import { placed } from "./advance-script.ts";
 import { withEventsEndpoint } from "./run-end.ts";
 import type { CallRef, CallReports } from "./call-reports.ts";
 import { createSchemaWatch, schemaChangeOf, type SchemaWatch } from "./schema-watch.ts";
@@ -55,8 +55,6 @@ export interface McpCallDeps {
   speculativeSteps?: boolean;
   /** Whether a run's namespace takes events, told with a step that ends the run. */
   endpoints?: EndpointResolver;
-  /** The task queue only this worker polls, told with each speculative step (`StepPlace`). */
-  sessionQueue?: string | undefined;
   tracing: Tracing;
   credentials: CredentialResolver;
   validate: SchemaValidator;
@@ -190,10 +188,7 @@ async function takeSpeculativeStep(
       ? {
           step: {
             ...step,
-            result: placed(
-              await withEventsEndpoint(step.result, input.credentials.namespace, deps.endpoints),
-              deps.sessionQueue,
-            ),
+            result: await withEventsEndpoint(step.result, input.credentials.namespace, deps.endpoints),
           },
         }
       : {};
@@ -207,27 +202,268 @@ function speculationOf(deps: McpCallDeps): McpCallDeps["sandbox"] {
   return deps.speculativeSteps === false ? undefined : deps.sandbox;
 }
 
-/** Whether a speculative step names `queue` as where it was taken, so the result needs no `ranOn`. */
-function stepSaysWhere(step: SpeculativeStep | undefined, queue: string): boolean {
-  return step?.result.sessionQueue === queue;
+/** Who the attempt is, once its credentials are resolved: what every stage after it needs. */
+interface Attempt {
+  input: McpCallInput;
+  /** Attempts as the server saw them: a call sent again on a new session counts twice. */
+  attempt: number;
+  scope: CredentialScope | undefined;
+  headers: Record<string, string>;
+  revisions: CredentialRevisions | undefined;
+  /** Whose credentials the server saw, for the journal: a scope's name, never its values. */
+  usedScope: { credentials?: CredentialScope };
+  /**
+   * The connection scrubs what the server sends (listings, results, progress, questions,
+   * errors); the attempt scrubs again what it quotes of them, with the same pieces.
+   */
+  scrubber: Scrubber;
+  poolKey: string;
+  sharedKey: string;
+  notes: AttemptNotes;
+}
+
+/** Stage 1, resolve: the call's credentials, opened, and the keys of its sessions. */
+async function resolveAttempt(deps: McpCallDeps, input: McpCallInput, context: Context): Promise<Attempt> {
+  const { scope, headers, revisions } = await deps.credentials.resolve(input.credentials, input.server);
+  return {
+    input,
+    attempt: context.info.attempt,
+    scope,
+    headers,
+    revisions,
+    usedScope: scope ? { credentials: scope } : {},
+    scrubber: scrubberFor(headers, input.url),
+    ...sessionKeys(input.credentials.namespace, input.runId, input.url, headers),
+    notes: notesOf(context.info.heartbeatDetails),
+  };
+}
+
+/**
+ * Stage 2, check: the server's current listing, and whether the call still fits the tool's
+ * schema there (a call that does not is refused `schemaChanged`, unsent). An attempt resuming
+ * a task lists nothing: the task was created by a call that passed.
+ */
+async function checkSchema(
+  deps: McpCallDeps,
+  schemas: SchemaWatch,
+  a: Attempt,
+): Promise<McpToolDescriptor | undefined> {
+  const { input } = a;
+  if (a.notes.task) return undefined;
+  const listed = await schemas.current({
+    url: input.url,
+    headers: a.headers,
+    poolKey: a.poolKey,
+    sharedKey: a.sharedKey,
+    tool: input.tool,
+    waits: input.waits ?? 0,
+  });
+  const change = input.skipSchemaCheck
+    ? undefined
+    : schemaChangeOf(listed, input.tool, input.args ?? {}, deps.validate);
+  if (change)
+    throw ApplicationFailure.create({
+      type: CALL_FAILURE.schemaChanged,
+      message: a.scrubber.text(change.message),
+      nonRetryable: true,
+      details: [{ attempt: a.attempt, current: change.current }],
+    });
+  return listed;
+}
+
+/** Stage 3, send: the call on the run's session, with its idempotency key; as a task when the tool runs as one. */
+function sendCall(
+  deps: McpCallDeps,
+  a: Attempt,
+  listed: McpToolDescriptor | undefined,
+  context: Context,
+  live: { beat(): void; ended: AbortSignal; span: AttemptSpan | undefined },
+) {
+  const { input, notes } = a;
+  const call: CallRef = {
+    namespace: input.credentials.namespace,
+    runId: input.runId,
+    seq: input.seq,
+    attempt: a.attempt,
+  };
+  const resumed = notes.task;
+  const asTask = resumed !== undefined || callsAsTask(listed);
+  const { span } = live;
+  return {
+    call,
+    sent: deps.mcpPool.callTool({
+      url: input.url,
+      headers: a.headers,
+      poolKey: a.poolKey,
+      spareKey: a.sharedKey,
+      name: input.tool,
+      arguments: input.args ?? {},
+      meta: {
+        [IDEMPOTENCY_META_KEY]: idempotencyKey(input.runId, input.seq),
+        ...(span ? { traceparent: span.traceparent } : input.traceparent ? { traceparent: input.traceparent } : {}),
+      },
+      timeoutMs: input.timeoutMs,
+      signal: context.cancellationSignal,
+      hooks: {
+        ...hooksFor(deps, call, live.beat, live.ended, a.scrubber),
+        onSent: (exchange) => span?.annotate(exchangeAttributes(exchange)),
+      },
+      ...(asTask
+        ? {
+            task: {
+              ...(resumed ? { resume: resumed } : {}),
+              onCreated: (task: McpTaskHandle) => {
+                notes.task = task;
+                live.beat();
+              },
+            },
+          }
+        : {}),
+    }),
+  };
+}
+
+/** What stage 4 answers: the call's result, and the attempt span's `error.type` (none on success). */
+interface ReadOutcome {
+  result: ToolCallResult;
+  errorType: string | undefined;
+  speculated: boolean;
+}
+
+/**
+ * Stage 4, read: the server's answer as the call's result. `isError` is the tool's own failure
+ * (`tool_error`, as the MCP conventions say); a value over the size limit fails the call; any
+ * other value is fed to the run's warm isolate here, if it is warm here (a speculative step).
+ */
+async function readOutcome(deps: McpCallDeps, a: Attempt, outcome: McpCallOutcome): Promise<ReadOutcome> {
+  const { input, usedScope, attempt } = a;
+  if (outcome.isError) {
+    const content = outcome.content;
+    return {
+      result: {
+        ok: false,
+        error: {
+          code: "toolFailed",
+          message: a.scrubber.text(`${input.server}.${input.tool}: ${textOf(outcome.content)}`),
+          details: { content },
+        },
+        attempt,
+        ...usedScope,
+      },
+      errorType: "tool_error",
+      speculated: false,
+    };
+  }
+  // A server may echo what it was sent: the connection scrubbed the result of the credentials.
+  const value = resultValue(outcome, input.runtimeVersion);
+  // Serialized once: for the size, and for the isolate if a speculative step feeds it.
+  const valueJson = JSON.stringify(value) ?? "null";
+  const bytes = Buffer.byteLength(valueJson);
+  if (bytes > MAX_RESULT_BYTES) {
+    const message = `${input.server}.${input.tool}: the result is ${bytes} bytes of JSON, more than the ${MAX_RESULT_BYTES} a tool result may be`;
+    return {
+      result: {
+        ok: false,
+        error: { code: "toolFailed", message, details: { reason: "resultTooLarge", bytes } },
+        attempt,
+        ...usedScope,
+      },
+      errorType: "resultTooLarge",
+      speculated: false,
+    };
+  }
+  const speculative = await takeSpeculativeStep(deps, input, value, valueJson);
+  return {
+    result: {
+      ok: true,
+      value,
+      attempt,
+      ...usedScope,
+      ...speculative,
+    },
+    errorType: undefined,
+    speculated: speculative.step !== undefined,
+  };
+}
+
+/** What a failure thrown for the workflow carries: whose credentials, and the scope the server asked for. */
+function failureDetails(a: Attempt, error: McpConnectError | McpCallError): Record<string, unknown> {
+  return {
+    attempt: a.attempt,
+    scope: a.scope ?? null,
+    ...(a.revisions ? { revisions: a.revisions } : {}),
+    insufficientScope: error.insufficientScope,
+    scopeAsked: error.scopeAsked === undefined ? null : a.scrubber.text(error.scopeAsked),
+  };
+}
+
+/**
+ * Stage 5, fail: an error out of the attempt as the workflow understands it. A JSON-RPC error
+ * (or an HTTP refusal) is the call's result; a failed listing, an interruption, a refusal of the
+ * credentials are thrown typed (`CALL_FAILURE`), retryable or not.
+ */
+function failureOf(
+  a: Attempt,
+  error: unknown,
+  span: AttemptSpan | undefined,
+): { result: ToolCallResult; errorType: string } | { thrown: unknown; errorType: string } {
+  const clean = a.scrubber.text;
+  const { input } = a;
+  if (error instanceof McpConnectError) {
+    // Listing the tools for the schema check failed: the call itself was not sent.
+    if (error.reason === "cancelled")
+      return { thrown: new CancelledFailure(clean(error.message)), errorType: thrownErrorType(error) };
+    const type = LISTING_FAILURES[error.reason] ?? CALL_FAILURE.unreachable;
+    const thrown = ApplicationFailure.create({
+      type,
+      message: clean(error.message),
+      nonRetryable: type !== CALL_FAILURE.unreachable,
+      details: [failureDetails(a, error)],
+    });
+    return { thrown, errorType: type };
+  }
+  if (!(error instanceof McpCallError)) return { thrown: error, errorType: thrownErrorType(error) };
+  if (error.reason === "cancelled")
+    return { thrown: new CancelledFailure(clean(error.message)), errorType: thrownErrorType(error) };
+  if (error.reason === "toolError") {
+    // A JSON-RPC error (or an HTTP refusal): its code is the error's type.
+    if (error.code !== undefined) span?.annotate({ "rpc.response.status_code": String(error.code) });
+    return {
+      result: {
+        ok: false,
+        error: {
+          code: "toolFailed",
+          message: clean(`${input.server}.${input.tool}: ${error.message}`),
+          details: { reason: "toolError" },
+        },
+        attempt: a.attempt,
+        ...a.usedScope,
+      },
+      errorType: error.code === undefined ? "tool_error" : String(error.code),
+    };
+  }
+  // A call that provably never left (e.g. a connect timeout) is "unreachable" whatever the
+  // reason says: at-most-once tools may then be told it was not sent.
+  const reason =
+    (error.reason === "timedOut" || error.reason === "interrupted") && !error.outcomeUnknown
+      ? "unreachable"
+      : error.reason;
+  const failure = FAILURE_OF_REASON[reason] ?? { type: CALL_FAILURE.interrupted, retryable: true };
+  const thrown = ApplicationFailure.create({
+    type: failure.type,
+    message: clean(error.message),
+    nonRetryable: !failure.retryable,
+    details: [failureDetails(a, error)],
+  });
+  return { thrown, errorType: failure.type };
 }
 
 export function createCallMcpTool(deps: McpCallDeps) {
   const schemas: SchemaWatch = createSchemaWatch(deps.mcpPool);
   return async function callMcpTool(input: McpCallInput): Promise<ToolCallResult> {
     const context = Context.current();
-    /** Attempts as the server saw them: a call sent again on a new session counts twice. */
-    let attempt = context.info.attempt;
-    const { scope, headers, revisions } = await deps.credentials.resolve(input.credentials, input.server);
-    /** Whose credentials the server saw, for the journal: a scope's name, never its values. */
-    const usedScope = scope ? { credentials: scope } : {};
-    // The connection scrubs what the server sends (listings, results, progress, questions,
-    // errors); the activity scrubs again what it quotes of them, with the same pieces.
-    const scrubber = scrubberFor(headers, input.url);
-    const clean = scrubber.text;
-    const { poolKey, sharedKey } = sessionKeys(input.credentials.namespace, input.runId, input.url, headers);
-    const notes: AttemptNotes = notesOf(context.info.heartbeatDetails);
-    const beat = () => context.heartbeat(notes);
+    const a = await resolveAttempt(deps, input, context);
+    const beat = () => context.heartbeat(a.notes);
     const heartbeat = setInterval(beat, HEARTBEAT_EVERY_MS);
     const attemptEnded = new AbortController();
     const spanned = mcpAttemptSpan({
@@ -236,175 +472,29 @@ export function createCallMcpTool(deps: McpCallDeps) {
       server: input.server,
       tool: input.tool,
       url: input.url,
-      attempt,
+      attempt: a.attempt,
     });
     const span = deps.tracing.startAttempt(input.traceparent, spanned.name, spanned.attributes);
-    if (notes.task) span?.annotate({ "mcp.session.id": notes.task.sessionId });
+    if (a.notes.task) span?.annotate({ "mcp.session.id": a.notes.task.sessionId });
     /** The attempt span's `error.type`; set on every way out but success. */
     let errorType: string | undefined = CALL_FAILURE.interrupted;
     /** Whether the result was fed here already; any other way out, the workflow feeds it. */
     let speculated = false;
     try {
-      const resumed = notes.task;
-      const listed = resumed
-        ? undefined
-        : await schemas.current({
-            url: input.url,
-            headers,
-            poolKey,
-            sharedKey,
-            tool: input.tool,
-            waits: input.waits ?? 0,
-          });
-      if (!input.skipSchemaCheck && !resumed) {
-        const change = schemaChangeOf(listed, input.tool, input.args ?? {}, deps.validate);
-        if (change) {
-          throw ApplicationFailure.create({
-            type: CALL_FAILURE.schemaChanged,
-            message: clean(change.message),
-            nonRetryable: true,
-            details: [{ attempt, current: change.current }],
-          });
-        }
-      }
-      const call: CallRef = { namespace: input.credentials.namespace, runId: input.runId, seq: input.seq, attempt };
-      const asTask = resumed !== undefined || callsAsTask(listed);
-      const outcome = await deps.mcpPool.callTool({
-        url: input.url,
-        headers,
-        poolKey,
-        spareKey: sharedKey,
-        name: input.tool,
-        arguments: input.args ?? {},
-        meta: {
-          [IDEMPOTENCY_META_KEY]: idempotencyKey(input.runId, input.seq),
-          ...(span ? { traceparent: span.traceparent } : input.traceparent ? { traceparent: input.traceparent } : {}),
-        },
-        timeoutMs: input.timeoutMs,
-        signal: context.cancellationSignal,
-        hooks: {
-          ...hooksFor(deps, call, beat, attemptEnded.signal, scrubber),
-          onSent: (exchange) => span?.annotate(exchangeAttributes(exchange)),
-        },
-        ...(asTask
-          ? {
-              task: {
-                ...(resumed ? { resume: resumed } : {}),
-                onCreated: (task: McpTaskHandle) => {
-                  notes.task = task;
-                  beat();
-                },
-              },
-            }
-          : {}),
-      });
-      attempt += outcome.resent ?? 0;
+      const listed = await checkSchema(deps, schemas, a);
+      const { call, sent } = sendCall(deps, a, listed, context, { beat, ended: attemptEnded.signal, span });
+      const outcome = await sent;
+      a.attempt += outcome.resent ?? 0;
       // The last progress the server reported goes to the journal before the result does.
       await deps.callReports?.settle(call);
-      // A result with isError is the tool's own failure: `tool_error`, as the MCP conventions say.
-      errorType = outcome.isError ? "tool_error" : undefined;
-      if (outcome.isError) {
-        const content = outcome.content;
-        return {
-          ok: false,
-          error: {
-            code: "toolFailed",
-            message: clean(`${input.server}.${input.tool}: ${textOf(outcome.content)}`),
-            details: { content },
-          },
-          attempt,
-          ...usedScope,
-        };
-      }
-      // A server may echo what it was sent: the connection scrubbed the result of the credentials.
-      const value = resultValue(outcome, input.runtimeVersion);
-      // Serialized once: for the size, and for the isolate if a speculative step feeds it.
-      const valueJson = JSON.stringify(value) ?? "null";
-      const bytes = Buffer.byteLength(valueJson);
-      if (bytes > MAX_RESULT_BYTES) {
-        const message = `${input.server}.${input.tool}: the result is ${bytes} bytes of JSON, more than the ${MAX_RESULT_BYTES} a tool result may be`;
-        errorType = "resultTooLarge";
-        return {
-          ok: false,
-          error: { code: "toolFailed", message, details: { reason: "resultTooLarge", bytes } },
-          attempt,
-          ...usedScope,
-        };
-      }
-      const speculative = await takeSpeculativeStep(deps, input, value, valueJson);
-      speculated = speculative.step !== undefined;
-      return {
-        ok: true,
-        value,
-        attempt,
-        ...usedScope,
-        // A step taken here names this worker's queue already (`ranOnOf` reads it from there).
-        ...(deps.sessionQueue === undefined || stepSaysWhere(speculative.step, deps.sessionQueue)
-          ? {}
-          : { ranOn: deps.sessionQueue }),
-        ...speculative,
-      };
+      const read = await readOutcome(deps, a, outcome);
+      ({ errorType, speculated } = read);
+      return read.result;
     } catch (error) {
-      errorType = thrownErrorType(error);
-      if (error instanceof McpConnectError) {
-        // Listing the tools for the schema check failed: the call itself was not sent.
-        if (error.reason === "cancelled") throw new CancelledFailure(clean(error.message));
-        const type = LISTING_FAILURES[error.reason] ?? CALL_FAILURE.unreachable;
-        errorType = type;
-        throw ApplicationFailure.create({
-          type,
-          message: clean(error.message),
-          nonRetryable: type !== CALL_FAILURE.unreachable,
-          details: [
-            {
-              attempt,
-              scope: scope ?? null,
-              ...(revisions ? { revisions } : {}),
-              insufficientScope: error.insufficientScope,
-              scopeAsked: error.scopeAsked === undefined ? null : clean(error.scopeAsked),
-            },
-          ],
-        });
-      }
-      if (!(error instanceof McpCallError)) throw error;
-      if (error.reason === "cancelled") throw new CancelledFailure(clean(error.message));
-      if (error.reason === "toolError") {
-        // A JSON-RPC error (or an HTTP refusal): its code is the error's type.
-        errorType = error.code === undefined ? "tool_error" : String(error.code);
-        if (error.code !== undefined) span?.annotate({ "rpc.response.status_code": String(error.code) });
-        return {
-          ok: false,
-          error: {
-            code: "toolFailed",
-            message: clean(`${input.server}.${input.tool}: ${error.message}`),
-            details: { reason: "toolError" },
-          },
-          attempt,
-          ...usedScope,
-        };
-      }
-      // A call that provably never left (e.g. a connect timeout) is "unreachable" whatever the
-      // reason says: at-most-once tools may then be told it was not sent.
-      const reason =
-        (error.reason === "timedOut" || error.reason === "interrupted") && !error.outcomeUnknown
-          ? "unreachable"
-          : error.reason;
-      const failure = FAILURE_OF_REASON[reason] ?? { type: CALL_FAILURE.interrupted, retryable: true };
-      errorType = failure.type;
-      throw ApplicationFailure.create({
-        type: failure.type,
-        message: clean(error.message),
-        nonRetryable: !failure.retryable,
-        details: [
-          {
-            attempt,
-            scope: scope ?? null,
-            ...(revisions ? { revisions } : {}),
-            insufficientScope: error.insufficientScope,
-            scopeAsked: error.scopeAsked === undefined ? null : clean(error.scopeAsked),
-          },
-        ],
-      });
+      const failed = failureOf(a, error, span);
+      errorType = failed.errorType;
+      if ("result" in failed) return failed.result;
+      throw failed.thrown;
     } finally {
       // No later result of the run is fed here before the workflow has fed this one (see the sandbox).
       if (!speculated) speculationOf(deps)?.notSpeculated(input.runId, input.seq);

@@ -58,19 +58,9 @@ export interface ScriptError {
 
 export type AdvanceResult =
   | { kind: "needsColdStart" }
-  | ({ kind: "waiting"; calls: IssuedCall[]; logs: string[] } & StepClock & StepPlace)
-  | ({ kind: "done"; result: unknown; calls: IssuedCall[]; logs: string[] } & RunEnd & StepClock & StepPlace)
-  | ({ kind: "failed"; error: ScriptError; calls: IssuedCall[]; logs: string[] } & RunEnd & StepClock & StepPlace);
-
-/**
- * Where a step was taken: the task queue that only the worker holding the run's warm isolate
- * polls. The run sends its MCP calls there, so their results come back to that isolate and its
- * speculative steps are not lost to another worker's results (see `PATCHES.callsFollowTheirSession`).
- * Absent from older workers' steps and from steps of workers that serve no such queue.
- */
-export interface StepPlace {
-  sessionQueue?: string;
-}
+  | ({ kind: "waiting"; calls: IssuedCall[]; logs: string[] } & StepClock)
+  | ({ kind: "done"; result: unknown; calls: IssuedCall[]; logs: string[] } & RunEnd & StepClock)
+  | ({ kind: "failed"; error: ScriptError; calls: IssuedCall[]; logs: string[] } & RunEnd & StepClock);
 
 /**
  * The times a step was fed, echoed by the sandbox so they are recorded in history with the

@@ -50,13 +50,6 @@ export type ToolCallResult =
       attempt: number;
       step?: SpeculativeStep;
       credentials?: CredentialScope;
-      /**
-       * The session queue of the worker that ran the call (`StepPlace`); absent from older workers
-       * and activity-only ones, and from a result whose step names that queue already (read it
-       * with `ranOnOf`). A run that sees one other than its session's learns that its calls land
-       * on other workers.
-       */
-      ranOn?: string;
     }
   | {
       ok: false;
@@ -64,14 +57,6 @@ export type ToolCallResult =
       attempt: number;
       credentials?: CredentialScope;
     };
-
-/**
- * The session queue of the worker that ran a call: its result's `ranOn`, or the queue its
- * speculative step was taken on (that worker's), which the result then leaves out.
- */
-export function ranOnOf(result: Extract<ToolCallResult, { ok: true }>): string | undefined {
-  return result.ranOn ?? result.step?.result.sessionQueue;
-}
 
 /** The key every attempt of a call carries, in MCP `_meta` and in host tools' context. */
 export function idempotencyKey(runId: string, seq: number): string {

@@ -3,7 +3,6 @@
  * dispatchers, on the `rewind` task queue. Everything it needs comes in as options, so tests
  * and the embedded stack build it the same way.
  */
-import { randomBytes } from "node:crypto";
 import { Client } from "@temporalio/client";
 import { Worker, type InjectedSinks, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
 import type { AdvanceInput, AdvanceResult, FinishedSpan, TracingSinks } from "../shared/index.ts";
@@ -91,7 +90,7 @@ export interface RewindWorkerOptions extends TemporalConnectionSettings {
   /** Where runs, calls, steps, the sandbox and the payload store are measured; default: nowhere. */
   metrics?: RewindMetrics;
   /** The worker's accelerators that can be switched off (`Config.accelerators`); default: all on. */
-  accelerators?: Partial<Pick<Accelerators, "speculative-steps" | "session-queues" | "session-opener">>;
+  accelerators?: Partial<Pick<Accelerators, "speculative-steps" | "session-opener">>;
 }
 
 const VERSIONING_BEHAVIOR = { pinned: "PINNED", "auto-upgrade": "AUTO_UPGRADE" } as const;
@@ -110,20 +109,9 @@ export function workerDeploymentOptions(
   };
 }
 
-/**
- * The task queue only this worker process polls: `<taskQueue>-session-<random>`. Runs whose
- * isolate this worker holds send their MCP calls there (`StepPlace`). The name travels with every
- * speculative step, so its random part is 96 bits in 16 characters rather than a UUID's 36.
- */
-export function sessionQueueName(taskQueue: string): string {
-  return `${taskQueue}-session-${randomBytes(12).toString("base64url")}`;
-}
-
 export interface RewindWorker {
   worker: Worker;
   sandbox: Sandbox;
-  /** The queue only this worker polls, where runs whose isolate it holds send their MCP calls. */
-  sessionQueue: string | undefined;
   /**
    * The connection the worker polls over. A client on it may start runs eagerly (the first
    * workflow task comes back in the start's answer, for this worker); it closes with the worker.
@@ -186,15 +174,11 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
   const client = new Client({ connection: clientConnection, namespace: options.namespace, dataConverter });
   const box = createSecretBox(options.secretKey);
   const endpoints = createEndpointResolver({ client, box, fallback: options.events });
-  // A worker that takes workflow tasks holds runs' isolates, and polls a queue of its own for their calls.
-  const on = { "speculative-steps": true, "session-queues": true, "session-opener": true, ...options.accelerators };
-  const sessionQueue =
-    options.activitiesOnly || !on["session-queues"] ? undefined : sessionQueueName(options.taskQueue);
+  const on = { "speculative-steps": true, "session-opener": true, ...options.accelerators };
   const credentials = createCredentialResolver({ client, box });
   const sessionOpener = createSessionOpener({ mcpPool, credentials });
   const activities = createActivities({
     sandbox,
-    sessionQueue,
     taskQueue: options.taskQueue,
     mcpPool,
     endpoints,
@@ -239,26 +223,13 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       ...observationReports.sinks,
     },
   });
-  // Unversioned on purpose: the queue is this process's alone, never part of a deployment.
-  const sessionWorker =
-    sessionQueue === undefined
-      ? undefined
-      : await Worker.create({
-          connection,
-          dataConverter,
-          namespace: options.namespace,
-          taskQueue: sessionQueue,
-          activities,
-          ...(options.identity ? { identity: options.identity } : {}),
-        });
   let running: Promise<void> | undefined;
-  const shutdownAll = () => {
-    for (const each of [worker, sessionWorker]) if (each?.getState() === "RUNNING") each.shutdown();
+  const shutdown = () => {
+    if (worker.getState() === "RUNNING") worker.shutdown();
   };
   return {
     worker,
     sandbox,
-    sessionQueue,
     connection,
     advanceScript: activities.advanceScript,
     forgetFirstStep(namespace, runId) {
@@ -267,10 +238,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       mcpPool.retireWhereKeyStarts(runSessionsPrefix(namespace, runId));
     },
     run() {
-      const both = Promise.all([worker.run().finally(shutdownAll), sessionWorker?.run().finally(shutdownAll)]).then(
-        () => undefined,
-      );
-      running ??= both.finally(async () => {
+      running ??= worker.run().finally(async () => {
         unwatchSandbox();
         unwatchMcpPool();
         if (!options.sharedSandbox) sandbox.dispose();
@@ -283,7 +251,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
       return running;
     },
     async shutdown() {
-      shutdownAll();
+      shutdown();
       await running;
     },
   };

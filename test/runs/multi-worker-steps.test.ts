@@ -4,8 +4,7 @@
  * speculative steps on that isolate, whose chain the journal then never has). Every run must
  * complete with the right result: a step that can't be adopted is discarded and its call fed.
  * An activity-only worker sharing the first worker's sandbox polls the shared queue, so it keeps
- * taking calls (and speculative steps on the stale isolate) after the first worker stopped. Its
- * results name no session queue (`ranOn`), so the runs keep their calls on the shared queue.
+ * taking calls (and speculative steps on the stale isolate) after the first worker stopped.
  */
 import type { temporal } from "@temporalio/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

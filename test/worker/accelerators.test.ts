@@ -1,7 +1,7 @@
 /**
  * REWIND_ACCELERATORS_OFF switches the speed mechanisms off one by one (or `all`): the names it
  * knows, what a wrong one gets, the sizes it sets to 0, and a stack with all of them off running
- * runs on the durable core alone (a local activity for every step, no session queue) to the same
+ * runs on the durable core alone (a local activity for every step) to the same
  * results as a stack with all of them on.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +18,7 @@ describe("REWIND_ACCELERATORS_OFF", () => {
     expect(some.accelerators).toMatchObject({
       "speculative-steps": false,
       "isolate-pool": false,
-      "session-queues": true,
+      "session-opener": true,
     });
     expect(some.sandbox.isolatePool).toBe(0);
     expect(some.eagerCalls).toBe(0);
@@ -71,18 +71,16 @@ describe("a stack with every accelerator off", () => {
     return { stack, done, localSteps };
   }
 
-  it("runs on the durable core alone: every step a local activity, no session queue, the same result", async () => {
+  it("runs on the durable core alone: every step a local activity, the same result", async () => {
     const off = await run({ REWIND_ACCELERATORS_OFF: "all" });
     expect(off.done.status, JSON.stringify(off.done.error)).toBe("completed");
     expect(off.done.result).toBe(25);
-    expect(off.stack.worker?.sessionQueue).toBeUndefined();
     // The first step, one for each of the six results, and at least one for the four together.
     expect(off.localSteps).toBeGreaterThanOrEqual(8);
 
     const on = await run({ REWIND_ACCELERATORS_OFF: "" });
     expect(on.done.status, JSON.stringify(on.done.error)).toBe("completed");
     expect(on.done.result).toBe(25);
-    expect(on.stack.worker?.sessionQueue).toBeDefined();
     // The results came with their steps, taken where the isolate was: fewer local activities.
     expect(on.localSteps).toBeLessThan(off.localSteps);
   });

@@ -46,12 +46,6 @@ const WAITING_BUILTINS = new Set(["rewind.sleep", "rewind.waitForSignal", "rewin
 export class CallRunner {
   /** Set while the run drains for continue-as-new: no speculative step is adopted. */
   draining = false;
-  /** The queue of the worker holding the run's isolate (`follow`). */
-  private sessionQueue: string | undefined;
-  /** Whether the step being dispatched issued more than one call. */
-  private issuedTogether = false;
-  /** Set once a call's result came from a worker other than the one holding the run's isolate. */
-  private strayed = false;
   /** Waits finished so far (waiting built-ins, parked calls): MCP calls carry it (`McpCallInput.waits`). */
   private waits = 0;
   private readonly scheduler: CallScheduler;
@@ -84,42 +78,12 @@ export class CallRunner {
         return decision;
       },
       waits: () => this.waits,
-      sessionQueue: () =>
-        this.strayed && (this.issuedTogether || this.unfinished.size > 1) ? this.sessionQueue : undefined,
-      ranOn: (queue) => {
-        if (this.sessionQueue !== undefined && queue !== this.sessionQueue) this.strayed = true;
-      },
-      sessionGone: (queue) => {
-        if (this.sessionQueue === queue) this.sessionQueue = undefined;
-      },
     };
     this.scheduler = new CallScheduler(
       RUN_CONCURRENCY,
       (tool) => run.toolset.policies[tool]?.concurrency ?? RUN_CONCURRENCY,
       (entry, release) => void this.perform(entry, release),
     );
-  }
-
-  /**
-   * Where the MCP calls of the step about to be dispatched go. Calls go to the shared queue, where
-   * Temporal hands them straight back to the worker completing the workflow task (eager activity
-   * dispatch, up to its `eagerCalls`), which holds the isolate; those beyond it, or sent when it
-   * had no free slot, go through matching. Until a result comes back from another worker (`ranOn`):
-   * then the run has company on its queue, and from then on calls with company (the step issued
-   * several, or other calls are unfinished) go to the session queue of the worker that took the
-   * step (`StepPlace`), because their results could reach the run in another order than that
-   * worker took its speculative steps, and a result from a worker without the isolate would
-   * discard them (each discard costs a cold replay of the journal). A call alone never needs it.
-   * With one worker the session queue would only cost: no eager dispatch, a trip through
-   * matching (16 calls in parallel took 1.45× plain Temporal's time against 1.11×).
-   * `sessionQueue` is only given for runs past `PATCHES.callsFollowTheirSession`, which the
-   * caller checks. Which queue a call is scheduled on is not part of Temporal's determinism
-   * check (a ScheduleActivityTask is matched by activity type and id), so runs that started when
-   * every call went to the session queue replay under this rule too.
-   */
-  follow(sessionQueue: string | undefined, issued: number): void {
-    if (sessionQueue !== undefined) this.sessionQueue = sessionQueue;
-    this.issuedTogether = issued > 1;
   }
 
   /** Calls not finished: sent, queued for a place, built-ins pending, or parked. */

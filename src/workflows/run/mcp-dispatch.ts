@@ -5,13 +5,7 @@
  * longer fits the server's current schema is parked, not failed: once the harness renews the
  * credentials or approves, it is sent again with the same key.
  */
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  TimeoutFailure,
-  isCancellation,
-  proxyActivities,
-} from "@temporalio/workflow";
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
 import type {
   CredentialRef,
@@ -21,9 +15,10 @@ import type {
   PinnedToolset,
   RunTrace,
 } from "../../shared/index.ts";
-import { runtimeVersionOf, ranOnOf, CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../../shared/index.ts";
+import { runtimeVersionOf, CALL_FAILURE, DEFAULT_MCP_TIMEOUT_MS } from "../../shared/index.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
 import { callTraceparent } from "./call-spans.ts";
+import { neverStartedOnSessionQueue } from "./legacy/index.ts";
 import type { Decision, ParkDetails, ParkReason } from "./parking.ts";
 
 export function traceOf(trace: RunTrace | undefined, seq: number): { traceparent?: string } {
@@ -50,26 +45,6 @@ export interface McpDispatchContext {
   park(entry: JournalEntry, reason: ParkReason, details: ParkDetails, seen?: CredentialRevisions): Promise<Decision>;
   /** Waits the run has finished so far, for the activity's schema check (see McpCallInput.waits). */
   waits?: () => number;
-  /**
-   * The queue of the worker holding the run's isolate, where its calls go (`StepPlace`); none
-   * before the first step or for runs from before `PATCHES.callsFollowTheirSession`.
-   */
-  sessionQueue?: () => string | undefined;
-  /** Told when no worker took a call from `queue` in time: that worker is gone. */
-  sessionGone?: (queue: string) => void;
-  /** Told the session queue of the worker that ran a call, when its result says (`ranOnOf`). */
-  ranOn?: (queue: string) => void;
-}
-
-/**
- * How long a call waits on its session's queue for the worker that holds the run's isolate. Past
- * it (that worker is gone, or too busy to start it) the call goes to the run's shared queue:
- * an attempt that never started can be sent anywhere.
- */
-const SESSION_START_TIMEOUT_MS = 5_000;
-
-function neverStarted(error: ActivityFailure): boolean {
-  return error.cause instanceof TimeoutFailure && error.cause.timeoutType === "SCHEDULE_TO_START";
 }
 
 /**
@@ -144,14 +119,9 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
     heartbeatTimeout: Math.min(HEARTBEAT_TIMEOUT_MS, timeoutMs + 5_000),
     retry: retryPolicyFor(policy),
   };
+  const { callMcpTool } = proxyActivities<Activities>(options);
   let skipSchemaCheck = false;
   for (;;) {
-    const sessionQueue = context.sessionQueue?.();
-    const { callMcpTool } = proxyActivities<Activities>(
-      sessionQueue === undefined
-        ? options
-        : { ...options, taskQueue: sessionQueue, scheduleToStartTimeout: SESSION_START_TIMEOUT_MS },
-    );
     try {
       const result = await callMcpTool({
         runId: context.runId,
@@ -171,16 +141,11 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
       entry.attempts = result.attempt;
       if (result.credentials) entry.credentials = result.credentials;
       if (!result.ok) return failure(entry, "toolFailed", result.error.message, result.error.details);
-      const ranOn = ranOnOf(result);
-      if (ranOn !== undefined) context.ranOn?.(ranOn);
       return result.step ? { ok: true, value: result.value, step: result.step } : { ok: true, value: result.value };
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (!(error instanceof ActivityFailure)) throw error;
-      if (sessionQueue !== undefined && neverStarted(error)) {
-        context.sessionGone?.(sessionQueue);
-        continue;
-      }
+      if (neverStartedOnSessionQueue(error)) continue;
       const parking = parkingFor(error.cause, entry);
       if (!parking) return outcomeOfFailure(entry, error, policy);
       const pinned = server.tools.find((t) => t.name === tool)?.inputSchema ?? null;
