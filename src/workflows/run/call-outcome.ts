@@ -5,7 +5,7 @@
  */
 import type { ActivityFailure } from "@temporalio/workflow";
 import { ApplicationFailure, TimeoutFailure, type RetryPolicy } from "@temporalio/workflow";
-import type { JournalEntry, SpeculativeStep, ToolPolicy } from "../../shared/index.ts";
+import type { CredentialScope, JournalEntry, SpeculativeStep, ToolPolicy } from "../../shared/index.ts";
 import {
   CALL_FAILURE,
   HOST_TOOL_ERROR_TYPE,
@@ -14,8 +14,18 @@ import {
   type ToolErrorData,
 } from "../../shared/index.ts";
 
-/** A call's outcome; a result may come with the script's next step, taken speculatively by the worker. */
-export type CallOutcome = { ok: true; value: unknown; step?: SpeculativeStep } | { ok: false; error: ToolErrorData };
+/**
+ * A call's outcome; a result may come with the script's next step, taken speculatively by the
+ * worker. `attempts` and `credentials`, when the dispatch knows them: how many attempts the call
+ * took and whose credentials it was sent with (CallRunner writes them into the journal).
+ */
+export type CallOutcome = ({ ok: true; value: unknown; step?: SpeculativeStep } | { ok: false; error: ToolErrorData }) &
+  AttemptsTaken;
+
+export interface AttemptsTaken {
+  attempts?: number;
+  credentials?: CredentialScope;
+}
 
 export function failure(
   entry: JournalEntry,
@@ -49,11 +59,18 @@ function attemptsOf(cause: unknown): number | undefined {
 
 /** Maps the activity's final failure to what the script sees, under the call's policy. */
 export function outcomeOfFailure(entry: JournalEntry, error: ActivityFailure, policy: ToolPolicy): CallOutcome {
+  const attempts =
+    attemptsOf(error.cause) ??
+    (policy.onInterruption === "at_most_once" || (error.cause instanceof ApplicationFailure && error.cause.nonRetryable)
+      ? 1
+      : RETRY_ATTEMPTS);
+  return { ...scriptFailureOf(entry, error, policy), attempts };
+}
+
+/** What the script sees of the activity's final failure. */
+function scriptFailureOf(entry: JournalEntry, error: ActivityFailure, policy: ToolPolicy): CallOutcome {
   const atMostOnce = policy.onInterruption === "at_most_once";
   const cause = error.cause;
-  entry.attempts =
-    attemptsOf(cause) ??
-    (atMostOnce || (cause instanceof ApplicationFailure && cause.nonRetryable) ? 1 : RETRY_ATTEMPTS);
   const unknown = (why: string) =>
     failure(entry, "outcomeUnknown", `${entry.tool}: ${why}; the call may or may not have taken effect`);
   if (cause instanceof TimeoutFailure) {

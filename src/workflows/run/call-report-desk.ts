@@ -65,13 +65,13 @@ export class CallReportDesk {
     const entry = this.inFlight(report);
     if (!entry) return;
     this.closeWaiting(entry.seq, (r) => r.attempt !== report.attempt, "its attempt ended");
-    entry.progress = {
+    this.deps.journal.progressed(entry.seq, {
       progress: report.progress,
       ...(report.total === undefined ? {} : { total: report.total }),
       ...(report.message ? { message: report.message } : {}),
       attempt: report.attempt,
       at: Date.now(),
-    };
+    });
   }
 
   async request(report: CallInputRequest): Promise<void> {
@@ -85,7 +85,7 @@ export class CallReportDesk {
     // One request waits per call: a newer one (or one from a newer attempt) supersedes it; the new hold replaces the old.
     this.closeWaiting(seq, () => true, "a newer request superseded it", false);
     const record: CallInputRecord = { requestId, attempt, message, requestedSchema, requestedAt: Date.now() };
-    entry.inputs = [...(entry.inputs ?? []), record].slice(-MAX_INPUT_RECORDS);
+    this.deps.journal.asked(seq, record, MAX_INPUT_RECORDS);
     this.requests.set(requestId, { seq, requestId, attempt, state: { state: "waiting" }, record });
     reportParked(this.deps.run, entry, "elicitationRequested");
     try {

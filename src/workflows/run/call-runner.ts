@@ -75,6 +75,7 @@ export class CallRunner {
             : undefined;
         const [decision] = await Promise.all([decided, told]);
         this.waits += 1;
+        if (decision.approved) deps.journal.goesOn(entry.seq);
         return decision;
       },
       waits: () => this.waits,
@@ -119,7 +120,8 @@ export class CallRunner {
     const { run, journal, speculative, forkReplay } = this.deps;
     const reused = forkReplay.reuse(entry);
     if (reused) {
-      journal.complete(entry.seq, reused, Date.now());
+      journal.reusedFrom(entry.seq, reused.parentRunId);
+      journal.complete(entry.seq, reused.outcome, Date.now());
       speculative.feed(entry.seq);
       return;
     }
@@ -146,8 +148,7 @@ export class CallRunner {
     const decision = await this.deps.parking.park(entry, "approval", {}, { announce });
     this.waits += 1;
     if (decision.approved) {
-      entry.approved = true;
-      entry.status = "pending";
+      this.deps.journal.approved(entry.seq);
       this.scheduler.enqueue(entry);
       return;
     }
@@ -177,7 +178,8 @@ export class CallRunner {
    * no earlier run takes this branch: no patch.
    */
   private async send(entry: JournalEntry): Promise<CallOutcome> {
-    let outcome = await dispatchCall(entry, this.context);
+    const { journal } = this.deps;
+    let outcome = await this.attempt(entry);
     while (
       !outcome.ok &&
       outcome.error.code === "outcomeUnknown" &&
@@ -191,20 +193,24 @@ export class CallRunner {
         };
       if (decision.resolved) return { ok: true, value: decision.resolved.value };
       const sent = entry.attempts;
-      entry.status = "running";
-      entry.attempts = 1;
-      outcome = await dispatchCall(entry, this.context);
-      entry.attempts += sent;
+      journal.sendingAgain(entry.seq);
+      outcome = await this.attempt(entry);
+      journal.attempted(entry.seq, entry.attempts + sent);
     }
+    return outcome;
+  }
+
+  /** Dispatches the call once, and journals the attempts it took and whose credentials it used. */
+  private async attempt(entry: JournalEntry): Promise<CallOutcome> {
+    const outcome = await dispatchCall(entry, this.context);
+    if (outcome.attempts !== undefined) this.deps.journal.attempted(entry.seq, outcome.attempts, outcome.credentials);
     return outcome;
   }
 
   /** Sends one call and journals its outcome; `release` frees its place in the limits. */
   private async perform(entry: JournalEntry, release: () => void): Promise<void> {
     const { run, journal, speculative, observations } = this.deps;
-    entry.status = "running";
-    entry.startedAt ??= Date.now();
-    entry.attempts = Math.max(entry.attempts, 1);
+    journal.sending(entry.seq, Date.now());
     this.deps.status.touch();
     let outcome;
     try {

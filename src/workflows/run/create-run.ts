@@ -62,7 +62,7 @@ export class Run {
     const speculative = (this.speculative = new SpeculativeSteps(journal, ready, followsDeferralRuleOfItsStart));
     const observations = new Observations(input.namespace, input.toolsetId, input.toolset, observesBySink);
     const status = new RunStatus();
-    const parking = new ParkingDesk(input, status);
+    const parking = new ParkingDesk(input, status, journal);
     const children = new ChildRuns();
     const forkReplay = new ForkReplay(input.fork);
     // Activity input only: no command changes, so no patch.

@@ -18,14 +18,13 @@ export class ForkReplay {
     return this.seed?.divergedAt;
   }
 
-  /** The parent's outcome when `entry` repeats the parent's call; else undefined (and reuse ends). */
-  reuse(entry: JournalEntry): CallOutcome | undefined {
+  /** The parent's outcome, and the parent, when `entry` repeats the parent's call; else undefined (and reuse ends). */
+  reuse(entry: JournalEntry): { outcome: CallOutcome; parentRunId: string } | undefined {
     const seed = this.seed;
     if (!seed || seed.divergedAt !== undefined) return undefined;
     const parent = seed.calls.find((call) => call.seq === entry.seq);
     if (parent && parent.tool === entry.tool && stableJson(parent.args) === stableJson(entry.args)) {
-      entry.fromParent = seed.parentRunId;
-      return parent.outcome;
+      return { outcome: parent.outcome, parentRunId: seed.parentRunId };
     }
     seed.divergedAt = entry.seq;
     return undefined;

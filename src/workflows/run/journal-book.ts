@@ -2,9 +2,18 @@
  * The workflow's journal: entries by seq, the completion order, and how completions were
  * grouped into batches. A cold sandbox start is rebuilt from it, so batches keep only seqs and
  * times; the values live once, in the entries.
+ *
+ * It is the journal's one writer: every change to an entry (sent, parked, decided, attempted,
+ * progressed, finished) is one of its methods, so what the journal query shows has one source.
+ * The rest of the run reads entries and never assigns to them.
  */
 import type {
   CallEvent,
+  CallInputRecord,
+  CallProgress,
+  CallRollback,
+  CredentialScope,
+  Decider,
   EventBatch,
   IssuedCall,
   JournalEntry,
@@ -76,13 +85,78 @@ export class JournalBook {
     return entry;
   }
 
+  /** The call is being sent: running, its first send's time kept, one attempt at least. */
+  sending(seq: number, now: number): void {
+    const entry = this.entryOf(seq);
+    entry.status = "running";
+    entry.startedAt ??= now;
+    entry.attempts = Math.max(entry.attempts, 1);
+  }
+
+  /** The call is sent again from a first attempt (the harness chose to retry an unknown outcome). */
+  sendingAgain(seq: number): void {
+    const entry = this.entryOf(seq);
+    entry.status = "running";
+    entry.attempts = 1;
+  }
+
+  /** How many attempts the call has taken, and whose credentials its last one used. */
+  attempted(seq: number, attempts: number, credentials?: CredentialScope): void {
+    const entry = this.entryOf(seq);
+    entry.attempts = attempts;
+    if (credentials) entry.credentials = credentials;
+  }
+
+  /** The call waits in the parking lot: for a decision, or held in flight while its server asks. */
+  parked(seq: number): void {
+    this.entryOf(seq).status = "parked";
+  }
+
+  /** A parked call goes on: running again (a hold that ended, or a decision that lets it go on). */
+  goesOn(seq: number): void {
+    const entry = this.entryOf(seq);
+    if (entry.status === "parked") entry.status = "running";
+  }
+
+  /** Approved before its first send: it waits for its place in the limits. */
+  approved(seq: number): void {
+    const entry = this.entryOf(seq);
+    entry.approved = true;
+    entry.status = "pending";
+  }
+
+  /** Who decided the parked call. */
+  decided(seq: number, decidedBy: Decider): void {
+    this.entryOf(seq).decidedBy = decidedBy;
+  }
+
+  /** The last progress the call's server reported. */
+  progressed(seq: number, progress: CallProgress): void {
+    this.entryOf(seq).progress = progress;
+  }
+
+  /** A question the call's server asked; the last `keep` are kept. */
+  asked(seq: number, record: CallInputRecord, keep: number): void {
+    const entry = this.entryOf(seq);
+    entry.inputs = [...(entry.inputs ?? []), record].slice(-keep);
+  }
+
+  /** What a rollback did with the call: reverted it, or could not (and why). */
+  rolledBack(seq: number, rollback: CallRollback): void {
+    this.entryOf(seq).rollback = rollback;
+  }
+
+  /** The call repeats its fork parent's: its outcome is the parent's. */
+  reusedFrom(seq: number, parentRunId: string): void {
+    this.entryOf(seq).fromParent = parentRunId;
+  }
+
   complete(
     seq: number,
     outcome: { ok: true; value: unknown } | { ok: false; error: ToolErrorData },
     now: number,
   ): void {
-    const entry = this.entry(seq);
-    if (!entry) throw new Error(`no journal entry for seq ${seq}`);
+    const entry = this.entryOf(seq);
     entry.status = outcome.ok ? "completed" : "failed";
     if (outcome.ok) entry.result = outcome.value;
     else entry.error = outcome.error;
@@ -152,6 +226,12 @@ export class JournalBook {
     this.pastChains.add(this.chain);
     this.chain = batchChain(this.chain, at, seqs);
     this.lastAt = Math.max(this.lastAt, at);
+  }
+
+  private entryOf(seq: number): JournalEntry {
+    const entry = this.entry(seq);
+    if (!entry) throw new Error(`no journal entry for seq ${seq}`);
+    return entry;
   }
 
   private eventOf(seq: number): CallEvent {

@@ -41,7 +41,10 @@ export interface McpDispatchContext {
   trace?: RunTrace | undefined;
   toolset: PinnedToolset;
   credentials: CredentialRef;
-  /** `seen`: the stored credentials' revisions a call refused for its credentials was sent with. */
+  /**
+   * Parks the call until it is decided; approved, it is running again. `seen`: the stored
+   * credentials' revisions a call refused for its credentials was sent with.
+   */
   park(entry: JournalEntry, reason: ParkReason, details: ParkDetails, seen?: CredentialRevisions): Promise<Decision>;
   /** Waits the run has finished so far, for the activity's schema check (see McpCallInput.waits). */
   waits?: () => number;
@@ -138,10 +141,11 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
         // Like the runtime: input only, never a command, so no patch (see runtimeOf).
         ...waitsOf(context),
       });
-      entry.attempts = result.attempt;
-      if (result.credentials) entry.credentials = result.credentials;
-      if (!result.ok) return failure(entry, "toolFailed", result.error.message, result.error.details);
-      return result.step ? { ok: true, value: result.value, step: result.step } : { ok: true, value: result.value };
+      const taken = { attempts: result.attempt, ...(result.credentials ? { credentials: result.credentials } : {}) };
+      if (!result.ok) return { ...failure(entry, "toolFailed", result.error.message, result.error.details), ...taken };
+      return result.step
+        ? { ok: true, value: result.value, step: result.step, ...taken }
+        : { ok: true, value: result.value, ...taken };
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (!(error instanceof ActivityFailure)) throw error;
@@ -161,8 +165,8 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
           parking.reason === "schemaChanged" ? "schemaChanged" : "rejected",
           `${entry.tool}: ${decision.reason}`,
         );
+      // The call goes on (the journal says running again: see CallRunner's park).
       if (parking.reason === "schemaChanged") skipSchemaCheck = true;
-      entry.status = "running";
     }
   }
 }

@@ -14,18 +14,20 @@ import {
 } from "../../shared/index.ts";
 import type { CredentialRevisions, EventSchema, JournalEntry, RunInput } from "../../shared/index.ts";
 import { emitEvent } from "./events.ts";
+import type { JournalBook } from "./journal-book.ts";
 import { ParkingLot, type Decision, type ParkDetails, type ParkReason } from "./parking.ts";
 import type { RunStatus } from "./run-status.ts";
 
 export class ParkingDesk {
-  readonly lot = new ParkingLot();
+  readonly lot: ParkingLot;
   private parkings = 0;
   private readonly run: RunInput;
   private readonly status: RunStatus;
 
-  constructor(run: RunInput, status: RunStatus) {
+  constructor(run: RunInput, status: RunStatus, journal: JournalBook) {
     this.run = run;
     this.status = status;
+    this.lot = new ParkingLot(journal);
   }
 
   /** Parks a call, tells the harness why (unless it was told already), and waits for its decision. */

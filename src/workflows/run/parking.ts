@@ -9,6 +9,7 @@
  */
 import { condition } from "@temporalio/workflow";
 import type { CredentialRevisions, CredentialScope, Decider, JournalEntry } from "../../shared/index.ts";
+import type { JournalBook } from "./journal-book.ts";
 
 export type ParkReason =
   "approval" | "credentialsExpired" | "insufficientScope" | "schemaChanged" | "elicitationRequested" | "outcomeUnknown";
@@ -40,6 +41,12 @@ export interface CredentialsWrite {
 
 export class ParkingLot {
   private readonly parked = new Map<number, ParkedCall>();
+  /** Where a call's parking and its decider are written. */
+  private readonly journal: Pick<JournalBook, "parked" | "goesOn" | "decided">;
+
+  constructor(journal: Pick<JournalBook, "parked" | "goesOn" | "decided">) {
+    this.journal = journal;
+  }
 
   /** Calls waiting for a decision (outside the concurrency limits: they are not being sent). */
   get size(): number {
@@ -56,7 +63,7 @@ export class ParkingLot {
   /** Lists a call in flight as parked, without waiting: `release` ends it. A decision park of the same call replaces it. */
   hold(entry: JournalEntry, reason: ParkReason, details: ParkDetails): void {
     this.parked.set(entry.seq, { entry, reason, details, held: true });
-    entry.status = "parked";
+    this.journal.parked(entry.seq);
   }
 
   /** Ends a hold (the call goes back to running); answers whether there was one. */
@@ -64,7 +71,7 @@ export class ParkingLot {
     const call = this.parked.get(seq);
     if (!call?.held) return false;
     this.parked.delete(seq);
-    if (call.entry.status === "parked") call.entry.status = "running";
+    this.journal.goesOn(seq);
     return true;
   }
 
@@ -83,7 +90,7 @@ export class ParkingLot {
   ): Promise<Decision> {
     const call: ParkedCall = { entry, reason, details, ...(seen ? { seen } : {}) };
     this.parked.set(entry.seq, call);
-    entry.status = "parked";
+    this.journal.parked(entry.seq);
     await condition(() => call.decision !== undefined);
     this.parked.delete(entry.seq);
     return call.decision as Decision;
@@ -103,7 +110,7 @@ export class ParkingLot {
     const call = this.parked.get(seq);
     if (!call) return;
     call.decision = decision;
-    if (decidedBy) call.entry.decidedBy = decidedBy;
+    if (decidedBy) this.journal.decided(seq, decidedBy);
   }
 
   /**

@@ -124,7 +124,11 @@ export class Rollback {
     if (!policy) return;
     const { seq, tool } = entry;
     const notReverted = (reason: string, revertSeq?: number): void => {
-      entry.rollback = { outcome: "notReverted", reason, ...(revertSeq === undefined ? {} : { revertSeq }) };
+      this.deps.journal.rolledBack(seq, {
+        outcome: "notReverted",
+        reason,
+        ...(revertSeq === undefined ? {} : { revertSeq }),
+      });
       summary.notReverted.push({
         seq,
         tool,
@@ -142,7 +146,7 @@ export class Rollback {
     this.deps.calls.dispatch(revert);
     await condition(() => revert.status === "completed" || revert.status === "failed");
     if (revert.status === "completed") {
-      entry.rollback = { outcome: "reverted", revertSeq: revert.seq };
+      this.deps.journal.rolledBack(seq, { outcome: "reverted", revertSeq: revert.seq });
       summary.reverted.push({ seq, tool, revertSeq: revert.seq, revertTool: policy.tool });
       return;
     }

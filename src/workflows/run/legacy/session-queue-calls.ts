@@ -7,7 +7,7 @@
  * sent again the same way. Calls scheduled now have no schedule-to-start timeout, so only those
  * reach this.
  */
-import type { ActivityFailure} from "@temporalio/workflow";
+import type { ActivityFailure } from "@temporalio/workflow";
 import { TimeoutFailure } from "@temporalio/workflow";
 
 /** Whether a call's attempt was never taken by a worker of the session queue it was scheduled on. */
