@@ -234,8 +234,8 @@ export function renderReport(results: BenchResults): string {
           ...(results.sandbox.firstStep
             ? [
                 [
-                  `first step of a new run: fresh isolate / pooled (${results.sandbox.firstStep.rounds} each)`,
-                  `${ms(results.sandbox.firstStep.freshMs)} / ${ms(results.sandbox.firstStep.pooledMs)}`,
+                  `first step of a new run (median of ${results.sandbox.firstStep.rounds})`,
+                  ms(results.sandbox.firstStep.medianMs),
                   "",
                   "",
                 ],

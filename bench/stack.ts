@@ -145,7 +145,6 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       publicUrl: api.url,
       warmIsolates: config.warmIsolates,
       memoryMb: config.sandbox.memoryMb,
-      isolatePool: config.sandbox.isolatePool,
       eagerCalls: config.eagerCalls,
       spareSessionIdleMs: config.spareSessionIdleMs,
       accelerators: config.accelerators,

@@ -33,8 +33,6 @@ export interface WorkersOptions {
   publicUrl: string;
   warmIsolates: number;
   memoryMb: number;
-  /** Isolates built ahead, as the configuration says (`REWIND_ISOLATE_POOL`). */
-  isolatePool: number | undefined;
   /** The configuration's eager calls, spare sessions and accelerators (`--accelerators-off`). */
   eagerCalls: number;
   spareSessionIdleMs: number;
@@ -62,7 +60,7 @@ const rewind = await createRewindWorker({
   address: options.address,
   namespace: options.namespace,
   taskQueue: options.rewindTaskQueue,
-  sandbox: { memoryMb: options.memoryMb, cpuMsPerStep: options.cpuMsPerStep, isolatePool: options.isolatePool },
+  sandbox: { memoryMb: options.memoryMb, cpuMsPerStep: options.cpuMsPerStep },
   warmIsolates: options.warmIsolates,
   eagerCalls: options.eagerCalls,
   spareSessionIdleMs: options.spareSessionIdleMs,

@@ -15,11 +15,6 @@ export interface SandboxLimits {
   memoryMb: number;
   /** CPU time one step of a script may use, in ms. Default 2000. */
   cpuMsPerStep: number;
-  /**
-   * REWIND_ISOLATE_POOL: isolates a worker keeps built ahead (each ~1 MB) for the first steps
-   * of new runs, rebuilt while it is idle. Default 8; 0 builds each when its run needs it.
-   */
-  isolatePool?: number;
 }
 
 export interface Config {
@@ -107,9 +102,8 @@ export interface Config {
   /**
    * The speed mechanisms on (all by default), each switched off by naming it in
    * REWIND_ACCELERATORS_OFF (`all` for every one). Off, a run takes the durable core's path: the
-   * same journal, the same results, more round trips. The isolate pool, eager calls and spare
-   * sessions switched off also set their sizes to 0 (`sandbox.isolatePool`, `eagerCalls`,
-   * `spareSessionIdleMs`).
+   * same journal, the same results, more round trips. Eager calls and spare sessions switched off
+   * also set their sizes to 0 (`eagerCalls`, `spareSessionIdleMs`).
    */
   accelerators: Accelerators;
   /** Where a production deployment must not run with defaults (e.g. a generated secret key). */
@@ -488,9 +482,14 @@ export const ACCELERATORS = [
   "eager-start",
   "session-opener",
   "spare-sessions",
-  "isolate-pool",
   "eager-calls",
 ] as const;
+/**
+ * Accelerators measured and removed because they saved nothing (docs/architecture.md): naming
+ * one in REWIND_ACCELERATORS_OFF still works and does nothing, so a deployment's settings from an
+ * earlier release keep starting.
+ */
+const RETIRED_ACCELERATORS: readonly string[] = ["session-queues", "isolate-pool"];
 export type AcceleratorName = (typeof ACCELERATORS)[number];
 /** Which accelerators are on. */
 export type Accelerators = Record<AcceleratorName, boolean>;
@@ -506,7 +505,7 @@ export function parseAccelerators(raw: string | undefined): Accelerators {
     .filter((name) => name !== "");
   const off = new Set<string>(names.includes("all") ? ACCELERATORS : names);
   for (const name of off) {
-    if (!(ACCELERATORS as readonly string[]).includes(name))
+    if (!(ACCELERATORS as readonly string[]).includes(name) && !RETIRED_ACCELERATORS.includes(name))
       throw new ConfigError(
         `REWIND_ACCELERATORS_OFF: "${name}" is not an accelerator; the names are all, ${ACCELERATORS.join(", ")}`,
       );
@@ -547,7 +546,6 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     sandbox: {
       memoryMb: integer(env, "REWIND_SANDBOX_MEMORY_MB", 128, 16, 8192),
       cpuMsPerStep: integer(env, "REWIND_SANDBOX_CPU_MS", 2000, 10, 600_000),
-      isolatePool: accelerators["isolate-pool"] ? integer(env, "REWIND_ISOLATE_POOL", 8, 0, 256) : 0,
     },
     warmIsolates: integer(env, "REWIND_WARM_ISOLATES", 256, 0, 100_000),
     warmIdleMs: integer(env, "REWIND_WARM_IDLE_SECONDS", 30, 0, 86_400) * 1000,

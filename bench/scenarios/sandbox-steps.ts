@@ -26,12 +26,8 @@ export interface SandboxResult {
     last100MedianMs: number;
   };
   cold: { n: number; samples: number[]; medianMs: number; perCompletionUs: number }[];
-  /**
-   * A new run's first step (load the script, run it to its first call), ms: in an isolate built
-   * for it, and in one taken from the sandbox's pool (`isolatePool`, refilled between runs).
-   * Alternated, one of each per round.
-   */
-  firstStep: { rounds: number; freshMs: number; pooledMs: number };
+  /** A new run's first step (build its isolate, load the script, run it to its first call), ms. */
+  firstStep: { rounds: number; medianMs: number };
   /**
    * One entry into an isolate that calls back into the host once, as a fed completion that issues
    * the next call does: with `apply` (what the sandbox uses: the isolate runs on another thread,
@@ -135,9 +131,7 @@ export async function measureSandbox(ctx: BenchContext): Promise<SandboxResult> 
     ctx.log(`sandbox cold replay of ${n}: median ${medianMs.toFixed(1)} ms`);
   }
   const firstStep = await firstStepCost(script, Math.max(20, coldRounds * 10));
-  ctx.log(
-    `sandbox first step of a new run: fresh isolate ${firstStep.freshMs.toFixed(2)} ms, pooled ${firstStep.pooledMs.toFixed(2)} ms (median of ${firstStep.rounds})`,
-  );
+  ctx.log(`sandbox first step of a new run: ${firstStep.medianMs.toFixed(2)} ms (median of ${firstStep.rounds})`);
   const isolateEntryUs = await isolateEntryCost();
   ctx.log(
     `isolated-vm entry with a host callback: apply ${isolateEntryUs.apply.toFixed(0)} µs, applySync ${isolateEntryUs.applySync.toFixed(0)} µs`,
@@ -146,41 +140,32 @@ export async function measureSandbox(ctx: BenchContext): Promise<SandboxResult> 
 }
 
 async function firstStepCost(script: string, rounds: number): Promise<SandboxResult["firstStep"]> {
-  const fresh = createSandbox({ ...LIMITS, warmSessions: 0 });
-  const pooled = createSandbox({ ...LIMITS, warmSessions: 0, isolatePool: 4 });
-  const samples = { fresh: [] as number[], pooled: [] as number[] };
+  const sandbox = createSandbox({ ...LIMITS, warmSessions: 0 });
+  const samples: number[] = [];
   try {
     for (let round = 0; round < rounds + 2; round++) {
-      for (const [side, sandbox] of [
-        ["fresh", fresh],
-        ["pooled", pooled],
-      ] as const) {
-        // Time for the pool to refill (it builds while the sandbox is idle), and for both alike.
-        await new Promise((resolve) => setTimeout(resolve, 10));
-        const started = performance.now();
-        const result = await sandbox.advance({
-          runId: `run_benchfirst${round}${side}`,
-          consumedBatches: 0,
-          batches: [],
-          cold: {
-            script,
-            input: { n: 10, width: 1 },
-            toolset: TOOLSET,
-            startedAt: STARTED_AT,
-            history: [],
-            knownCalls: 0,
-          },
-        });
-        if (round >= 2) samples[side].push(since(started));
-        if (result.kind !== "waiting" || result.calls[0]?.seq !== 1)
-          throw new Error(`a first step answered ${JSON.stringify(result)}`);
-      }
+      const started = performance.now();
+      const result = await sandbox.advance({
+        runId: `run_benchfirst${round}`,
+        consumedBatches: 0,
+        batches: [],
+        cold: {
+          script,
+          input: { n: 10, width: 1 },
+          toolset: TOOLSET,
+          startedAt: STARTED_AT,
+          history: [],
+          knownCalls: 0,
+        },
+      });
+      if (round >= 2) samples.push(since(started));
+      if (result.kind !== "waiting" || result.calls[0]?.seq !== 1)
+        throw new Error(`a first step answered ${JSON.stringify(result)}`);
     }
   } finally {
-    fresh.dispose();
-    pooled.dispose();
+    sandbox.dispose();
   }
-  return { rounds, freshMs: median(samples.fresh), pooledMs: median(samples.pooled) };
+  return { rounds, medianMs: median(samples) };
 }
 
 async function isolateEntryCost(): Promise<SandboxResult["isolateEntryUs"]> {

@@ -1,10 +1,8 @@
 /**
  * The part of a script's isolate that is the same for every run: the isolate with its heap
  * limit, an empty context whose global holds the host callback, and the runtime compiled (not
- * run: it reads the run's options as it starts). A shell can be built ahead of its run (see
- * isolate-pool.ts) because nothing in it has run any code: the run's runtime and script are
- * loaded into it exactly as into one built on the spot. The host callback forwards to the
- * handler the run binds, since the callback must be on the global before the run is known.
+ * run: it reads the run's options as it starts). The host callback forwards to the handler the
+ * run binds, since the callback must be on the global before the runtime runs.
  */
 import ivm from "isolated-vm";
 import { RUNTIME_FILENAME, RUNTIME_SOURCE } from "./runtime-source.ts";

@@ -15,7 +15,7 @@ import {
   SCRIPT_SPECIFIER,
   TOOLS_SPECIFIER,
 } from "./module-sources.ts";
-import { createIsolateShell, type HostCallHandler, type IsolateShell } from "./isolate-shell.ts";
+import { createIsolateShell, type HostCallHandler } from "./isolate-shell.ts";
 import { poolCpuLedger } from "./pool-cpu-ledger.ts";
 
 export interface IsolateOptions {
@@ -24,8 +24,6 @@ export interface IsolateOptions {
   onHostCall: HostCallHandler;
   scriptSource: string;
   toolsSource: string;
-  /** A shell built ahead (with `memoryMb`), never used by another run; default: one built now. */
-  shell?: IsolateShell | undefined;
 }
 
 /**
@@ -92,12 +90,7 @@ function classify(isolate: ivm.Isolate, error: unknown): IsolateFault {
 }
 
 export async function createScriptIsolate(options: IsolateOptions): Promise<ScriptIsolate> {
-  let shell = options.shell;
-  if (shell && shell.memoryMb !== options.memoryMb) {
-    shell.isolate.dispose();
-    shell = undefined;
-  }
-  shell ??= await createIsolateShell(options.memoryMb);
+  const shell = await createIsolateShell(options.memoryMb);
   const { isolate, context } = shell;
   try {
     shell.bind(options.onHostCall);

@@ -4,8 +4,7 @@
  * session is missing or was fed anything but what the workflow's journal says (its chain), the
  * step asks the workflow for a cold start and replays the script from its journal. A session
  * that hit a limit or settled is dropped. `speculate` lets the activity that finished a call
- * feed it at once, and hand the step back with the call's result (a `SpeculativeStep`). A new
- * session's isolate comes from a pool built while no step runs (isolate-pool.ts). Warm steps
+ * feed it at once, and hand the step back with the call's result (a `SpeculativeStep`). Warm steps
  * enter the isolate on isolated-vm's threads; a cold replay enters it on this thread, in slices
  * that let the event loop run, each entry cut short of holding it long (replay-pacer.ts).
  *
@@ -27,8 +26,6 @@ import type {
 } from "../shared/index.ts";
 import type { SchemaValidator } from "./call-gate.ts";
 import { ScriptLoadError } from "./isolate.ts";
-import { createIsolatePool } from "./isolate-pool.ts";
-import type { IsolateShell } from "./isolate-shell.ts";
 import { DEFAULT_PACING, ReplayPacer } from "./replay-pacer.ts";
 import { ScriptSession, SyncEntryCut } from "./script-session.ts";
 import { RUNTIME_VERSION_ERROR_TYPE, SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/index.ts";
@@ -63,11 +60,6 @@ export interface SandboxOptions {
   validate: SchemaValidator;
   /** Where each step's duration goes; default: nowhere. */
   metrics?: StepMetrics;
-  /**
-   * Isolates kept built ahead (isolate, context, runtime compiled) for the next runs' first
-   * steps, each used by one run only (default 0: each is built when its run needs it).
-   */
-  isolatePool?: number | undefined;
 }
 
 export interface Sandbox {
@@ -91,8 +83,6 @@ export interface Sandbox {
   forget(runId: string): void;
   /** Warm sessions currently held. */
   readonly warmCount: number;
-  /** Isolates built ahead and ready for the next runs (see `isolatePool`). */
-  readonly pooledCount: number;
   /** Heap used by the warm sessions' isolates, in bytes (they are idle: a session is out of the warm set while it steps). */
   heapUsedBytes(): number;
   dispose(): void;
@@ -118,12 +108,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     for (const batch of batches) for (const event of batch.events) seqs.delete(event.seq);
     if (seqs.size === 0) owed.delete(runId);
   };
-  // The pool builds while no step is in progress, and is nudged each time the last one ends.
-  const pool = createIsolatePool({
-    size: options.isolatePool ?? 0,
-    memoryMb: options.memoryMb,
-    idle: () => stepping.size === 0,
-  });
 
   /** Takes the run's turn to step; undefined if it isn't free within `maxWaitMs`. */
   async function acquire(runId: string, maxWaitMs: number): Promise<(() => void) | undefined> {
@@ -153,7 +137,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     return () => {
       stepping.delete(runId);
       release();
-      if (stepping.size === 0) pool.refill();
     };
   }
 
@@ -197,11 +180,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     // A run started by a newer release, reaching an older worker: another worker must take it.
     if (version > SANDBOX_RUNTIME_VERSION) throw new RuntimeVersionError(version);
     try {
-      return await replayed(runId, cold, version, await pool.take(), true);
+      return await replayed(runId, cold, version, true);
     } catch (error) {
       if (!(error instanceof SyncEntryCut)) throw error;
       // An entry too long for this thread: the same replay, every entry on isolated-vm's threads.
-      return await replayed(runId, cold, version, undefined, false);
+      return await replayed(runId, cold, version, false);
     }
   }
 
@@ -210,7 +193,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     runId: string,
     cold: ColdStart,
     version: number,
-    shell: IsolateShell | undefined,
     synchronous: boolean,
   ): Promise<ScriptSession | ScriptError> {
     let session: ScriptSession;
@@ -225,7 +207,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         memoryMb: options.memoryMb,
         cpuMsPerStep: options.cpuMsPerStep,
         validate: options.validate,
-        shell,
       });
     } catch (error) {
       if (error instanceof ScriptLoadError) return { name: "SyntaxError", message: error.message };
@@ -366,9 +347,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     get warmCount() {
       return warm.size;
     },
-    get pooledCount() {
-      return pool.ready;
-    },
     heapUsedBytes() {
       let bytes = 0;
       for (const session of warm.values()) bytes += session.heapUsedBytes();
@@ -376,7 +354,6 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     },
     dispose() {
       clearInterval(sweeper);
-      pool.dispose();
       for (const runId of [...warm.keys()]) drop(runId);
     },
   };

@@ -9,7 +9,6 @@ import type { CallEvent, EventBatch, IssuedCall, ToolErrorData, PinnedToolset } 
 import { BUILTIN_TOOLS, EMPTY_CHAIN, batchChain, type ScriptError } from "../shared/index.ts";
 import { createCallGate, type GateVerdict, type SchemaValidator } from "./call-gate.ts";
 import { createScriptIsolate, type EntryBudget, type IsolateFault, type ScriptIsolate } from "./isolate.ts";
-import type { IsolateShell } from "./isolate-shell.ts";
 import type { ReplayPacer } from "./replay-pacer.ts";
 import { toolsModuleSource } from "./module-sources.ts";
 import { RUNTIME_FILENAME } from "./runtime-source.ts";
@@ -26,8 +25,6 @@ export interface SessionOptions {
   memoryMb: number;
   cpuMsPerStep: number;
   validate: SchemaValidator;
-  /** The isolate to load the script into, built ahead for this run alone; default: one built now. */
-  shell?: IsolateShell | undefined;
 }
 
 export type Settlement = { ok: true; value: unknown } | { ok: false; error: ScriptError };
@@ -149,7 +146,6 @@ export class ScriptSession {
       scriptSource: options.script,
       toolsSource: toolsModuleSource(options.toolset),
       onHostCall: (op, payload) => session.onHostCall(op, payload),
-      shell: options.shell,
     });
     return session;
   }

@@ -151,7 +151,6 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     createSandbox({
       memoryMb: options.sandbox.memoryMb,
       cpuMsPerStep: options.sandbox.cpuMsPerStep,
-      isolatePool: options.sandbox.isolatePool,
       warmSessions: options.warmIsolates,
       ...(options.warmIdleMs === undefined ? {} : { warmIdleMs: options.warmIdleMs }),
       validate: validateAgainstSchema,

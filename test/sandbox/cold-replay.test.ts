@@ -17,12 +17,11 @@ afterEach(() => {
   for (const box of sandboxes.splice(0)) box.dispose();
 });
 
-function make(warmSessions: number, isolatePool = 0): Sandbox {
+function make(warmSessions: number): Sandbox {
   const box = createSandbox({
     memoryMb: 64,
     cpuMsPerStep: 2_000,
     warmSessions,
-    isolatePool,
     validate: validateAgainstSchema,
   });
   sandboxes.push(box);
@@ -86,25 +85,23 @@ describe("cold replay", () => {
     const history = batches.slice(0, -1);
     const fed = batches.at(-1);
     if (!fed) throw new Error("the warm run fed no batch");
-    for (const pool of [0, 2]) {
-      const replayed = await make(0, pool).advance({
-        runId,
-        consumedBatches: history.length,
-        batches: [fed],
-        cold: cold(LANES, input, history, 3_000),
-      });
-      // A cold step's logs are those of the whole replay (the step's 200 lines at most).
-      expect({ ...replayed, logs: [] }).toEqual({ ...last, logs: [] });
-      expect(replayed.kind === "done" && replayed.logs).toEqual(warmLogs.slice(0, 200));
-      // Known to the workflow or not, the replay issues the same calls with the same seqs.
-      const all = await make(0, pool).advance({
-        runId,
-        consumedBatches: history.length,
-        batches: [fed],
-        cold: cold(LANES, input, history, 0),
-      });
-      expect(all.kind === "done" && all.calls).toEqual(warmCalls);
-    }
+    const replayed = await make(0).advance({
+      runId,
+      consumedBatches: history.length,
+      batches: [fed],
+      cold: cold(LANES, input, history, 3_000),
+    });
+    // A cold step's logs are those of the whole replay (the step's 200 lines at most).
+    expect({ ...replayed, logs: [] }).toEqual({ ...last, logs: [] });
+    expect(replayed.kind === "done" && replayed.logs).toEqual(warmLogs.slice(0, 200));
+    // Known to the workflow or not, the replay issues the same calls with the same seqs.
+    const all = await make(0).advance({
+      runId,
+      consumedBatches: history.length,
+      batches: [fed],
+      cold: cold(LANES, input, history, 0),
+    });
+    expect(all.kind === "done" && all.calls).toEqual(warmCalls);
   });
 
   it("replays a script that computes much per completion, whichever way its entries go, to the warm run's result", async () => {

@@ -14,19 +14,25 @@ import { registerToolset, startRun } from "../helpers/toolset.ts";
 describe("REWIND_ACCELERATORS_OFF", () => {
   it("turns off the accelerators it names, all of them with all, none by default", () => {
     expect(Object.values(loadConfig({}).accelerators).every(Boolean)).toBe(true);
-    const some = loadConfig({ REWIND_ACCELERATORS_OFF: " speculative-steps, isolate-pool ,eager-calls" });
+    const some = loadConfig({ REWIND_ACCELERATORS_OFF: " speculative-steps, spare-sessions ,eager-calls" });
     expect(some.accelerators).toMatchObject({
       "speculative-steps": false,
-      "isolate-pool": false,
+      "spare-sessions": false,
       "session-opener": true,
     });
-    expect(some.sandbox.isolatePool).toBe(0);
     expect(some.eagerCalls).toBe(0);
-    expect(some.spareSessionIdleMs).toBe(30_000);
+    expect(some.spareSessionIdleMs).toBe(0);
+    expect(loadConfig({ REWIND_ACCELERATORS_OFF: "eager-calls" }).spareSessionIdleMs).toBe(30_000);
     const none = loadConfig({ REWIND_ACCELERATORS_OFF: "all", REWIND_SPARE_SESSION_SECONDS: "9" });
     expect(Object.values(none.accelerators).some(Boolean)).toBe(false);
     expect(none.spareSessionIdleMs).toBe(0);
     expect(Object.keys(parseAccelerators(undefined))).toEqual([...ACCELERATORS]);
+  });
+
+  it("accepts the names of removed accelerators, switching nothing off", () => {
+    const retired = loadConfig({ REWIND_ACCELERATORS_OFF: "session-queues,isolate-pool" });
+    expect(Object.values(retired.accelerators).every(Boolean)).toBe(true);
+    expect(loadConfig({ REWIND_ACCELERATORS_OFF: "isolate-pool,eager-calls" }).accelerators["eager-calls"]).toBe(false);
   });
 
   it("refuses a name it does not know, listing those it knows", () => {
