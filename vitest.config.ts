@@ -2,9 +2,16 @@
  * Test runner settings. Every test worker is a forked Node process started with
  * `--no-node-snapshot`, which isolated-vm requires on Node 20+; one shared Temporal dev server is
  * started by the global setup. Timeouts are generous because tests drive real servers.
+ *
+ * The suite starts a few hundred Node processes (test workers, stacks, CLIs), each compiling the
+ * same dependencies: Node's compile cache (in .rewind/, kept between runs) saves each one that
+ * work, some 5% of the CPU of a test file that starts a stack (measured: 38 s against 40 s).
  */
 
+import path from "node:path";
 import { defineConfig } from "vitest/config";
+
+process.env["NODE_COMPILE_CACHE"] ??= path.resolve(import.meta.dirname, ".rewind", "node-compile-cache");
 
 export default defineConfig({
   test: {

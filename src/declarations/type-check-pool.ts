@@ -8,6 +8,10 @@
  * not another's; no namespace holds every thread of a pool of two or more, and a namespace whose
  * queue is full is refused at once.
  *
+ * The pool starts one thread, and more (up to its size) when more checks wait than threads are free: loading the compiler and
+ * checking a first script costs a thread about a second of CPU and 100 MB, which an API that
+ * checks a script now and then should not pay for every thread it may need.
+ *
  * Answers are remembered here as in each thread (a check is a pure function of its input), so a
  * script started again with new inputs costs no round trip, and the same script asked for many
  * times at once is checked once (a harness starting a fan-out of runs filled a queue otherwise).
@@ -48,8 +52,10 @@ export interface ScriptChecker {
 }
 
 export interface TypeCheckPool extends ScriptChecker {
-  /** Resolves once every thread has loaded the compiler and checked a first script. */
+  /** Resolves once every thread started so far has loaded the compiler and checked a first script. */
   ready(): Promise<void>;
+  /** Threads started so far (at most the pool's size). */
+  readonly threadCount: number;
   /** Ends the threads; checks waiting or under way are refused. */
   close(): Promise<void>;
 }
@@ -89,7 +95,9 @@ export function createTypeCheckPool(options: TypeCheckPoolOptions): TypeCheckPoo
   let nextId = 1;
   let closed = false;
 
-  const threads: Thread[] = Array.from({ length: Math.max(1, options.threads) }, () => startThread());
+  const size = Math.max(1, options.threads);
+  /** The threads started so far, at most `size`; more start as checks wait (see the header). */
+  const threads: Thread[] = [startThread()];
 
   function startThread(): Thread {
     const worker = new Worker(THREAD_FILE, {
@@ -168,6 +176,11 @@ export function createTypeCheckPool(options: TypeCheckPoolOptions): TypeCheckPoo
 
   /** Hands waiting checks to free threads, one namespace after another. */
   function dispatch(): void {
+    // More checks waiting than threads free (or starting) to take them: more threads, up to `size`.
+    let waiting = 0;
+    for (const queue of queues.values()) waiting += queue.length;
+    const free = threads.filter((thread) => !thread.job).length;
+    for (let more = Math.min(waiting - free, size - threads.length); more > 0; more--) threads.push(startThread());
     for (const [index, current] of threads.entries()) {
       if (current.job || turn.length === 0) continue;
       if (current.dead) replace(current);
@@ -204,7 +217,7 @@ export function createTypeCheckPool(options: TypeCheckPoolOptions): TypeCheckPoo
    * leaves a thread to the others.
    */
   function takeNext(): Job | undefined {
-    const mayHold = Math.max(1, threads.length - 1);
+    const mayHold = Math.max(1, size - 1);
     const holding = (namespace: string) => threads.filter((thread) => thread.job?.namespace === namespace).length;
     const index = turn.findIndex((namespace) => holding(namespace) < mayHold);
     if (index < 0) return undefined;
@@ -251,6 +264,9 @@ export function createTypeCheckPool(options: TypeCheckPoolOptions): TypeCheckPoo
     },
     async ready() {
       await Promise.all(threads.map((thread) => thread.started));
+    },
+    get threadCount() {
+      return threads.length;
     },
     async close() {
       closed = true;

@@ -105,6 +105,22 @@ describe("the type-check pool", () => {
     for (const abandoned of await Promise.all(bombs)) expect(abandoned).toBeInstanceOf(TypeCheckAbandonedError);
   }, 60_000);
 
+  it("starts one thread, and more only when more checks wait than threads are free", async () => {
+    const grown = createTypeCheckPool({ threads: 3, queuePerNamespace: 8, deadlineMs: 2_000, memoryMb: 512 });
+    pool = grown;
+    await grown.ready();
+    expect(grown.threadCount).toBe(1);
+    // Checks one after another never need a second thread.
+    for (const n of [1, 2, 3]) await grown.inspect(check(`${SIMPLE}\n// ${n}`), "acme");
+    expect(grown.threadCount).toBe(1);
+    // Three namespaces' bombs at once: the pool grows to its size, and no further.
+    const bombs = ["acme", "globex", "initech", "umbrella"].map((namespace, n) =>
+      grown.inspect(check(bomb(300 + n)), namespace).catch((error: unknown) => error),
+    );
+    for (const abandoned of await Promise.all(bombs)) expect(abandoned).toBeInstanceOf(TypeCheckAbandonedError);
+    expect(grown.threadCount).toBe(3);
+  }, 60_000);
+
   it("answers a repeated check without a thread, from what it remembers", async () => {
     const started = createTypeCheckPool({ threads: 1, queuePerNamespace: 1, deadlineMs: 10_000, memoryMb: 512 });
     pool = started;

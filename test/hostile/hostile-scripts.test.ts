@@ -376,6 +376,8 @@ describe("floods of calls", () => {
           FLOOD_MS,
         ),
       ]);
+      expect(sleeps.status, `the sleeps' run: ${JSON.stringify(sleeps.error)}`).toBe("completed");
+      expect(calls.status, `the calls' run: ${JSON.stringify(calls.error)}`).toBe("completed");
       expect([sleeps.result, calls.result]).toEqual([1000, 150]);
       expect(slow.state.completed).toBe(150);
       expect(slow.state.maxInFlight).toBeLessThanOrEqual(16);
