@@ -40,7 +40,7 @@ export interface Config {
     codecCorsOrigins: string[] | undefined;
     /**
      * Type-checks run on a pool of worker threads, never on the API's: REWIND_TYPECHECK_THREADS
-     * (default 2; one namespace holds at most all but one), REWIND_TYPECHECK_QUEUE (checks one namespace may have waiting, default 64),
+     * (at most, default 2; one starts at once, more while checks wait; one namespace holds at most all but one), REWIND_TYPECHECK_QUEUE (checks one namespace may have waiting, default 64),
      * REWIND_TYPECHECK_TIMEOUT_MS (one check's deadline, default 10 000) and
      * REWIND_TYPECHECK_MEMORY_MB (each thread's heap cap, default 512).
      */

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import path from "node:path";
 import ts from "typescript";
 import { declaredInputType } from "./input-type.ts";
+import { applyScriptRules } from "./script-rules.ts";
 
 export interface Diagnostic {
   file: string;
@@ -152,20 +153,16 @@ export function createTypeChecker(): TypeChecker {
       oldProgram: previous,
     });
     previous = program;
-    const found = [...program.getSyntacticDiagnostics(script), ...program.getSemanticDiagnostics(script)];
-    if (found.length > 0) return { diagnostics: found.map(toDiagnostic) };
+    const found = applyScriptRules(script, [
+      ...program.getSyntacticDiagnostics(script),
+      ...program.getSemanticDiagnostics(script),
+    ]);
+    if (found.length > 0) return { diagnostics: found };
     const exported = defaultExportOf(program, script);
     if ("message" in exported) return { diagnostics: [exported] };
     const inputType = declaredInputType({ program, script, globalScope: globals }, exported);
     return inputType === undefined ? { diagnostics: [] } : { diagnostics: [], inputType };
   }
-}
-
-function toDiagnostic(d: ts.Diagnostic): Diagnostic {
-  const message = ts.flattenDiagnosticMessageText(d.messageText, "\n");
-  if (!d.file || d.start === undefined) return { file: SCRIPT_FILE, line: 1, column: 1, message, code: d.code };
-  const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
-  return { file: d.file.fileName, line: line + 1, column: character + 1, message, code: d.code };
 }
 
 /** The run calls the default export with its input, so the script must have a callable one. */

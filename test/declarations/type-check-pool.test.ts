@@ -92,7 +92,13 @@ describe("the type-check pool", () => {
   it("keeps a thread for other namespaces: one whose checks run to their deadline never holds the whole pool", async () => {
     const started = createTypeCheckPool({ threads: 2, queuePerNamespace: 8, deadlineMs: 3_000, memoryMb: 512 });
     pool = started;
+    // Two checks at once grow the pool to its two threads, which are then ready, as a busy pool's are.
+    await Promise.all([
+      started.inspect(check(`${SIMPLE} // a`), "acme"),
+      started.inspect(check(`${SIMPLE} // b`), "globex"),
+    ]);
     await started.ready();
+    expect(started.threadCount).toBe(2);
     // acme's bombs are posted first, enough for every thread; globex's script comes after them.
     const bombs = [1, 2, 3].map((n) => started.inspect(check(bomb(200 + n)), "acme").catch((error: unknown) => error));
     await new Promise((resolve) => setTimeout(resolve, 100));
