@@ -5,13 +5,14 @@
  */
 import { z } from "zod";
 import { credentialsBody } from "./credentials-body.ts";
+import { groupNameProblem } from "../shared/index.ts";
 import { TOOLSET_ID_PATTERN } from "./ids.ts";
 
-const GROUP_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-const groupName = z
-  .string()
-  .regex(GROUP_NAME, "group names must be JavaScript identifiers (they become exports of rewind:tools)")
-  .max(64);
+/** A group's name, refused with the rule it breaks (see shared/group-names.ts). */
+const groupName = z.string().superRefine((name, ctx) => {
+  const problem = groupNameProblem(name);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
 const toolName = z.string().min(1).max(128);
 const jsonSchema = z.union([z.record(z.string(), z.unknown()), z.boolean()]);
 const duration = z.union([z.number().int().positive(), z.string().min(1).max(40)]);

@@ -4,7 +4,8 @@
  */
 export { formatJsDoc, isIdentifierName, jsonSchemaToTs, propertyKey } from "./json-schema-to-ts.ts";
 export type { JsonSchemaToTsOptions, TypeStyle } from "./json-schema-to-ts.ts";
-export { BUILTIN_EXPORTS, argsAreOptional, isBindingName, renderDts } from "./render-dts.ts";
+export { argsAreOptional, isBindingName, renderDts } from "./render-dts.ts";
+export { BUILTIN_EXPORTS } from "../shared/index.ts";
 export type { ObservedResult, RenderOptions } from "./render-dts.ts";
 export { renderPrompt, summarize } from "./render-prompt.ts";
 export { compactLine, renderCompactPrompt } from "./render-compact.ts";

@@ -4,7 +4,7 @@
  * groups and built-ins, and when the toolset enables `http` a global `fetch` sits beside it, as
  * it does in the sandbox.
  */
-import { scalarsAsText, TOOL_ERROR_CODES, listToolGroups } from "../shared/index.ts";
+import { isReservedWord, scalarsAsText, TOOL_ERROR_CODES, listToolGroups } from "../shared/index.ts";
 import type { JsonSchema, PinnedTool, PinnedToolset } from "../shared/index.ts";
 import { formatJsDoc, isIdentifierName, jsonSchemaToTs, propertyKey } from "./json-schema-to-ts.ts";
 import { acceptsUndefined, parseTypeText } from "./type-text.ts";
@@ -40,27 +40,9 @@ export function workflowInputParameter(name: string, options: RenderOptions): { 
   return { optional: acceptsUndefined(node), type: text };
 }
 
-/** Names `rewind:tools` exports besides the groups; a group must not take one of them. */
-export const BUILTIN_EXPORTS = [
-  "sleep",
-  "waitForSignal",
-  "webhook",
-  "workflows",
-  "ToolError",
-  "ToolErrorCode",
-] as const;
-
-const RESERVED_WORDS = new Set(
-  (
-    "break case catch class const continue debugger default delete do else enum export extends false finally for " +
-    "function if import in instanceof new null return super switch this throw true try typeof var void while with " +
-    "yield let static implements interface package private protected public await"
-  ).split(" "),
-);
-
 /** Whether `name` can be an exported binding (`export const name`), not only a property name. */
 export function isBindingName(name: string): boolean {
-  return isIdentifierName(name) && !RESERVED_WORDS.has(name);
+  return isIdentifierName(name) && !isReservedWord(name);
 }
 
 /**

@@ -12,6 +12,7 @@ export * from "./durations.ts";
 export * from "./event-data.ts";
 export * from "./events.ts";
 export * from "./fnv.ts";
+export * from "./group-names.ts";
 export * from "./host-call.ts";
 export * from "./journal.ts";
 export * from "./logger.ts";

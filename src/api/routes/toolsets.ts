@@ -14,6 +14,24 @@ import type { RegisteredToolsetView, ToolSearchBody } from "../../contract/index
 import type { CredentialWriter } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { parseOrThrow } from "../validate.ts";
+import { groupNameProblem } from "../../shared/index.ts";
+
+/**
+ * A group named `__proto__`: JSON.parse makes it a key, which the body's schema never sees (a
+ * record drops it), so without this the toolset would be registered without it.
+ */
+function refuseProtoGroups(body: unknown): void {
+  if (typeof body !== "object" || body === null) return;
+  for (const kind of ["mcpServers", "hostTools", "workflows"]) {
+    const groups: unknown = Object.getOwnPropertyDescriptor(body, kind)?.value;
+    if (typeof groups === "object" && groups !== null && Object.hasOwn(groups, "__proto__")) {
+      const message = groupNameProblem("__proto__") ?? "";
+      throw new HttpError(400, "badRequest", `invalid request body: ${kind}.__proto__: ${message}`, {
+        problems: [{ path: `${kind}.__proto__`, message }],
+      });
+    }
+  }
+}
 
 export interface ToolsetsRouteDeps {
   toolsets: ToolsetRegistry;
@@ -87,6 +105,7 @@ export function createToolsetsRouter(deps: ToolsetsRouteDeps): Router {
   }
 
   router.post("/v1/toolsets", async function registerToolset(req, res) {
+    refuseProtoGroups(req.body);
     const body = parseOrThrow(registerToolsetBody, req.body, "body");
     try {
       const { toolset, created, omittedTools } = await deps.toolsets.register(namespaceOf(req), body);
