@@ -80,10 +80,12 @@ describe("schema watch", () => {
 
   it("keeps listings of servers that announce changes past the age bound, but not of those that don't", async () => {
     const { server, lists } = await countingServer({ tools: [echoTool()] });
-    const watch = createSchemaWatch(pool(), { maxAgeMs: 50 });
+    // Long enough that two checks in a row on a loaded machine fall within it (50 ms did not).
+    const AGE_BOUND_MS = 1_500;
+    const watch = createSchemaWatch(pool(), { maxAgeMs: AGE_BOUND_MS });
     await watch.current(check(server));
-    // Not a wait for something to happen: the listing's age passes the 50 ms bound.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Not a wait for something to happen: the listing's age passes the bound.
+    await new Promise((resolve) => setTimeout(resolve, AGE_BOUND_MS + 100));
     await watch.current(check(server));
     // The test server offers tools.listChanged: its listing stays until it says otherwise.
     expect(lists()).toBe(1);
@@ -91,8 +93,8 @@ describe("schema watch", () => {
     await watch.current(check(quiet.server, 0, "run_q"));
     await watch.current(check(quiet.server, 0, "run_q"));
     expect(quiet.lists()).toBe(1);
-    // Not a wait for something to happen: the listing's age passes the 50 ms bound.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Not a wait for something to happen: the listing's age passes the bound.
+    await new Promise((resolve) => setTimeout(resolve, AGE_BOUND_MS + 100));
     await watch.current(check(quiet.server, 0, "run_q"));
     expect(quiet.lists()).toBe(2);
   });
