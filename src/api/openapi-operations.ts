@@ -361,6 +361,15 @@ export const OPERATIONS: Operation[] = [
   },
   {
     method: "post",
+    path: "/v1/runs/{id}/signals/{name}",
+    operationId: "signalRun",
+    tag: "runs",
+    summary:
+      "Send the run the signal `name`: the JSON body (none: null) is what the script's `waitForSignal(name)` answers",
+    responses: { 202: "HookAccepted", 400: "Error", 404: "Error", 409: "Error" },
+  },
+  {
+    method: "post",
     path: "/v1/runs/{id}/cancel",
     operationId: "cancelRun",
     summary: "Cancel a run",

@@ -52,6 +52,7 @@ import {
   resumeCallUpdate,
   retryCallUpdate,
   runCredentialsRenewedSignal,
+  deliverSignal,
   type CallDecided,
   type ScriptDecided,
 } from "../workflows/messages.ts";
@@ -440,6 +441,22 @@ export function createRunService(options: RunServiceOptions) {
       const d = await describeRunning(runId, namespace, "its credentials can no longer be renewed");
       const sealed = await seal(String(d.typedSearchAttributes.get(SEARCH_ATTRIBUTES.toolset) ?? ""));
       await client.workflow.getHandle(runId).signal(runCredentialsRenewedSignal, { sealed });
+    },
+
+    /**
+     * Sends the run the signal `name` with `payload`, as its webhook would: what the script's
+     * `waitForSignal(name)` answers (or will, if it waits later; signals wait in the run's inbox).
+     * 404 for another namespace's run, 409 once the run ended.
+     */
+    async signal(runId: string, namespace: string, name: string, payload: unknown): Promise<void> {
+      await describeRunning(runId, namespace, "it can no longer receive signals");
+      try {
+        await client.workflow.getHandle(runId).signal(deliverSignal, { name, payload });
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError)
+          throw new HttpError(409, "conflict", `run ${runId} is no longer running; it can no longer receive signals`);
+        throw error;
+      }
     },
 
     /** The run's own credentials as its calls now use them (renewed ones once renewed), sealed. */

@@ -63,6 +63,9 @@ const instant = (name: string) =>
     .datetime({ offset: true, error: `${name} must be an ISO 8601 date-time, e.g. 2026-11-30T09:00:00Z` })
     .transform((value) => new Date(value));
 
+/** A signal's name in `POST /v1/runs/{id}/signals/{name}`: as a script's `waitForSignal` takes it. */
+export const signalName = z.string().min(1).max(200);
+
 export const rollbackRunBody = z.strictObject({
   by: decidedBy.optional(),
   reason: z.string().min(1).max(1000).optional().describe("Why, in words: recorded with the rollback"),

@@ -296,6 +296,13 @@ export function createApiClient(options: ApiClientOptions) {
     getCassette: (id: string) => json<Cassette>("GET", `${run(id)}/cassette`),
     cancelRun: (id: string) => json<RunViewBody>("POST", `${run(id)}/cancel`),
     /**
+     * Sends a running run the signal `name`: `payload` is what its script's `waitForSignal(name)`
+     * answers (a signal sent before the script waits for it waits in the run's inbox).
+     * @example await api.signalRun(runId, "approved-by-legal", { by: "dana" });
+     */
+    signalRun: (id: string, name: string, payload: unknown = null) =>
+      json<{ accepted: true }>("POST", `${run(id)}/signals/${encodeURIComponent(name)}`, payload),
+    /**
      * Rolls an open run back: its script stops, and its completed calls are reverted newest first
      * by their tools' revert policies; it ends `rolledBack` (`run.rollback` says what was reverted).
      * @example await api.rollbackRun(runId, { reason: "order cancelled", by: "alice" });

@@ -241,6 +241,29 @@ describe("--json and errors", () => {
     expect(JSON.parse((await cli("runs", "show", run.id, "--json")).stdout)).toMatchObject({ status: "completed" });
   });
 
+  it("sends a run the signal its script waits for, and says what is wrong with a payload that is not JSON", async () => {
+    await writeFile(
+      path.join(dir, "wait.ts"),
+      'import { waitForSignal } from "rewind:tools";\nexport default async function main() { return await waitForSignal("go"); }\n',
+    );
+    const started = JSON.parse((await cli("run", "wait.ts", "--toolset", toolset, "--json")).stdout) as { id: string };
+    const bad = await cli("runs", "signal", started.id, "go", "--payload", "{nope");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--payload must be JSON/);
+    const sent = await cli("runs", "signal", started.id, "go", "--payload", '{"ok":true}');
+    expect(sent).toMatchObject({ code: 0, stdout: `signal "go" sent to ${started.id}\n` });
+    const done = await waitFor(
+      "the signalled run to end",
+      async () =>
+        JSON.parse((await cli("runs", "show", started.id, "--json")).stdout) as { status: string; result?: unknown },
+      { until: (run) => run.status !== "running" },
+    );
+    expect(done).toMatchObject({ status: "completed", result: { ok: true } });
+    const again = await cli("runs", "signal", started.id, "go");
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/can no longer receive signals/);
+  });
+
   it("saves a run's script as a workflow a toolset can pin", async () => {
     const started = await cli("run", "echo.ts", "--toolset", toolset, "--input", '{"n":2}', "--watch", "--json");
     const run = JSON.parse(started.stdout) as { id: string };

@@ -214,6 +214,7 @@ describe("namespace A against namespace B's runs", () => {
     await looksMissing("GET", (id) => `/v1/runs/${id}/journal`);
     await looksMissing("GET", (id) => `/v1/runs/${id}/cassette`);
     await looksMissing("POST", (id) => `/v1/runs/${id}/cancel`);
+    await looksMissing("POST", (id) => `/v1/runs/${id}/signals/done`, { from: "A" });
     await looksMissing("POST", (id) => `/v1/runs/${id}/calls/1/approve`);
     await looksMissing("POST", (id) => `/v1/runs/${id}/calls/1/reject`, { reason: "from A" });
     await looksMissing("POST", (id) => `/v1/runs/${id}/calls/1/resume`);

@@ -22,6 +22,7 @@ import {
   listRunsQuery,
   rejectCallBody,
   rollbackRunBody,
+  signalName,
   startRunBody,
 } from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
@@ -198,6 +199,13 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     const id = runIdParam(req.params.id);
     res.setHeader("content-disposition", `attachment; filename="${id}.cassette.json"`);
     res.json(await deps.runs.cassette(id, namespaceOf(req)));
+  });
+
+  router.post("/v1/runs/:id/signals/:name", async function signalRun(req, res) {
+    const id = runIdParam(req.params.id);
+    const name = parseOrThrow(signalName, req.params.name, "path");
+    await deps.runs.signal(id, namespaceOf(req), name, req.body === undefined ? null : (req.body as unknown));
+    res.status(202).json({ accepted: true });
   });
 
   router.post("/v1/runs/:id/cancel", async function cancelRun(req, res) {

@@ -99,6 +99,29 @@ const rollback: Command = async (argv, { api, hint }) => {
   return 0;
 };
 
+const SIGNAL_USAGE = "rewind runs signal <id> <name> [--payload json|@file] [--json]";
+
+/** `rewind runs signal`: what a script's `waitForSignal(name)` waits for, sent by the harness. */
+const signal: Command = async (argv, { api }) => {
+  const cmd = parseCommand(argv, { usage: SIGNAL_USAGE, positionals: ["id", "name"], strings: ["payload"] });
+  const option = cmd.string("payload");
+  let payload: unknown = null;
+  if (option !== undefined) {
+    const text = option.startsWith("@") ? await readText(option.slice(1), "payload") : option;
+    try {
+      payload = JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new UsageError(
+        `--payload must be JSON: ${error instanceof Error ? error.message : String(error)}\nusage: ${SIGNAL_USAGE}`,
+      );
+    }
+  }
+  const answer = await api.signalRun(arg(cmd, 0), arg(cmd, 1), payload);
+  if (cmd.json) printJson(answer);
+  else printLine(`signal ${JSON.stringify(arg(cmd, 1))} sent to ${arg(cmd, 0)}`);
+  return 0;
+};
+
 /** What cancelling did, as the run's status after it says. */
 function cancelOutcome(status: string): string {
   if (status === "running" || status === "parked") return "cancel requested: the run stops at its next step\n";
@@ -299,6 +322,7 @@ export const RUNS_COMMANDS: Record<string, Command> = {
   journal,
   watch,
   cancel: oneRun("cancel", "rewind runs cancel <id> [--json]"),
+  signal,
   rollback,
   approve: decide(true),
   reject: decide(false),
