@@ -48,7 +48,13 @@ export function applyScriptRules(script: ts.SourceFile, compiler: readonly ts.Di
   }
 
   const visit = (node: ts.Node, inFunction: boolean): void => {
-    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword)
+    // A literal specifier, which the compiler answers with a missing @types package; the sandbox refuses any other.
+    if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] !== undefined &&
+      ts.isStringLiteral(node.arguments[0])
+    )
       at(
         node,
         `A script cannot load modules while it runs (\`import(…)\`): import what it uses from "${TOOLS_MODULE}" at the top.`,

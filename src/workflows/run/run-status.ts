@@ -6,6 +6,11 @@
  * An ended run stays ended: since `PATCHES.statusAfterEveryEnd`, a call parked or released after
  * the end was set (one still in flight when the script returned) no longer turns the search
  * attribute back to parked or running.
+ *
+ * The details are written once per turn of the workflow, however many calls changed: writing
+ * them walks every call in flight, and a step that issued 1 000 calls wrote them 1 000 times, a
+ * quadratic activation that passed the SDK's 5 s bound on a loaded machine (the workflow task
+ * failed, and failed again on every retry).
  */
 import { setCurrentDetails, upsertSearchAttributes } from "@temporalio/workflow";
 import { SEARCH_ATTRIBUTES, type RunState } from "../../shared/index.ts";
@@ -22,6 +27,7 @@ export class RunStatus {
   /** Said last, after what the run does (see describeFrom). */
   private footer: string | undefined;
   private shown: string | undefined;
+  private touched = false;
 
   get state(): RunState {
     return this.current;
@@ -51,8 +57,17 @@ export class RunStatus {
     this.touch();
   }
 
-  /** Something the details tell changed (a call started, ended, parked…): say it again. No command. */
+  /** Something the details tell changed (a call started, ended, parked…): say it again, once this turn ends. No command. */
   touch(): void {
+    if (!this.activity || this.touched) return;
+    this.touched = true;
+    void Promise.resolve().then(() => {
+      this.touched = false;
+      this.show();
+    });
+  }
+
+  private show(): void {
     if (!this.activity) return;
     const activity = describeActivity({ ...this.activity(), state: this.current, note: this.note });
     const text = this.footer ? `${activity}\n${this.footer}` : activity;
