@@ -107,6 +107,7 @@ function requests(toolset: string, runId: string, outageKey: string): Record<str
     "GET /v1/runs/{id}/cassette": [{ route: `${run}/cassette` }],
     "POST /v1/runs/{id}/save": [{ route: `${run}/save`, body: { name: "savedDuringOutage" } }],
     "PUT /v1/runs/{id}/credentials": [{ route: `${run}/credentials`, body: credentials }],
+    "POST /v1/runs/{id}/signals/{name}": [{ route: `${run}/signals/outage`, body: { during: "outage" } }],
     "POST /v1/runs/{id}/cancel": [{ route: `${run}/cancel` }],
     "POST /v1/runs/{id}/rollback": [{ route: `${run}/rollback`, body: { reason: "outage" } }],
     "PUT /v1/toolsets/{id}/credentials": [{ route: `/v1/toolsets/${toolset}/credentials`, body: credentials }],
