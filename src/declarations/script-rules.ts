@@ -77,9 +77,8 @@ export function applyScriptRules(script: ts.SourceFile, compiler: readonly ts.Di
   };
   visit(script, false);
 
-  const within = (d: ts.Diagnostic): boolean =>
-    d.start !== undefined &&
-    covered.some((span) => d.start !== undefined && d.start >= span.start && d.start < span.end);
+  const within = ({ start }: ts.Diagnostic): boolean =>
+    start !== undefined && covered.some((span) => start >= span.start && start < span.end);
   const rest = compiler.filter((d) => !within(d)).map((d) => toDiagnostic(d, script));
   return [...found, ...rest].sort((a, b) => a.line - b.line || a.column - b.column);
 }

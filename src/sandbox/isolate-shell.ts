@@ -1,8 +1,7 @@
 /**
  * The part of a script's isolate that is the same for every run: the isolate with its heap
  * limit, an empty context whose global holds the host callback, and the runtime compiled (not
- * run: it reads the run's options as it starts). The host callback forwards to the handler the
- * run binds, since the callback must be on the global before the runtime runs.
+ * run: it reads the run's options as it starts), with the run's host-call handler on the global.
  */
 import ivm from "isolated-vm";
 import { RUNTIME_FILENAME, RUNTIME_SOURCE } from "./runtime-source.ts";
@@ -14,10 +13,6 @@ export interface IsolateShell {
   readonly context: ivm.Context;
   /** RUNTIME_SOURCE, compiled in this isolate; run once, in `context`. */
   readonly runtime: ivm.Script;
-  /** The heap limit the isolate was built with, in MB. */
-  readonly memoryMb: number;
-  /** Gives the run's handler the host callback's calls; once, before the runtime runs. */
-  bind(handler: HostCallHandler): void;
 }
 
 /**
@@ -28,34 +23,18 @@ export interface IsolateShell {
  */
 let runtimeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
 
-export async function createIsolateShell(memoryMb: number): Promise<IsolateShell> {
+export async function createIsolateShell(memoryMb: number, handler: HostCallHandler): Promise<IsolateShell> {
   const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
   try {
-    let handler: HostCallHandler | undefined;
     const context = await isolate.createContext();
-    await context.global.set(
-      "__rewindHost",
-      new ivm.Callback((op: string, payload: string) => {
-        if (!handler) throw new Error("the isolate has no run bound to it");
-        return handler(op, payload);
-      }),
-    );
+    await context.global.set("__rewindHost", new ivm.Callback(handler));
     const cached = runtimeCache;
     const runtime = (await isolate.compileScript(RUNTIME_SOURCE, {
       filename: RUNTIME_FILENAME,
       ...(cached ? { cachedData: cached } : { produceCachedData: true }),
     })) as ivm.Script & ivm.CachedDataResult;
     if (!cached && runtime.cachedData) runtimeCache = runtime.cachedData;
-    return {
-      isolate,
-      context,
-      runtime,
-      memoryMb,
-      bind(next) {
-        if (handler) throw new Error("the isolate is bound to a run already");
-        handler = next;
-      },
-    };
+    return { isolate, context, runtime };
   } catch (error) {
     if (!isolate.isDisposed) isolate.dispose();
     throw error;

@@ -90,10 +90,9 @@ function classify(isolate: ivm.Isolate, error: unknown): IsolateFault {
 }
 
 export async function createScriptIsolate(options: IsolateOptions): Promise<ScriptIsolate> {
-  const shell = await createIsolateShell(options.memoryMb);
+  const shell = await createIsolateShell(options.memoryMb, options.onHostCall);
   const { isolate, context } = shell;
   try {
-    shell.bind(options.onHostCall);
     // The runtime and the two modules of ours are small and known: loaded on this thread, they
     // save a hop to isolated-vm's threads and back each. The script's own are compiled there.
     const control = shell.runtime.runSync(context, { reference: true }) as ivm.Reference;

@@ -7,7 +7,6 @@
  * and said so beside the document.
  */
 import type { PinnedHostToolGroup, PinnedMcpServer, PinnedTool, PinnedToolset } from "../shared/index.ts";
-import { groupNameProblem } from "../shared/index.ts";
 import { AllowedHostError, normalizeAllowedHosts } from "./allowed-hosts.ts";
 import { PolicyError, pinPolicies } from "./pin-policies.ts";
 import { RevertPolicyError } from "./pin-revert.ts";
@@ -107,10 +106,6 @@ function pinHostTools(groups: NonNullable<RegisterToolsetBody["hostTools"]>): Re
 function checkGroupNames(request: RegisterToolsetBody): void {
   const mcp = Object.keys(request.mcpServers ?? {});
   const host = Object.keys(request.hostTools ?? {});
-  for (const name of [...mcp, ...host, ...Object.keys(request.workflows ?? {})]) {
-    const problem = groupNameProblem(name);
-    if (problem) throw new RegistrationError(400, problem, { group: name });
-  }
   const both = mcp.find((name) => host.includes(name));
   if (both)
     throw new RegistrationError(400, `"${both}" names both an MCP server and a host-tool group`, { group: both });
