@@ -33,8 +33,10 @@ export interface ChaosOptions {
   cliPath: string;
   /** Runs started, short and long together. */
   runs: number;
-  /** How many of the runs are long (30–100 sequential calls, then 16 in parallel); default 40 %. */
+  /** How many of the runs are long (sequential calls, then 16 in parallel); default 40 %. */
   longRuns?: number;
+  /** The range a long run's count of sequential calls is drawn from; default 30–100. */
+  longRunCalls?: { min: number; max: number };
   /** Rewind worker processes polling the task queue; default 1. Kills go round them. */
   workers?: number;
   /** Worker SIGKILLs, spread over the runs' lifetime; each killed worker is started again. */
@@ -167,11 +169,11 @@ interface PlannedRun {
   failingTask?: boolean;
 }
 
-function planRuns(runs: number, longRuns: number): PlannedRun[] {
+function planRuns(runs: number, longRuns: number, longRunCalls: { min: number; max: number }): PlannedRun[] {
   return Array.from({ length: runs }, (_, n): PlannedRun => {
     // Long runs interleaved with short ones.
     const long = Math.floor(((n + 1) * longRuns) / runs) > Math.floor((n * longRuns) / runs);
-    const sequential = 30 + Math.floor(Math.random() * 71);
+    const sequential = longRunCalls.min + Math.floor(Math.random() * (longRunCalls.max - longRunCalls.min + 1));
     return long
       ? {
           n,
@@ -293,7 +295,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     worker: undefined,
     busy: false,
   }));
-  const plan = planRuns(options.runs, longRuns);
+  const plan = planRuns(options.runs, longRuns, options.longRunCalls ?? { min: 30, max: 100 });
   const report: ChaosReport = {
     workers: workerCount,
     runs: options.runs,

@@ -1,17 +1,18 @@
 /**
  * Fault injection, bounded for CI, with one worker process and with two on the same task queue:
- * a dozen runs (short ones, and long ones of 30–100 sequential calls then 16 in parallel) while
- * the workers are SIGKILLed ten times in turn, the Temporal server restarts on its SQLite file,
+ * a dozen runs (short ones, and long ones of 20–50 sequential calls then 16 in parallel) while
+ * the workers are SIGKILLed six times in turn, the Temporal server restarts on its SQLite file,
  * and the MCP server is down for longer than a retry interval. Every fault must hit a run still
  * going, and every promise must hold afterwards: no run stuck or unfinished, right results,
  * effects once per key, no at-most-once call repeated, every event delivered. `npm run soak`
- * runs the same driver for longer.
+ * runs the same driver for longer, with ten kills a round and long runs of 30–100 calls.
  */
 import { describe, expect, inject, it } from "vitest";
 import { brokenPromises, runChaos } from "./chaos-driver.ts";
 
 const RUNS = 12;
 const LONG_RUNS = 5;
+const KILLS = 6;
 
 describe("chaos", () => {
   it.each([1, 2])(
@@ -22,7 +23,8 @@ describe("chaos", () => {
         runs: RUNS,
         longRuns: LONG_RUNS,
         workers,
-        kills: 10,
+        kills: KILLS,
+        longRunCalls: { min: 20, max: 50 },
         restartServer: true,
         mcpOutageMs: 3_000,
         deadlineMs: 240_000,
@@ -30,8 +32,8 @@ describe("chaos", () => {
         log: (line) => process.stderr.write(`[chaos ${workers}w] ${line}\n`),
       });
       process.stderr.write(`[chaos ${workers}w] ${JSON.stringify(report)}\n`);
-      expect(report.kills).toBeGreaterThanOrEqual(10);
-      expect(report.killsPerWorker.every((kills) => kills >= Math.floor(10 / workers))).toBe(true);
+      expect(report.kills).toBeGreaterThanOrEqual(KILLS);
+      expect(report.killsPerWorker.every((kills) => kills >= Math.floor(KILLS / workers))).toBe(true);
       expect(report.serverRestarts).toBe(1);
       expect(report.mcpOutages).toBe(1);
       // Every kill, the restart and the outage happened while a run was still going.
