@@ -60,7 +60,7 @@ const MAX_TUPLE = 16;
 const MAX_PROPERTIES = 200;
 const MAX_INDEX_UNION = 300;
 const MAX_REENTRY = 1;
-const MAX_DOC = 2000;
+const MAX_DOC = 8000;
 /** Past this width a `dts` object goes one member per line, for whoever reads the file. */
 const LINE_WIDTH = 100;
 

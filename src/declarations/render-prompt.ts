@@ -1,8 +1,10 @@
 /**
- * Renders a pinned toolset as the compact text a model reads before writing a script: the
- * import line it should copy, then one line per tool and per built-in. Every token spent here
- * is spent on every prompt, so types are single-line and descriptions cut to their first
- * sentence; the .d.ts keeps the full text for the type-checker.
+ * Renders a pinned toolset as the text a model reads before writing a script: the import line it
+ * should copy, then each tool (its call on one line with single-line types, then what its server
+ * says about it and about each argument), then the built-ins. A model that has never seen a
+ * server writes its script from this alone, so a tool's description is kept whole (units,
+ * formats of results, deprecations are in it), up to a bound that only runaway descriptions
+ * reach. The compact rendering is the one that summarises.
  */
 import { TOOL_ERROR_CODES } from "../shared/index.ts";
 import type { PinnedTool, PinnedToolset } from "../shared/index.ts";
@@ -19,6 +21,12 @@ import { promptTypeText } from "./type-text.ts";
 import type { RenderOptions } from "./render-dts.ts";
 
 const SUMMARY_LENGTH = 200;
+/** Past this, a description is cut (and says so): no server's own guidance comes near it. */
+const MAX_DESCRIPTION = 8_000;
+/** An argument's description, on one line. */
+const MAX_ARGUMENT_DESCRIPTION = 1_000;
+/** Arguments described per tool, nested ones included. */
+const MAX_ARGUMENTS_DESCRIBED = 40;
 
 export function renderPrompt(toolset: PinnedToolset, options: RenderOptions = {}): string {
   return promptText(toolset, options, (groups) => {
@@ -95,10 +103,71 @@ function localName(group: string): string {
 function toolLine(group: string, kind: "mcp" | "host", tool: PinnedTool, options: RenderOptions): string {
   const args = jsonSchemaToTs(tool.inputSchema, { style: "prompt" });
   const result = resultSchemaOf(group, kind, tool, options);
-  const summary = summarize(tool.description);
-  const note = result.observed === undefined ? "" : `${summary ? " " : ""}${observedTag(result.observed)}`;
-  const tail = summary || note ? ` · ${summary}${note}` : "";
-  return `${toolReference(group, tool.name)}(${args}) → ${jsonSchemaToTs(result.schema, { style: "prompt" })}${tail}`;
+  const [first = "", ...rest] = descriptionParagraphs(tool.description);
+  const note = result.observed === undefined ? "" : `${first ? " " : ""}${observedTag(result.observed)}`;
+  const tail = first || note ? ` · ${first}${note}` : "";
+  const signature = `${toolReference(group, tool.name)}(${args}) → ${jsonSchemaToTs(result.schema, { style: "prompt" })}${tail}`;
+  const more = rest.flatMap((paragraph) => paragraph.split("\n").map((line) => `  ${line}`));
+  const described = argumentDescriptions(tool.inputSchema).map(({ path, text }) => `  - ${path}: ${text}`);
+  return [signature, ...more, ...described].join("\n");
+}
+
+/**
+ * A description as the prompt shows it: its first paragraph on one line (it follows the call),
+ * the others with their line breaks (lists stay lists), blank lines and trailing spaces gone.
+ */
+function descriptionParagraphs(description: string | undefined): string[] {
+  let text = (description ?? "").trim();
+  if (text.length > MAX_DESCRIPTION) text = `${text.slice(0, MAX_DESCRIPTION)}… (cut at ${MAX_DESCRIPTION} characters)`;
+  const paragraphs = text
+    .split(/\r?\n\s*\r?\n/)
+    .map((paragraph) =>
+      paragraph
+        .split(/\r?\n/)
+        .map((line) => line.trimEnd())
+        .join("\n")
+        .trim(),
+    )
+    .filter((paragraph) => paragraph.length > 0);
+  const [first, ...rest] = paragraphs;
+  return first === undefined ? [] : [first.replace(/\s+/g, " "), ...rest];
+}
+
+/** The `description` of each argument and of the fields within (two levels down), as `path: text`. */
+function argumentDescriptions(inputSchema: unknown): { path: string; text: string }[] {
+  const found: { path: string; text: string }[] = [];
+  const visit = (schema: unknown, prefix: string, depth: number) => {
+    const properties = objectProperties(schema);
+    for (const [key, property] of properties) {
+      if (found.length >= MAX_ARGUMENTS_DESCRIBED) return;
+      const path = prefix ? `${prefix}.${key}` : key;
+      const description = typeof property["description"] === "string" ? property["description"].trim() : "";
+      if (description) {
+        const line = description.replace(/\s+/g, " ");
+        found.push({
+          path,
+          text: line.length > MAX_ARGUMENT_DESCRIPTION ? `${line.slice(0, MAX_ARGUMENT_DESCRIPTION)}…` : line,
+        });
+      }
+      if (depth >= 2) continue;
+      // The fields of an object argument, and of the objects in an array argument (`entities[].name`).
+      const items = property["items"];
+      if (typeof items === "object" && items !== null && !Array.isArray(items)) visit(items, `${path}[]`, depth + 1);
+      else visit(property, path, depth + 1);
+    }
+  };
+  visit(inputSchema, "", 0);
+  return found;
+}
+
+function objectProperties(schema: unknown): [string, Record<string, unknown>][] {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return [];
+  const properties = (schema as Record<string, unknown>)["properties"];
+  if (typeof properties !== "object" || properties === null || Array.isArray(properties)) return [];
+  return Object.entries(properties as Record<string, unknown>).filter(
+    (entry): entry is [string, Record<string, unknown>] =>
+      typeof entry[1] === "object" && entry[1] !== null && !Array.isArray(entry[1]),
+  );
 }
 
 export function builtinLines(

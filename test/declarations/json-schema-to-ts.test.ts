@@ -74,7 +74,7 @@ describe("jsonSchemaToTs", () => {
   it("writes JSDoc on one line when it can, and never lets a description close it", () => {
     expect(formatJsDoc("One line.", "  ")).toBe("  /** One line. */");
     expect(formatJsDoc("Two\n\nparagraphs */", "")).toBe("/**\n * Two\n *\n * paragraphs *\\/\n */");
-    expect(formatJsDoc("x".repeat(100_000), "").length).toBeLessThan(2100);
+    expect(formatJsDoc("x".repeat(100_000), "").length).toBeLessThan(8_100);
   });
 });
 

@@ -1,10 +1,17 @@
 /**
  * The toolset-level rules of both renderings that the golden fixture does not pin down:
- * how descriptions are cut for the prompt, when `args` is optional, how awkward group names
+ * how descriptions are shown (whole in the prompt, summarised in the compact one), when `args` is optional, how awkward group names
  * are exported, and that nothing but the documented names leaves `rewind:tools`.
  */
 import { describe, expect, it } from "vitest";
-import { argsAreOptional, isBindingName, renderDts, renderPrompt, summarize } from "../../src/declarations/index.ts";
+import {
+  argsAreOptional,
+  isBindingName,
+  renderCompactPrompt,
+  renderDts,
+  renderPrompt,
+  summarize,
+} from "../../src/declarations/index.ts";
 import { UNDECLARED_MCP_RESULT } from "../../src/declarations/render-dts.ts";
 import type { PinnedToolset } from "../../src/shared/toolset.ts";
 import { EMPTY_TOOLSET } from "../../src/shared/toolset.ts";
@@ -77,30 +84,84 @@ describe("renderDts and renderPrompt", () => {
     const shape = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
     const observed = { "g.a": { schema: shape, count: 1 }, "g.b": { schema: { type: "number" }, count: 5 } };
     const dts = renderDts(toolsetWith("g", tools), { observed });
-    expect(dts).toContain(
-      `    /**\n     * Without an output schema, ${UNDECLARED_MCP_RESULT}\n     * @observed from 1 result\n     */\n    a(args?: {}): Promise<{ n: number }>;`,
-    );
+    expect(dts).toContain(`    /** @observed from 1 result */\n    a(args?: {}): Promise<{ n: number }>;`);
     expect(dts).toContain("    b(args?: {}): Promise<string>;");
     const text = renderPrompt(toolsetWith("g", tools), { observed });
     expect(text).toContain("\ng.a({}) → { n: number } · @observed from 1 result\n");
     expect(text).toContain("\ng.b({}) → string\n");
   });
 
-  it("says once in the prompt, and beside each such tool in the .d.ts, what an MCP result without an output schema is", () => {
+  it("shows a model a tool's whole description and every argument's, as its server wrote them", () => {
+    // The descriptions a model needs, as real servers write them (filesystem, everything).
+    const tools = [
+      {
+        name: "list_directory",
+        description:
+          "Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes.\n\nOnly works within allowed directories:\n- one\n- two  ",
+        inputSchema: {
+          type: "object",
+          properties: {
+            path: { type: "string", description: "The directory   to list." },
+            options: {
+              type: "object",
+              properties: {
+                depth: { type: "integer", description: "How deep,\nin levels." },
+                raw: { type: "boolean" },
+              },
+            },
+          },
+          required: ["path"],
+        },
+      },
+      {
+        name: "trigger-long-running-operation",
+        description: "Demonstrates a long running operation with progress updates.",
+        inputSchema: {
+          type: "object",
+          properties: { duration: { type: "number", description: "Duration of the operation in seconds" } },
+        },
+      },
+    ];
+    const text = renderPrompt(toolsetWith("fs", tools));
+    expect(text).toContain(
+      "\nfs.list_directory({ path: string, options?: { depth?: number, raw?: boolean } }) → unknown · Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes.\n" +
+        "  Only works within allowed directories:\n  - one\n  - two\n" +
+        "  - path: The directory to list.\n  - options.depth: How deep, in levels.\n" +
+        'fs["trigger-long-running-operation"]({ duration?: number }) → unknown · Demonstrates a long running operation with progress updates.\n' +
+        "  - duration: Duration of the operation in seconds\n",
+    );
+    // Chosen tools (`tools=`) are shown the same way; the compact rendering is the one that summarises.
+    expect(renderPrompt(toolsetWith("fs", tools), { tools: new Set(["fs.list_directory"]) })).toContain(
+      "[DIR] prefixes.\n",
+    );
+    expect(renderCompactPrompt(toolsetWith("fs", tools))).not.toContain("[FILE]");
+  });
+
+  it("cuts only a runaway description, and says where", () => {
+    const long = `${"word ".repeat(3_000)}end`;
+    const text = renderPrompt(toolsetWith("g", [{ name: "a", description: long, inputSchema: { type: "object" } }]));
+    expect(text).toContain("… (cut at 8000 characters)");
+    expect(text).not.toContain("end");
+    const guidance = `Use this tool for thinking.\n\n${"Consider alternatives. ".repeat(100)}\n\nYou should: end with an answer.`;
+    expect(
+      renderPrompt(toolsetWith("g", [{ name: "a", description: guidance, inputSchema: { type: "object" } }])),
+    ).toContain("  You should: end with an answer.\n");
+  });
+
+  it("says once in the prompt and once in the .d.ts what an MCP result without an output schema is", () => {
     const declared = toolsetWith("g", [
       { name: "b", inputSchema: { type: "object" }, outputSchema: { type: "string" } },
     ]);
-    expect(renderDts(declared)).not.toContain("Without an output schema");
+    expect(renderDts(declared)).not.toContain(UNDECLARED_MCP_RESULT);
     expect(renderPrompt(declared)).not.toContain(UNDECLARED_MCP_RESULT);
     const tools = [
       { name: "a", inputSchema: { type: "object" } },
       { name: "c", description: "Counts.", inputSchema: { type: "object" } },
     ];
     const dts = renderDts(toolsetWith("g", tools));
-    expect(dts.split(`Without an output schema, ${UNDECLARED_MCP_RESULT}`)).toHaveLength(3);
-    expect(dts).toContain(
-      `    /**\n     * Counts.\n     * Without an output schema, ${UNDECLARED_MCP_RESULT}\n     */\n    c(args?: {}): Promise<unknown>;`,
-    );
+    expect(dts.split(UNDECLARED_MCP_RESULT)).toHaveLength(2);
+    expect(dts.split("\n")[1]).toBe(`// An MCP tool without an output schema: ${UNDECLARED_MCP_RESULT}`);
+    expect(dts).toContain(`    /** Counts. */\n    c(args?: {}): Promise<unknown>;`);
     const text = renderPrompt(toolsetWith("g", tools));
     expect(text.split(UNDECLARED_MCP_RESULT)).toHaveLength(2);
     expect(text).toContain(

@@ -48,7 +48,7 @@ export const declarationsQuery = z
     format: z
       .enum(["dts", "prompt"])
       .default("dts")
-      .describe("dts: the .d.ts the type-checker reads; prompt: the compact text a model reads"),
+      .describe("dts: the .d.ts the type-checker reads; prompt: the text a model reads (descriptions whole)"),
     guide: flag("With format=prompt: begin with the short guide to writing a Rewind script"),
     compact: flag("With format=prompt: one line per tool (qualified name and first sentence), no types"),
     tools: z
