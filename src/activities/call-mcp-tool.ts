@@ -38,6 +38,7 @@ import {
   MAX_RESULT_BYTES,
   encodeCallEvent,
   idempotencyKey,
+  runtimeVersionOf,
   type McpCallInput,
   type ToolCallResult,
 } from "../shared/index.ts";
@@ -323,6 +324,32 @@ function sendCall(
   };
 }
 
+/**
+ * Why a result does not fit the tool's pinned output schema, if it does not. MCP says a tool that
+ * declares one sends `structuredContent` that fits it, and that clients should check: the script
+ * was typed against the schema, so a result that breaks it fails the call rather than reaching
+ * code that trusts the type. Validation is linear (patterns run on RE2) and the result is bounded.
+ */
+function resultMisfit(
+  deps: McpCallDeps,
+  input: McpCallInput,
+  outcome: McpCallOutcome,
+): { message: string; details: Record<string, unknown> } | undefined {
+  if (input.outputSchema === undefined) return undefined;
+  if (outcome.structuredContent === undefined)
+    return {
+      message: "the tool declares an output schema but its result has no structuredContent",
+      details: { reason: "noStructuredContent" },
+    };
+  const problem = deps.validate(input.outputSchema, outcome.structuredContent, "result");
+  if (!problem) return undefined;
+  const errors = (problem.details as { errors?: unknown } | undefined)?.errors;
+  return {
+    message: `the result does not fit the tool's output schema: ${problem.message}`,
+    details: { reason: "outputSchema", ...(errors === undefined ? {} : { errors }) },
+  };
+}
+
 /** What stage 4 answers: the call's result, and the attempt span's `error.type` (none on success). */
 interface ReadOutcome {
   result: ToolCallResult;
@@ -337,15 +364,17 @@ interface ReadOutcome {
  */
 async function readOutcome(deps: McpCallDeps, a: Attempt, outcome: McpCallOutcome): Promise<ReadOutcome> {
   const { input, usedScope, attempt } = a;
+  const checksResults = runtimeVersionOf(input) >= 4;
   if (outcome.isError) {
-    const content = outcome.content;
+    const { content, structuredContent } = outcome;
     return {
       result: {
         ok: false,
         error: {
           code: "toolFailed",
           message: a.scrubber.text(`${input.server}.${input.tool}: ${textOf(outcome.content)}`),
-          details: { content },
+          // From runtime 4 on, what the tool said of its failure in structured form too.
+          details: checksResults && structuredContent !== undefined ? { content, structuredContent } : { content },
         },
         attempt,
         ...usedScope,
@@ -369,6 +398,27 @@ async function readOutcome(deps: McpCallDeps, a: Attempt, outcome: McpCallOutcom
         ...usedScope,
       },
       errorType: "resultTooLarge",
+      speculated: false,
+    };
+  }
+  const misfit = checksResults ? resultMisfit(deps, input, outcome) : undefined;
+  if (misfit) {
+    return {
+      result: {
+        ok: false,
+        error: {
+          code: "invalidResult",
+          message: a.scrubber.text(`${input.server}.${input.tool}: ${misfit.message}`),
+          details: {
+            ...misfit.details,
+            content: outcome.content,
+            structuredContent: outcome.structuredContent ?? null,
+          },
+        },
+        attempt,
+        ...usedScope,
+      },
+      errorType: "invalidResult",
       speculated: false,
     };
   }

@@ -11,9 +11,11 @@ export type GateVerdict =
   { args: unknown } | { refused: { code: "invalidArguments" | "unknownTool"; message: string; details?: unknown } };
 
 /** Validates arguments against a JSON Schema; returns undefined when they fit. */
+/** Why `value` does not fit `schema`, or undefined; `subject` names the value in the message (default: arguments). */
 export type SchemaValidator = (
   schema: PinnedTool["inputSchema"],
-  args: unknown,
+  value: unknown,
+  subject?: "arguments" | "result",
 ) => { message: string; details?: unknown } | undefined;
 
 export const MAX_ARGS_BYTES = 1024 * 1024;

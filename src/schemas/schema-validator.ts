@@ -1,5 +1,5 @@
 /**
- * Validates a call's arguments against its tool's JSON Schema. Each distinct schema is compiled
+ * Validates a call's arguments (or an MCP tool's result) against its tool's JSON Schema. Each distinct schema is compiled
  * once (see ajv-compiler.ts for dialects and scopes) and the compiled validator reused, since
  * pinned schemas never change: looked up by the schema object itself first (a run's toolset
  * keeps its objects, so the hot path never serializes the schema), then by its JSON text, in a
@@ -43,14 +43,17 @@ export function schemaProblem(schema: JsonSchema): SchemaProblem | undefined {
   return "problem" in entry ? entry.problem : entry.refused;
 }
 
-export const validateAgainstSchema: SchemaValidator = (schema, args) => {
+export const validateAgainstSchema: SchemaValidator = (schema, value, subject = "arguments") => {
   const entry = compiled(schema);
-  if ("problem" in entry) return { message: `the tool's input schema can't be used: ${entry.problem.message}` };
+  if ("problem" in entry)
+    return {
+      message: `the tool's ${subject === "result" ? "output" : "input"} schema can't be used: ${entry.problem.message}`,
+    };
   const { validate } = entry;
-  if (validate(args)) return undefined;
+  if (validate(value)) return undefined;
   const errors = (validate.errors ?? [])
     .slice(0, 10)
     .map((e) => ({ path: e.instancePath || "/", message: e.message ?? "is invalid", params: e.params }));
-  const message = errors.map((e) => `${e.path === "/" ? "arguments" : `arguments${e.path}`} ${e.message}`).join("; ");
+  const message = errors.map((e) => `${e.path === "/" ? subject : `${subject}${e.path}`} ${e.message}`).join("; ");
   return { message, details: { errors } };
 };

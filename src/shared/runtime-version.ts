@@ -14,8 +14,13 @@
  *    array; any other text (`42`, `true`, `9007199254740993`) reaches the script as the string
  *    it is (it was parsed as any JSON, losing digits past 2^53). See `resultValue`; the run's
  *    version travels to the `callMcpTool` activity in its input.
+ * 4: an MCP result is checked against the tool's pinned output schema, when it has one: a
+ *    `structuredContent` that does not fit it (or none) fails the call `invalidResult`, the
+ *    server's answer in `details`; and a tool's own failure (`isError`) keeps its
+ *    `structuredContent` in `ToolError.details` beside the content blocks. The schema travels to
+ *    the activity in its input, for runs of this runtime only.
  */
-export const SANDBOX_RUNTIME_VERSION = 3;
+export const SANDBOX_RUNTIME_VERSION = 4;
 
 /** Runs started before runs recorded a version ran version 1. */
 export function runtimeVersionOf(recorded: { runtimeVersion?: number | undefined }): number {

@@ -7,6 +7,7 @@
 
 import type { CredentialRef, CredentialScope } from "./credentials.ts";
 import type { SpeculativeStep } from "./step.ts";
+import type { JsonSchema } from "./toolset.ts";
 
 /** Input of `callMcpTool`. The idempotency key is derived from runId and seq, never passed. */
 export interface McpCallInput {
@@ -31,6 +32,11 @@ export interface McpCallInput {
    */
   runtimeVersion?: number;
   /**
+   * The tool's pinned output schema, which its `structuredContent` must fit (runtime 4 on; see
+   * SANDBOX_RUNTIME_VERSION). Absent: the tool declares none, or the run is older.
+   */
+  outputSchema?: JsonSchema;
+  /**
    * Waits (sleep, signal, parked call, child) the run had finished when it made this call: a
    * server's tool listing made before the last of them is listed again for the schema check.
    * Absent means none.
@@ -53,7 +59,7 @@ export type ToolCallResult =
     }
   | {
       ok: false;
-      error: { code: "toolFailed"; message: string; details?: unknown };
+      error: { code: "toolFailed" | "invalidResult"; message: string; details?: unknown };
       attempt: number;
       credentials?: CredentialScope;
     };

@@ -15,6 +15,7 @@ export const TOOL_ERROR_CODES = [
   "schemaChanged",
   "unknownTool",
   "childFailed",
+  "invalidResult",
 ] as const;
 
 /**

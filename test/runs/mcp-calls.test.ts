@@ -9,6 +9,7 @@ import type { temporal } from "@temporalio/proto";
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RUN_WORKFLOW_TYPE, type RunInput } from "../../src/shared/run.ts";
+import { SANDBOX_RUNTIME_VERSION } from "../../src/shared/runtime-version.ts";
 import type { McpCallInput } from "../../src/shared/tool-call.ts";
 import { loadWorkflowBundle } from "../../src/worker/workflow-bundle.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
@@ -24,6 +25,9 @@ import {
 import { acceleratorsOn, startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { registerToolset, startRun } from "../helpers/toolset.ts";
 import { REPLAY_SINKS } from "../../src/worker/index.ts";
+
+/** The output schema `counted`, `miscounted` and `uncounted` declare: `{ n: integer }`. */
+const COUNT_SCHEMA = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
 
 let stack: RewindStack;
 let server: TestMcpServer;
@@ -50,6 +54,20 @@ beforeAll(async () => {
       fixedTool("digits", { content: [{ type: "text", text: "9007199254740993" }] }),
       fixedTool("object_text", { content: [{ type: "text", text: '{"a":1}' }] }),
       fixedTool("huge", { content: [{ type: "text", text: "x".repeat(17 * 1024 * 1024) }] }),
+      fixedTool("counted", { content: [], structuredContent: { n: 3 } }, { outputSchema: COUNT_SCHEMA }),
+      fixedTool(
+        "miscounted",
+        { content: [{ type: "text", text: "oops" }], structuredContent: { n: "oops" } },
+        {
+          outputSchema: COUNT_SCHEMA,
+        },
+      ),
+      fixedTool("uncounted", { content: [{ type: "text", text: '{"n":3}' }] }, { outputSchema: COUNT_SCHEMA }),
+      fixedTool("quota", {
+        isError: true,
+        content: [{ type: "text", text: "over quota" }],
+        structuredContent: { reason: "quota", retryAfterSeconds: 30 },
+      }),
       {
         name: "typed",
         inputSchema: { type: "object", properties: { n: { type: "integer", minimum: 1 } }, required: ["n"] },
@@ -275,7 +293,7 @@ describe("MCP calls from scripts", () => {
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
     expect(done.result).toEqual({ d: "9007199254740993", type: "string", o: { a: 1 } });
     const inputs = mcpCallInputs(await stack.client.workflow.getHandle(done.id).fetchHistory());
-    expect(inputs.map((i) => i.runtimeVersion)).toEqual([3, 3]);
+    expect(inputs.map((i) => i.runtimeVersion)).toEqual([SANDBOX_RUNTIME_VERSION, SANDBOX_RUNTIME_VERSION]);
   });
 
   it("keeps parsing any JSON text for a run that started on runtime 2, and schedules its calls as that release did", async () => {
@@ -300,6 +318,81 @@ describe("MCP calls from scripts", () => {
     const inputs = mcpCallInputs(await handle.fetchHistory());
     expect(inputs).toHaveLength(2);
     for (const input of inputs) expect(input).not.toHaveProperty("runtimeVersion");
+  });
+
+  it("checks a result against the tool's output schema: one that does not fit, or no structuredContent, fails the call invalidResult", async () => {
+    const done = await run(`export default async () => {
+  const outcome = async (call: () => Promise<unknown>) => { try { return { value: await call() }; } catch (e) { const t = e as ToolError; return { code: t.code, message: t.message, details: t.details }; } };
+  return {
+    counted: await outcome(() => svc.counted({})),
+    miscounted: await outcome(() => svc.miscounted({})),
+    uncounted: await outcome(() => svc.uncounted({})),
+  };
+};`);
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    const result = done.result as Record<
+      string,
+      { value?: unknown; code?: string; message?: string; details?: unknown }
+    >;
+    expect(result["counted"]).toEqual({ value: { n: 3 } });
+    expect(result["miscounted"]).toMatchObject({
+      code: "invalidResult",
+      message: "svc.miscounted: the result does not fit the tool's output schema: result/n must be integer",
+      details: {
+        reason: "outputSchema",
+        errors: [{ path: "/n", message: "must be integer" }],
+        structuredContent: { n: "oops" },
+        content: [{ type: "text", text: "oops" }],
+      },
+    });
+    expect(result["uncounted"]).toMatchObject({
+      code: "invalidResult",
+      message: "svc.uncounted: the tool declares an output schema but its result has no structuredContent",
+      details: { reason: "noStructuredContent", structuredContent: null },
+    });
+    // Only tools that declare a schema carry it to the activity.
+    const inputs = mcpCallInputs(await stack.client.workflow.getHandle(done.id).fetchHistory());
+    expect(inputs.map((i) => i.outputSchema)).toEqual([COUNT_SCHEMA, COUNT_SCHEMA, COUNT_SCHEMA]);
+  });
+
+  it("keeps a failed tool's structuredContent in ToolError.details beside its content", async () => {
+    const done = await run(
+      "export default async () => { try { await svc.quota({}); } catch (e) { const t = e as ToolError; return { code: t.code, details: t.details }; } };",
+    );
+    expect(done.result).toEqual({
+      code: "toolFailed",
+      details: {
+        content: [{ type: "text", text: "over quota" }],
+        structuredContent: { reason: "quota", retryAfterSeconds: 30 },
+      },
+    });
+  });
+
+  it("leaves results unchecked and failures as they were for a run that started on runtime 3", async () => {
+    const script = `export default async () => {
+  const miscounted = await svc.miscounted({});
+  try { await svc.quota({}); } catch (e) { return { miscounted, details: (e as ToolError).details }; }
+};`;
+    const template = await run(script);
+    expect(template.status).toBe("failed");
+    const history = await stack.client.workflow.getHandle(template.id).fetchHistory();
+    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    if (!started) throw new Error("the run's history has no start input");
+    const old: RunInput = {
+      ...defaultPayloadConverter.fromPayload<RunInput>(started),
+      runId: `${template.id}_v3`,
+      runtimeVersion: 3,
+    };
+    const handle = await stack.client.workflow.start(RUN_WORKFLOW_TYPE, {
+      taskQueue: stack.config.temporal.taskQueue,
+      workflowId: old.runId,
+      args: [old],
+    });
+    expect(await handle.result()).toEqual({
+      miscounted: { n: "oops" },
+      details: { content: [{ type: "text", text: "over quota" }] },
+    });
+    for (const input of mcpCallInputs(await handle.fetchHistory())) expect(input).not.toHaveProperty("outputSchema");
   });
 
   it("replays the finished history of a run with tool calls without non-determinism", async () => {

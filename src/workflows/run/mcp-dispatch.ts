@@ -11,6 +11,7 @@ import type {
   CredentialRef,
   CredentialRevisions,
   JournalEntry,
+  JsonSchema,
   RunInput,
   PinnedToolset,
   RunTrace,
@@ -60,6 +61,20 @@ export interface McpDispatchContext {
 function runtimeOf(run: Pick<RunInput, "runtimeVersion">): { runtimeVersion?: number } {
   const version = runtimeVersionOf(run);
   return version >= 3 ? { runtimeVersion: version } : {};
+}
+
+/**
+ * The tool's pinned output schema, which its result must fit: for runs of runtime 4 on only (older
+ * runs get results unchecked, as they always did). Not a command change, as `runtimeOf` says.
+ */
+function outputSchemaOf(
+  run: Pick<RunInput, "runtimeVersion">,
+  server: PinnedToolset["mcpServers"][string],
+  tool: string,
+): { outputSchema?: JsonSchema } {
+  if (runtimeVersionOf(run) < 4) return {};
+  const outputSchema = server.tools.find((t) => t.name === tool)?.outputSchema;
+  return outputSchema === undefined ? {} : { outputSchema };
 }
 
 /** The run's finished waits for the activity's schema check; none (the activity's default) is not sent. */
@@ -138,11 +153,14 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
         ...(skipSchemaCheck ? { skipSchemaCheck } : {}),
         ...traceOf(context.trace, entry.seq),
         ...runtimeOf(context.run),
+        ...outputSchemaOf(context.run, server, tool),
         // Like the runtime: input only, never a command, so no patch (see runtimeOf).
         ...waitsOf(context),
       });
       const taken = { attempts: result.attempt, ...(result.credentials ? { credentials: result.credentials } : {}) };
-      if (!result.ok) return { ...failure(entry, "toolFailed", result.error.message, result.error.details), ...taken };
+      // toolFailed, or (runtime 4 on) invalidResult: the activity decides, an older one only ever said toolFailed.
+      if (!result.ok)
+        return { ...failure(entry, result.error.code, result.error.message, result.error.details), ...taken };
       return result.step
         ? { ok: true, value: result.value, step: result.step, ...taken }
         : { ok: true, value: result.value, ...taken };
