@@ -1,11 +1,18 @@
 /**
  * Policies as pinned: every policy names a tool the toolset has (`http.fetch` when the toolset
  * enables http), durations become milliseconds, and settings that only make sense for one kind
- * of tool (heartbeats are for host tools) are refused. Defaults are not written in: the
- * dispatcher applies them, so a toolset that states a default and one that doesn't pin the same
- * way only when written alike.
+ * of tool (heartbeats are for host tools) are refused. Defaults are not written in, and a
+ * setting that states its default is left out: the dispatcher applies defaults, so a toolset
+ * that writes `approval: false` or `concurrency: 16` pins, and is named, as one that does not.
+ * (Toolsets registered before this rule keep the ids they were given; they are looked up by id.)
  */
-import { parseDuration, HTTP_TOOL } from "../shared/index.ts";
+import {
+  DEFAULT_HOST_TIMEOUT_MS,
+  DEFAULT_MCP_TIMEOUT_MS,
+  HTTP_TOOL,
+  RUN_CONCURRENCY,
+  parseDuration,
+} from "../shared/index.ts";
 import type { PinnedToolset, ToolPolicy } from "../shared/index.ts";
 import type { ToolPolicyInput } from "../contract/index.ts";
 import { pinRevert } from "./pin-revert.ts";
@@ -88,7 +95,21 @@ export function pinPolicies(
     }
     if (input.concurrency !== undefined) policy.concurrency = input.concurrency;
     if (input.revert !== undefined) policy.revert = pinRevert(tool, input.revert, toolset, new Set(kinds.keys()));
+    withoutDefaults(policy, kind);
     if (Object.keys(policy).length > 0) pinned[tool] = policy;
   }
   return pinned;
+}
+
+/**
+ * Drops the settings that say what the dispatcher does anyway. The http tool's interruption rule
+ * depends on the method when none is given, so for it an explicit `retry` is not a default.
+ */
+function withoutDefaults(policy: ToolPolicy, kind: "mcp" | "host" | "http"): void {
+  if (policy.approval === false) delete policy.approval;
+  if (policy.concurrency === RUN_CONCURRENCY) delete policy.concurrency;
+  if (policy.onInterruption === "retry" && kind !== "http") delete policy.onInterruption;
+  if (policy.onUnknown === "fail") delete policy.onUnknown;
+  const defaultTimeout = kind === "mcp" ? DEFAULT_MCP_TIMEOUT_MS : kind === "host" ? DEFAULT_HOST_TIMEOUT_MS : undefined;
+  if (policy.timeoutMs !== undefined && policy.timeoutMs === defaultTimeout) delete policy.timeoutMs;
 }

@@ -1,6 +1,7 @@
 /**
- * Policies are validated against the toolset's tools and pinned in milliseconds; allowed hosts
- * are normalized so that two spellings of one list pin the same way.
+ * Policies are validated against the toolset's tools and pinned in milliseconds, without the
+ * settings that state a default (so a toolset names the same id written either way); allowed
+ * hosts are normalized so that two spellings of one list pin the same way.
  */
 import { describe, expect, it } from "vitest";
 import { AllowedHostError, normalizeAllowedHosts } from "../../src/toolsets/allowed-hosts.ts";
@@ -24,6 +25,25 @@ describe("pinPolicies", () => {
       "github.create_issue": { onInterruption: "at_most_once", timeoutMs: 30_000, concurrency: 4, approval: true },
       "harness.ask_user": { heartbeatTimeoutMs: 120_000, timeoutMs: 5000 },
     });
+  });
+
+  it("leaves out the settings that state a default, so that writing them changes nothing pinned", () => {
+    const withHttp = { ...toolset, http: { allowedHosts: ["example.com"] } };
+    expect(
+      pinPolicies(withHttp, {
+        "github.create_issue": { approval: false, onInterruption: "retry", concurrency: 16, timeout: "5 minutes" },
+        "harness.ask_user": { timeout: "1 hour", onInterruption: "at_most_once", onUnknown: "fail" },
+        "http.fetch": { onInterruption: "retry", approval: false },
+      }),
+    ).toEqual({
+      "harness.ask_user": { onInterruption: "at_most_once" },
+      // The http tool's default depends on the method: an explicit retry is a setting of its own.
+      "http.fetch": { onInterruption: "retry" },
+    });
+    // Not defaults: kept.
+    expect(
+      pinPolicies(toolset, { "github.create_issue": { approval: true, concurrency: 15, timeout: "4 minutes" } }),
+    ).toEqual({ "github.create_issue": { approval: true, concurrency: 15, timeoutMs: 240_000 } });
   });
 
   it("refuses unknown tools, bad durations and heartbeats on MCP tools, naming them", () => {
