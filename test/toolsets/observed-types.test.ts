@@ -195,7 +195,8 @@ describe("observed result types", () => {
 
 /** The count in the `@observed` note of `tool`'s declaration (0 without one). */
 function observedCountOf(dts: string, tool: string): number {
-  const note = new RegExp(`@observed from (\\d+) results?\\n\\s*\\*/\\n\\s*${tool}\\(`).exec(dts);
+  // The note ends a JSDoc of its own (`/** @observed from 3 results */`) or of several lines.
+  const note = new RegExp(`@observed from (\\d+) results?(?: |\\n\\s*)\\*/\\n\\s*${tool}\\(`).exec(dts);
   return note ? Number(note[1]) : 0;
 }
 
