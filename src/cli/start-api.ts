@@ -13,7 +13,7 @@ import { processMetrics } from "./process-metrics.ts";
 import type { Config } from "../config.ts";
 import { createSecretBox, resolveSecretKey } from "../credentials/index.ts";
 import { createWebhookTokens } from "../events/index.ts";
-import { createTypeCheckPool } from "../declarations/index.ts";
+import { createTypeCheckPool, type TypeCheckPool } from "../declarations/index.ts";
 import type { Logger } from "../shared/index.ts";
 import { createTargetPolicy, type TargetPolicy } from "../http-tool/index.ts";
 import { listAllTools } from "../mcp/index.ts";
@@ -62,6 +62,12 @@ export interface StartApiOptions {
    * worker's sandbox, carried in the run's input.
    */
   worker?: Pick<RewindWorker, "connection" | "advanceScript" | "forgetFirstStep">;
+  /**
+   * The type-check threads to use instead of starting the API's own (`config.api.typeCheck`):
+   * several APIs in one process (a test suite's) can share one compiler. It stays its owner's
+   * to close.
+   */
+  typeChecker?: TypeCheckPool;
 }
 
 export async function startApi(
@@ -103,7 +109,8 @@ export async function startApi(
         {},
       ),
   });
-  const typeChecker = createTypeCheckPool(config.api.typeCheck);
+  const typeChecker = options.typeChecker ?? createTypeCheckPool(config.api.typeCheck);
+  const closeTypeChecker = options.typeChecker ? async () => undefined : () => typeChecker.close();
   const app = createApp({
     runs: createRunService({
       client,
@@ -147,7 +154,7 @@ export async function startApi(
     listening.once("error", reject);
   }).catch(async (error: unknown) => {
     unwatchRuns();
-    await typeChecker.close();
+    await closeTypeChecker();
     await closeConnection();
     throw error;
   });
@@ -160,7 +167,7 @@ export async function startApi(
       unwatchRuns();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
-      await typeChecker.close();
+      await closeTypeChecker();
       await closeConnection();
     },
   };

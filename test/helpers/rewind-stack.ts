@@ -11,6 +11,7 @@ import { inject } from "vitest";
 import { loadConfig, parseAccelerators, type AcceleratorName, type Config } from "../../src/config.ts";
 import { createConsoleLogger } from "../../src/cli/console-logger.ts";
 import { startApi, type RunningApi } from "../../src/cli/start-api.ts";
+import { createTypeCheckPool, type TypeCheckPool, type TypeCheckPoolOptions } from "../../src/declarations/index.ts";
 import { silentLogger, type Logger } from "../../src/shared/logger.ts";
 import { createRewindWorker, type RewindWorker } from "../../src/worker/create-worker.ts";
 import {
@@ -130,6 +131,20 @@ export function testConfig(env: Record<string, string> = {}): Config {
   );
 }
 
+/**
+ * One type-check pool per process and settings, shared by the stacks of every test file the
+ * process runs: each pool's threads load TypeScript and check a first script (some 3 CPU-s a
+ * thread), which most files would otherwise pay again. Its threads are unref'd: they do not keep
+ * the process alive.
+ */
+const typeCheckers = new Map<string, TypeCheckPool>();
+function sharedTypeChecker(options: TypeCheckPoolOptions): TypeCheckPool {
+  const key = JSON.stringify(options);
+  let pool = typeCheckers.get(key);
+  if (!pool) typeCheckers.set(key, (pool = createTypeCheckPool(options)));
+  return pool;
+}
+
 export async function startRewindStack(options: StackOptions = {}): Promise<RewindStack> {
   // Tests fail runs on purpose; the SDK's warnings about them would drown the report.
   if (options.sdkMetrics)
@@ -150,6 +165,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     startApi(config, address, undefined, options.logger ?? silentLogger, {
       targets,
       metrics,
+      typeChecker: sharedTypeChecker(config.api.typeCheck),
       ...(worker ? { worker } : {}),
     });
   const apiFirst = eager ? undefined : await startTheApi();
