@@ -4,7 +4,8 @@
  * HTTP refusal, and whether the response stream of one request ended without its answer (see
  * event-stream-watch.ts). Each request is attributed to its caller through an AsyncLocalStorage
  * scope, because many calls share one pooled connection and the SDK does not say which stream
- * belongs to which call.
+ * belongs to which call. It also puts a call's W3C trace context, sent in `_meta`, in the
+ * `traceparent` header of the call's POST.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { watchEventStream, type StreamWatch } from "./event-stream-watch.ts";
@@ -87,16 +88,37 @@ export function failedWhileConnecting(error: unknown): boolean {
 }
 
 /** The id of the JSON-RPC request (not a notification) in a POST body, as the SDK serializes it. */
-function requestIdOf(body: unknown): string | number | undefined {
-  if (typeof body !== "string") return undefined;
+/** A W3C `traceparent`: version, trace id, parent id, flags. */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/**
+ * The id of the JSON-RPC request a POST carries (none for a notification or a response), and the
+ * W3C trace context in its `params._meta`, if any.
+ */
+function requestOf(body: unknown): { id?: string | number; traceparent?: string } {
+  if (typeof body !== "string") return {};
   try {
     const message: unknown = JSON.parse(body);
-    if (typeof message !== "object" || message === null || !("method" in message) || !("id" in message))
-      return undefined;
-    return typeof message.id === "string" || typeof message.id === "number" ? message.id : undefined;
+    if (typeof message !== "object" || message === null || !("method" in message) || !("id" in message)) return {};
+    const id = typeof message.id === "string" || typeof message.id === "number" ? message.id : undefined;
+    const params = "params" in message ? message.params : undefined;
+    const meta = typeof params === "object" && params !== null && "_meta" in params ? params._meta : undefined;
+    const traceparent =
+      typeof meta === "object" && meta !== null && "traceparent" in meta ? meta.traceparent : undefined;
+    return {
+      ...(id === undefined ? {} : { id }),
+      ...(typeof traceparent === "string" && TRACEPARENT.test(traceparent) ? { traceparent } : {}),
+    };
   } catch {
-    return undefined;
+    return {};
   }
+}
+
+/** The headers with `name` set, unless they set it already. */
+function withHeader(headers: RequestInit["headers"], name: string, value: string): Headers {
+  const merged = new Headers(headers);
+  if (!merged.has(name)) merged.set(name, value);
+  return merged;
 }
 
 /** Facts about a connection as a whole, for failures outside any watched request. */
@@ -118,7 +140,7 @@ export function createObservedFetch(observations: ConnectionObservations, baseFe
     const method = (init?.method ?? "GET").toUpperCase();
     const resuming = method === "GET" && new Headers(init?.headers).has("last-event-id");
     if (method === "GET" && !resuming) return outsideAnyCall(() => baseFetch(url, init));
-    const requestId = requestIdOf(init?.body);
+    const { id: requestId, traceparent } = requestOf(init?.body);
     const watch = resuming || requestId !== undefined ? requestScope.getStore() : undefined;
     // Nobody waits for a notification's POST (e.g. a cancellation sent to a server that hangs).
     const bound = !watch && method === "POST" ? AbortSignal.timeout(UNWATCHED_POST_MS) : undefined;
@@ -137,7 +159,10 @@ export function createObservedFetch(observations: ConnectionObservations, baseFe
     let response: Response;
     try {
       const signal = linked?.signal ?? signals[0] ?? null;
-      response = await outsideAnyCall(() => baseFetch(url, { ...init, signal }));
+      // The trace context of a call travels in `_meta` (MCP's convention) and in the W3C header,
+      // so a server's ordinary HTTP instrumentation joins the call's trace too.
+      const headers = traceparent === undefined ? init?.headers : withHeader(init?.headers, "traceparent", traceparent);
+      response = await outsideAnyCall(() => baseFetch(url, { ...init, ...(headers ? { headers } : {}), signal }));
     } catch (error) {
       observations.fetchError = error;
       if (watch && resuming)

@@ -1,6 +1,6 @@
 /**
  * A run is one trace: its root span, a span per call under it, a span per attempt under its
- * call; and the W3C traceparent reaches MCP servers (`_meta`), host tools (`ctx.traceparent`)
+ * call; and the W3C traceparent reaches MCP servers (`_meta` and the `traceparent` header), host tools (`ctx.traceparent`)
  * and the http tool's requests, so a tool's own spans join the run's trace. A caller's
  * traceparent on POST /v1/runs makes the run part of the caller's trace. Spans follow
  * OpenTelemetry's conventions (MCP, GenAI tool calls, HTTP clients), their names never carry a
@@ -130,6 +130,8 @@ describe("traces", () => {
     const fromServer = parseTraceparent(String(mcpCall?.meta["traceparent"]));
     expect(fromServer?.traceId).toBe(callerTrace);
     expect(one(spans, "tools/call echo").spanContext().spanId).toBe(fromServer?.spanId);
+    // The same context in the W3C header too, for a server's ordinary HTTP instrumentation.
+    expect(mcpCall?.headers["traceparent"]).toBe(mcpCall?.meta["traceparent"]);
     expect(parseTraceparent(hostTraceparents[0])?.traceId).toBe(callerTrace);
     expect(parseTraceparent(siteRequests[0]?.traceparent)?.traceId).toBe(callerTrace);
   }, 60_000);
