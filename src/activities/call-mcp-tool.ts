@@ -47,6 +47,7 @@ import { exchangeAttributes, mcpAttemptSpan, thrownErrorType } from "./attempt-s
 import { withEventsEndpoint } from "./run-end.ts";
 import type { CallRef, CallReports } from "./call-reports.ts";
 import { createSchemaWatch, schemaChangeOf, type SchemaWatch } from "./schema-watch.ts";
+import { createOutageWait, neverReachedServer, type OutageWait } from "./outage-wait.ts";
 
 export interface McpCallDeps {
   mcpPool: McpPool;
@@ -66,6 +67,8 @@ export interface McpCallDeps {
 /** What an attempt leaves in its heartbeat for the attempts after it. */
 interface AttemptNotes {
   task?: McpTaskHandle;
+  /** An attempt of this call sent it (it may have reached the server): carried to later attempts. */
+  sent?: true;
 }
 
 /** How often a pending call tells Temporal the worker is still alive. */
@@ -97,10 +100,12 @@ function textOf(content: unknown[]): string {
 }
 
 function notesOf(details: unknown): AttemptNotes {
-  const task = typeof details === "object" && details !== null ? (details as { task?: unknown }).task : undefined;
-  if (typeof task !== "object" || task === null) return {};
+  const noted = typeof details === "object" && details !== null ? (details as { task?: unknown; sent?: unknown }) : {};
+  const sent: AttemptNotes = noted.sent === true ? { sent: true } : {};
+  const task = noted.task;
+  if (typeof task !== "object" || task === null) return sent;
   const { taskId, sessionId } = task as { taskId?: unknown; sessionId?: unknown };
-  return typeof taskId === "string" && typeof sessionId === "string" ? { task: { taskId, sessionId } } : {};
+  return typeof taskId === "string" && typeof sessionId === "string" ? { ...sent, task: { taskId, sessionId } } : sent;
 }
 
 /**
@@ -221,6 +226,8 @@ interface Attempt {
   poolKey: string;
   sharedKey: string;
   notes: AttemptNotes;
+  /** Set when the server could not be reached for the whole of the call's timeout. */
+  outage?: { ms: number; tries: number };
 }
 
 /** Stage 1, resolve: the call's credentials, opened, and the keys of its sessions. */
@@ -307,7 +314,13 @@ function sendCall(
       signal: context.cancellationSignal,
       hooks: {
         ...hooksFor(deps, call, live.beat, live.ended, a.scrubber),
-        onSent: (exchange) => span?.annotate(exchangeAttributes(exchange)),
+        onSent: (exchange) => {
+          if (!notes.sent) {
+            notes.sent = true;
+            live.beat();
+          }
+          span?.annotate(exchangeAttributes(exchange));
+        },
       },
       ...(asTask
         ? {
@@ -440,11 +453,21 @@ async function readOutcome(deps: McpCallDeps, a: Attempt, outcome: McpCallOutcom
 function failureDetails(a: Attempt, error: McpConnectError | McpCallError): Record<string, unknown> {
   return {
     attempt: a.attempt,
+    // For the final error's wording: "not sent" only when no attempt sent the call.
+    ...(a.notes.sent ? { sentBefore: true } : {}),
+    ...(a.outage ? { unreachableForMs: Math.round(a.outage.ms), tries: a.outage.tries } : {}),
     scope: a.scope ?? null,
     ...(a.revisions ? { revisions: a.revisions } : {}),
     insufficientScope: error.insufficientScope,
     scopeAsked: error.scopeAsked === undefined ? null : a.scrubber.text(error.scopeAsked),
   };
+}
+
+/** The failure's message, saying how long the server was tried when it was down for the call's whole timeout. */
+function outageMessage(a: Attempt, message: string): string {
+  if (!a.outage) return message;
+  const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+  return `${message} (tried ${a.outage.tries} times over ${seconds(a.outage.ms)}; the call's timeout is ${seconds(a.input.timeoutMs)})`;
 }
 
 /**
@@ -466,8 +489,9 @@ function failureOf(
     const type = LISTING_FAILURES[error.reason] ?? CALL_FAILURE.unreachable;
     const thrown = ApplicationFailure.create({
       type,
-      message: clean(error.message),
-      nonRetryable: type !== CALL_FAILURE.unreachable,
+      message: clean(outageMessage(a, error.message)),
+      // An outage that outlasted the call's timeout ends the call: another attempt would wait again.
+      nonRetryable: type !== CALL_FAILURE.unreachable || a.outage !== undefined,
       details: [failureDetails(a, error)],
     });
     return { thrown, errorType: type };
@@ -501,11 +525,81 @@ function failureOf(
   const failure = FAILURE_OF_REASON[reason] ?? { type: CALL_FAILURE.interrupted, retryable: true };
   const thrown = ApplicationFailure.create({
     type: failure.type,
-    message: clean(error.message),
-    nonRetryable: !failure.retryable,
+    message: clean(outageMessage(a, error.message)),
+    nonRetryable: !failure.retryable || a.outage !== undefined,
     details: [failureDetails(a, error)],
   });
   return { thrown, errorType: failure.type };
+}
+
+/** JSON-RPC's invalid params (MCP's answer to bad arguments and to an unknown tool) and method not found. */
+const INVALID_CALL_CODES = new Set([-32602, -32601]);
+
+/**
+ * A server that refuses a call as invalid may have changed the tool since it was listed, with no
+ * wait between for the listing to be taken as stale. Then it is listed again: if the call no
+ * longer fits the tool as listed now, the call parks `schemaChanged` (it was refused, so nothing
+ * took effect) instead of failing `toolFailed`.
+ */
+async function throwIfSchemaChanged(deps: McpCallDeps, schemas: SchemaWatch, a: Attempt, error: unknown) {
+  const { input } = a;
+  if (input.skipSchemaCheck || a.notes.task) return;
+  if (!(error instanceof McpCallError) || error.reason !== "toolError") return;
+  if (error.code === undefined || !INVALID_CALL_CODES.has(error.code)) return;
+  schemas.forget(a);
+  let listed: McpToolDescriptor | undefined;
+  try {
+    listed = await schemas.current({
+      url: input.url,
+      headers: a.headers,
+      poolKey: a.poolKey,
+      sharedKey: a.sharedKey,
+      tool: input.tool,
+      waits: input.waits ?? 0,
+    });
+  } catch {
+    return; // Listing failed too: the call's own failure stands.
+  }
+  const change = schemaChangeOf(listed, input.tool, input.args ?? {}, deps.validate);
+  if (change)
+    throw ApplicationFailure.create({
+      type: CALL_FAILURE.schemaChanged,
+      message: a.scrubber.text(`${change.message} (the server refused the call: ${error.message})`),
+      nonRetryable: true,
+      details: [{ attempt: a.attempt, current: change.current }],
+    });
+}
+
+/**
+ * Stages 2 and 3, tried again within the attempt while the server can't be reached (nothing was
+ * sent), for as long as the call's timeout allows (see outage-wait.ts). Past it, the failure is
+ * final: the outage outlasted the call's timeout.
+ */
+async function reachServer(
+  deps: McpCallDeps,
+  schemas: SchemaWatch,
+  a: Attempt,
+  context: Context,
+  live: { beat(): void; ended: AbortSignal; span: AttemptSpan | undefined },
+): Promise<{ call: CallRef; outcome: McpCallOutcome }> {
+  let outage: OutageWait | undefined;
+  for (;;) {
+    try {
+      const listed = await checkSchema(deps, schemas, a);
+      const { call, sent } = sendCall(deps, a, listed, context, live);
+      return { call, outcome: await sent };
+    } catch (error) {
+      if (!neverReachedServer(error)) throw error;
+      outage ??= createOutageWait(a.input.timeoutMs);
+      const again = await outage.beforeRetry(context.cancellationSignal).catch(() => {
+        throw new CancelledFailure("the call was cancelled while its server could not be reached");
+      });
+      if (!again) {
+        a.outage = { ms: outage.elapsedMs, tries: outage.tries };
+        throw error;
+      }
+    }
+  }
 }
 
 export function createCallMcpTool(deps: McpCallDeps) {
@@ -531,9 +625,11 @@ export function createCallMcpTool(deps: McpCallDeps) {
     /** Whether the result was fed here already; any other way out, the workflow feeds it. */
     let speculated = false;
     try {
-      const listed = await checkSchema(deps, schemas, a);
-      const { call, sent } = sendCall(deps, a, listed, context, { beat, ended: attemptEnded.signal, span });
-      const outcome = await sent;
+      const { call, outcome } = await reachServer(deps, schemas, a, context, {
+        beat,
+        ended: attemptEnded.signal,
+        span,
+      });
       a.attempt += outcome.resent ?? 0;
       // The last progress the server reported goes to the journal before the result does.
       await deps.callReports?.settle(call);
@@ -541,6 +637,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
       ({ errorType, speculated } = read);
       return read.result;
     } catch (error) {
+      await throwIfSchemaChanged(deps, schemas, a, error);
       const failed = failureOf(a, error, span);
       errorType = failed.errorType;
       if ("result" in failed) return failed.result;

@@ -7,7 +7,9 @@
  *   listed on is gone (a new session after a restart or an idle close lists again);
  * - the run waited (sleep, signal, parked call, child) since it was listed — the workflow counts
  *   its waits and each call carries the count;
- * - it is older than a minute and the server does not announce changes.
+ * - it is older than a minute and the server does not announce changes;
+ * - the server refused a call as invalid (JSON-RPC -32602, or -32601): its schema may have
+ *   changed since it was listed, with no wait between (see `callMcpTool`).
  *
  * A run that has not waited yet may start from another run's opening listing (the first one made
  * on a session, before any call on it) of the same namespace, server and credentials, under the
@@ -41,6 +43,8 @@ export interface SchemaWatch {
   /** The tool as the server lists it now (from a listing that is not stale). */
   current(call: Omit<SchemaCheck, "args" | "validate">): Promise<McpToolDescriptor | undefined>;
   check(call: SchemaCheck): Promise<SchemaChange | undefined>;
+  /** Drops what is kept of a listing, so that the next call of `poolKey` lists again. */
+  forget(call: Pick<SchemaCheck, "poolKey" | "sharedKey">): void;
 }
 
 /** How a call no longer fits the tool as it is listed now, if it doesn't. */
@@ -127,6 +131,10 @@ export function createSchemaWatch(pool: McpPool, options: { maxAgeMs?: number } 
   }
 
   return {
+    forget(call) {
+      kept.delete(call.poolKey);
+      if (call.sharedKey !== undefined) opening.delete(call.sharedKey);
+    },
     async current(call) {
       const listing = await listingFor(call);
       return listing.tools.find((t: McpToolDescriptor) => t.name === call.tool);

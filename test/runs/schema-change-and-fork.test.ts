@@ -1,9 +1,10 @@
 /**
- * A server that changes under a sleeping run, and forks: a call that no longer fits the server's
- * schema (or whose tool is gone) is parked with the pinned and the current schema, then sent,
+ * A server that changes under a sleeping run, or between two calls, and forks: a call that no
+ * longer fits the server's schema (or whose tool is gone) is parked with the pinned and the current schema, then sent,
  * rejected or left to a fork; a fork reuses its parent's finished calls up to the first
  * divergence and sends the rest under its own keys.
  */
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEventReceiver, type EventReceiver } from "../helpers/event-receiver.ts";
 import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../helpers/mcp-test-server.ts";
@@ -97,6 +98,47 @@ describe("a server that changes during a run", () => {
     expect((await waitForRun(stack, gone.id)).status).toBe("cancelled");
     await gone.server.close();
   }, 90_000);
+
+  it("catches a change between two calls with no wait between: the server's refusal makes it list again, and the call parks", async () => {
+    const server = await startMcpServer({ tools: [] });
+    // The new version checks its arguments, as real servers do: a call without `project` is invalid params.
+    const strict: TestToolDefinition = {
+      ...createTicket(newSchema),
+      handler: async (args) => {
+        if (typeof args["project"] !== "string")
+          throw new McpError(ErrorCode.InvalidParams, "Invalid arguments for tool create_ticket: project is required");
+        return { content: [{ type: "text", text: "created" }] };
+      },
+    };
+    // The first call's answer comes from the old version, which is then replaced (no notification).
+    const changing: TestToolDefinition = {
+      ...createTicket(oldSchema),
+      handler: async () => {
+        server.setTools([strict]);
+        return { content: [{ type: "text", text: "first" }] };
+      },
+    };
+    server.setTools([changing]);
+    try {
+      const toolset = await registerToolset(stack, { mcpServers: { tickets: { url: server.url } } });
+      const id = await startRun(stack, {
+        toolset,
+        script: `import { tickets, ToolError } from "rewind:tools";
+export default async function main() {
+  await tickets.create_ticket({ title: "first" });
+  try { return await tickets.create_ticket({ title: "second" }); }
+  catch (e) { return e instanceof ToolError ? e.code : String(e); }
+}`,
+      });
+      const parked = await waitParked(id);
+      expect(parked[0]).toMatchObject({ seq: 2, reason: "schemaChanged", details: { current: newSchema } });
+      expect(String(parked[0]?.details["message"])).toMatch(/project/);
+      expect((await stack.request("POST", `/v1/runs/${id}/calls/2/reject`, { reason: "changed" })).status).toBe(200);
+      expect((await waitForRun(stack, id)).result).toBe("schemaChanged");
+    } finally {
+      await server.close();
+    }
+  });
 });
 
 describe("fork", () => {

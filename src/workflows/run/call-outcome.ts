@@ -90,13 +90,24 @@ function scriptFailureOf(entry: JournalEntry, error: ActivityFailure, policy: To
         details?.details ?? undefined,
       );
     }
-    case CALL_FAILURE.unreachable:
-      return failure(
-        entry,
-        "toolFailed",
-        `${entry.tool}: the server could not be reached; the call was not sent (${cause.message})`,
-        { reason: "unreachable" },
-      );
+    case CALL_FAILURE.unreachable: {
+      // Said by activities of this release on: an earlier attempt sent the call. Absent from
+      // older histories, which replay as they ran.
+      const sentBefore = (cause.details?.[0] as { sentBefore?: unknown } | undefined)?.sentBefore === true;
+      return sentBefore
+        ? failure(
+            entry,
+            "toolFailed",
+            `${entry.tool}: the server could not be reached (${cause.message}); an earlier attempt sent the call, so it may have taken effect`,
+            { reason: "unreachable", sent: true },
+          )
+        : failure(
+            entry,
+            "toolFailed",
+            `${entry.tool}: the server could not be reached; the call was not sent (${cause.message})`,
+            { reason: "unreachable" },
+          );
+    }
     case CALL_FAILURE.interrupted:
       return unknown(`the connection broke after the call was sent (${cause.message})`);
     case CALL_FAILURE.attemptTimedOut:
