@@ -15,7 +15,9 @@ const LONG_RUNS = 5;
 const KILLS = 6;
 
 describe("chaos", () => {
-  it.each([1, 2])(
+  // The two rounds have their own Temporal server, workers and MCP server, and spend most of their
+  // time waiting on faults: side by side, they take about the time of one.
+  it.concurrent.each([1, 2])(
     "keeps every promise through worker kills, a server restart and an MCP outage (%i worker process(es))",
     async (workers) => {
       const report = await runChaos({

@@ -62,7 +62,7 @@ interface Request {
 
 const KEY = `fuzz-${randomUUID()}`;
 const AUTH = `Bearer ${KEY}`;
-const RUNS_PER_OPERATION = 40;
+const RUNS_PER_OPERATION = 25;
 const ANSWER_WITHIN_MS = 10_000;
 
 let stack: RewindStack;

@@ -1,5 +1,5 @@
 /**
- * Long runs: a run of 5,000 calls continues as new several times, and the input each execution
+ * Long runs: a run of 2,000 calls continues as new several times, and the input each execution
  * starts with stays small in history whatever the journal holds (journals past the payload
  * threshold are kept in the payload store; history holds a reference), as does every event.
  */
@@ -14,7 +14,7 @@ let stack: RewindStack;
 let server: TestMcpServer;
 
 beforeAll(async () => {
-  stack = await startRewindStack({ env: { REWIND_CONTINUE_AS_NEW_EVENTS: "4000" } });
+  stack = await startRewindStack({ env: { REWIND_CONTINUE_AS_NEW_EVENTS: "2500" } });
   server = await startMcpServer({ tools: [echoTool("echo")] });
 });
 afterAll(async () => {
@@ -42,14 +42,14 @@ async function startInputs(id: string): Promise<{ bytes: number; reference: bool
 }
 
 describe("long runs", () => {
-  it("runs 5,000 calls across executions with a small carried input at every length", async () => {
+  it("runs 2,000 calls across executions with a small carried input at every length", async () => {
     const toolset = await registerToolset(stack, { mcpServers: { svc: { url: server.url } } });
     const id = await startRun(stack, {
       toolset,
       script: `import { svc } from "rewind:tools";
 export default async function main() {
   let calls = 0;
-  for (let round = 0; round < 10; round++) {
+  for (let round = 0; round < 4; round++) {
     const answers = await Promise.all(Array.from({ length: 500 }, (_, i) => svc.echo({ message: round + ":" + i })));
     calls += answers.length;
   }
@@ -58,7 +58,7 @@ export default async function main() {
     });
     const done = await waitForRun(stack, id, 600_000);
     expect(done.status, JSON.stringify(done.error)).toBe("completed");
-    expect(done.result).toBe(5_000);
+    expect(done.result).toBe(2_000);
     const inputs = await startInputs(id);
     expect(inputs.length).toBeGreaterThan(2);
     // The first execution starts with the script; the later ones with the journal so far, which
