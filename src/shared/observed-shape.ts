@@ -16,66 +16,106 @@ function typeOf(value: unknown): string {
   return typeof value === "number" ? "number" : typeof value;
 }
 
+/**
+ * How shapes are taken and merged. `records` (runs of sandbox runtime 4 on, and the toolset's
+ * record): an object of more keys than SHAPE_LIMITS.keys, or two whose keys together are more,
+ * is data keyed by name (environment variables, ids) rather than a fixed set of fields, and is
+ * observed as a record: `{ type: "object", additionalProperties: <its values' shape> }`, which
+ * renders as `Record<string, T>`; merging a record with an object widens the record. Without it
+ * (older runs, whose observations must replay as they were made), the first keys are kept.
+ */
+export interface ShapeOptions {
+  records?: boolean;
+}
+
 /** The shape of one value. */
-export function shapeOf(value: unknown, depth = 0): Schema {
+export function shapeOf(value: unknown, options: ShapeOptions = {}, depth = 0): Schema {
   const type = typeOf(value);
   if (depth >= SHAPE_LIMITS.depth) return {};
   if (type === "array") {
     const items = (value as unknown[])
       .slice(0, 20)
       .reduce<Schema | undefined>(
-        (acc, item) => (acc ? mergeShapes(acc, shapeOf(item, depth + 1), depth + 1) : shapeOf(item, depth + 1)),
+        (acc, item) =>
+          acc
+            ? mergeShapes(acc, shapeOf(item, options, depth + 1), options, depth + 1)
+            : shapeOf(item, options, depth + 1),
         undefined,
       );
     return items ? { type: "array", items } : { type: "array" };
   }
   if (type === "object") {
-    const keys = Object.keys(value as object)
-      .sort()
-      .slice(0, SHAPE_LIMITS.keys);
+    const all = Object.keys(value as object);
+    if (options.records && all.length > SHAPE_LIMITS.keys) {
+      const values = all
+        .slice(0, 20)
+        .map((key) => shapeOf((value as Record<string, unknown>)[key], options, depth + 1));
+      return recordOf(values, options, depth);
+    }
+    const keys = all.sort().slice(0, SHAPE_LIMITS.keys);
     const properties: Record<string, Schema> = {};
-    for (const key of keys) properties[key] = shapeOf((value as Record<string, unknown>)[key], depth + 1);
+    for (const key of keys) properties[key] = shapeOf((value as Record<string, unknown>)[key], options, depth + 1);
     return { type: "object", properties, required: keys };
   }
   return type === "string" || type === "number" || type === "boolean" || type === "null" ? { type } : {};
 }
+
+/** A record whose values have the merged shape of `values`. */
+function recordOf(values: Schema[], options: ShapeOptions, depth: number): Schema {
+  const merged = values.reduce<Schema | undefined>(
+    (acc, shape) => (acc ? mergeShapes(acc, shape, options, depth + 1) : shape),
+    undefined,
+  );
+  return { type: "object", properties: {}, required: [], additionalProperties: merged ?? {} };
+}
+
+const isRecordShape = (schema: Schema) =>
+  typeof schema["additionalProperties"] === "object" && schema["additionalProperties"] !== null;
 
 function variants(schema: Schema): Schema[] {
   return Array.isArray(schema["anyOf"]) ? (schema["anyOf"] as Schema[]) : [schema];
 }
 
 /** Merges two shapes: objects key by key, arrays by their items, other types into a union. */
-export function mergeShapes(a: Schema, b: Schema, depth = 0): Schema {
+export function mergeShapes(a: Schema, b: Schema, options: ShapeOptions = {}, depth = 0): Schema {
   if (Object.keys(a).length === 0 || Object.keys(b).length === 0) return {};
   const all = [...variants(a), ...variants(b)];
   const byType = new Map<string, Schema>();
   for (const variant of all) {
     const type = String(variant["type"] ?? "unknown");
     const seen = byType.get(type);
-    byType.set(type, seen ? mergeSameType(seen, variant, depth) : variant);
+    byType.set(type, seen ? mergeSameType(seen, variant, options, depth) : variant);
   }
   const merged = [...byType.values()];
   if (merged.length > SHAPE_LIMITS.variants) return {};
   return merged.length === 1 ? (merged[0] as Schema) : { anyOf: merged };
 }
 
-function mergeSameType(a: Schema, b: Schema, depth: number): Schema {
+function mergeSameType(a: Schema, b: Schema, options: ShapeOptions, depth: number): Schema {
   if (a["type"] === "array") {
     const items =
       a["items"] && b["items"]
-        ? mergeShapes(a["items"] as Schema, b["items"] as Schema, depth + 1)
+        ? mergeShapes(a["items"] as Schema, b["items"] as Schema, options, depth + 1)
         : (a["items"] ?? b["items"]);
     return items ? { type: "array", items } : { type: "array" };
   }
   if (a["type"] !== "object") return a;
   const pa = (a["properties"] ?? {}) as Record<string, Schema>;
   const pb = (b["properties"] ?? {}) as Record<string, Schema>;
-  const keys = [...new Set([...Object.keys(pa), ...Object.keys(pb)])].sort().slice(0, SHAPE_LIMITS.keys);
+  const union = [...new Set([...Object.keys(pa), ...Object.keys(pb)])].sort();
+  if (options.records && (isRecordShape(a) || isRecordShape(b) || union.length > SHAPE_LIMITS.keys)) {
+    const values = [a, b].flatMap((shape) => [
+      ...Object.values((shape["properties"] ?? {}) as Record<string, Schema>),
+      ...(isRecordShape(shape) ? [shape["additionalProperties"] as Schema] : []),
+    ]);
+    return recordOf(values, options, depth);
+  }
+  const keys = union.slice(0, SHAPE_LIMITS.keys);
   const properties: Record<string, Schema> = {};
   for (const key of keys) {
     const x = pa[key];
     const y = pb[key];
-    properties[key] = x && y ? mergeShapes(x, y, depth + 1) : ((x ?? y) as Schema);
+    properties[key] = x && y ? mergeShapes(x, y, options, depth + 1) : ((x ?? y) as Schema);
   }
   const ra = new Set((a["required"] ?? []) as string[]);
   const required = ((b["required"] ?? []) as string[]).filter((key) => ra.has(key) && keys.includes(key));

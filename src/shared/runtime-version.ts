@@ -18,7 +18,9 @@
  *    `structuredContent` that does not fit it (or none) fails the call `invalidResult`, the
  *    server's answer in `details`; and a tool's own failure (`isError`) keeps its
  *    `structuredContent` in `ToolError.details` beside the content blocks. The schema travels to
- *    the activity in its input, for runs of this runtime only.
+ *    the activity in its input, for runs of this runtime only. And a result object of more keys
+ *    than the observed-shape limit is observed as a record (`Record<string, T>`), not as its
+ *    first keys (see ShapeOptions).
  */
 export const SANDBOX_RUNTIME_VERSION = 4;
 

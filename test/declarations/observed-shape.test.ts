@@ -3,6 +3,7 @@
  * differing types a union, arrays by their items), bounded against hostile results.
  */
 import { describe, expect, it } from "vitest";
+import { jsonSchemaToTs } from "../../src/declarations/index.ts";
 import { mergeShapes, scalarsAsText, shapeOf, SHAPE_LIMITS } from "../../src/shared/observed-shape.ts";
 
 describe("observed shapes", () => {
@@ -67,5 +68,35 @@ describe("scalarsAsText", () => {
     expect(scalarsAsText(text)).toBe(text);
     expect(scalarsAsText({})).toEqual({});
     expect(scalarsAsText(true)).toBe(true);
+  });
+});
+
+describe("data-keyed objects (runtime 4 on)", () => {
+  const env = (n: number, from = 0) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`VAR_${from + i}`, `value-${i}`]));
+
+  it("observes an object of more keys than the limit as a record of its values' shape", () => {
+    const shape = shapeOf(env(41), { records: true });
+    expect(shape).toEqual({ type: "object", properties: {}, required: [], additionalProperties: { type: "string" } });
+    expect(jsonSchemaToTs(shape)).toBe("{ [key: string]: string }");
+    // Without the option (older runs), the first keys are kept, as they were observed.
+    expect(Object.keys((shapeOf(env(41))["properties"] ?? {}) as object)).toHaveLength(SHAPE_LIMITS.keys);
+  });
+
+  it("widens: a record stays a record, and objects whose keys together pass the limit become one", () => {
+    const record = shapeOf(env(41), { records: true });
+    const numbers = shapeOf({ A: 1 }, { records: true });
+    expect(mergeShapes(record, numbers, { records: true })).toEqual({
+      type: "object",
+      properties: {},
+      required: [],
+      additionalProperties: { anyOf: [{ type: "string" }, { type: "number" }] },
+    });
+    const a = shapeOf(env(30, 0), { records: true });
+    const b = shapeOf(env(30, 30), { records: true });
+    expect(mergeShapes(a, b, { records: true })["additionalProperties"]).toEqual({ type: "string" });
+    // A shape merged with one it already covers is unchanged: the same script stays accepted.
+    const merged = mergeShapes(a, b, { records: true });
+    expect(mergeShapes(merged, shapeOf(env(5, 100), { records: true }), { records: true })).toEqual(merged);
   });
 });

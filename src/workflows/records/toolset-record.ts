@@ -16,7 +16,11 @@ export async function toolsetRecord(input: ToolsetRecordInput): Promise<void> {
   setHandler(observeResultsSignal, ({ tool, shape, count }) => {
     const seen = observed[tool];
     observed[tool] = seen
-      ? { schema: mergeShapes(seen.schema as Record<string, unknown>, shape), count: seen.count + count }
+      ? // Records widen: the record's state only, no command depends on it (see ShapeOptions).
+        {
+          schema: mergeShapes(seen.schema as Record<string, unknown>, shape, { records: true }),
+          count: seen.count + count,
+        }
       : { schema: shape, count };
   });
   // Open for good (a closed workflow would be deleted after the namespace's retention period).

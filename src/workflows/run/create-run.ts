@@ -6,7 +6,7 @@
  * for patches as they are made): it is the order the parts had when those histories ran.
  */
 import { TemporalFailure, isCancellation, workflowInfo } from "@temporalio/workflow";
-import { describeRunStart, firstStepInput, runCredentialRef } from "../../shared/index.ts";
+import { describeRunStart, firstStepInput, runCredentialRef, runtimeVersionOf } from "../../shared/index.ts";
 import type { AdvanceInput, AdvanceResult, CredentialRef, RunInput } from "../../shared/index.ts";
 import { CallReportDesk, registerCallReportHandlers } from "./call-report-desk.ts";
 import { CallRunner } from "./call-runner.ts";
@@ -60,7 +60,9 @@ export class Run {
     this.startedAt = input.carried?.startedAt ?? Date.now();
     const ready = (this.ready = new ReadyQueue(input.carried?.unfed));
     const speculative = (this.speculative = new SpeculativeSteps(journal, ready, followsDeferralRuleOfItsStart));
-    const observations = new Observations(input.namespace, input.toolsetId, input.toolset, observesBySink);
+    const observations = new Observations(input.namespace, input.toolsetId, input.toolset, observesBySink, {
+      records: runtimeVersionOf(input) >= 4,
+    });
     const status = new RunStatus();
     const parking = new ParkingDesk(input, status, journal);
     const children = new ChildRuns();

@@ -9,7 +9,7 @@
  */
 import { getExternalWorkflowHandle, proxySinks } from "@temporalio/workflow";
 import { mergeShapes, shapeKey, shapeOf, toolsetWorkflowId } from "../../shared/index.ts";
-import type { ObservationSinks, PinnedToolset } from "../../shared/index.ts";
+import type { ObservationSinks, PinnedToolset, ShapeOptions } from "../../shared/index.ts";
 import { PATCHES } from "./patches.ts";
 import { isPatched } from "./run-patches.ts";
 import { observeResultsSignal } from "../records/toolset-record-messages.ts";
@@ -31,9 +31,19 @@ export class Observations {
   /** Whether reports go through the worker's sink (`PATCHES.observationsBySink`, asked once as the run starts). */
   private readonly bySink: boolean;
 
-  constructor(namespace: string, toolsetId: string, toolset: PinnedToolset, bySink: boolean) {
+  /** How shapes are taken: data-keyed objects as records for runs of runtime 4 on (see ShapeOptions). */
+  private readonly shapes: ShapeOptions;
+
+  constructor(
+    namespace: string,
+    toolsetId: string,
+    toolset: PinnedToolset,
+    bySink: boolean,
+    shapes: ShapeOptions = {},
+  ) {
     this.recordId = toolsetWorkflowId(namespace, toolsetId);
     this.bySink = bySink;
+    this.shapes = shapes;
     for (const [group, server] of Object.entries({ ...toolset.mcpServers, ...toolset.hostTools })) {
       for (const tool of server.tools) if (tool.outputSchema === undefined) this.wanted.add(`${group}.${tool.name}`);
     }
@@ -41,7 +51,7 @@ export class Observations {
 
   record(tool: string, value: unknown): void {
     if (!this.wanted.has(tool)) return;
-    const shape = shapeOf(value);
+    const shape = shapeOf(value, this.shapes);
     const key = shapeKey(shape);
     const seen = this.seen.get(tool);
     if (!seen) {
@@ -49,7 +59,7 @@ export class Observations {
       this.sendNew(tool, shape, 1);
     } else if (!seen.keys.has(key)) {
       seen.keys.add(key);
-      seen.shape = mergeShapes(seen.shape, shape);
+      seen.shape = mergeShapes(seen.shape, shape, this.shapes);
       this.sendNew(tool, shape, seen.pending + 1);
       seen.pending = 0;
     } else {
