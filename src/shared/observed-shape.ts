@@ -156,3 +156,30 @@ export function scalarsAsText(shape: JsonSchema): JsonSchema {
   const unique = [...new Map(after.map((variant) => [shapeKey(variant), variant])).values()];
   return unique.length === 1 ? (unique[0] as Schema) : { anyOf: unique };
 }
+
+/**
+ * A shape as a short type text, for messages: `{ items: { id: number }[], next?: string }`,
+ * `Record<string, string>`, `string | null`. Deeper than `depth` is `…`.
+ */
+export function shapeText(shape: Schema, depth = 3): string {
+  if (Array.isArray(shape["anyOf"])) return (shape["anyOf"] as Schema[]).map((v) => shapeText(v, depth)).join(" | ");
+  const type = shape["type"];
+  if (type === undefined) return "unknown";
+  if (depth <= 0) return "…";
+  if (type === "array") {
+    const items = shape["items"] as Schema | undefined;
+    if (!items) return "unknown[]";
+    const text = shapeText(items, depth - 1);
+    return text.includes(" | ") ? `(${text})[]` : `${text}[]`;
+  }
+  if (type !== "object") return String(type);
+  if (isRecordShape(shape)) return `Record<string, ${shapeText(shape["additionalProperties"] as Schema, depth - 1)}>`;
+  const required = new Set((shape["required"] ?? []) as string[]);
+  const properties = Object.entries((shape["properties"] ?? {}) as Record<string, Schema>);
+  if (properties.length === 0) return "{}";
+  const shown = properties.slice(0, 12).map(([key, value]) => {
+    const name = /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? key : JSON.stringify(key);
+    return `${name}${required.has(key) ? "" : "?"}: ${shapeText(value, depth - 1)}`;
+  });
+  return `{ ${shown.join(", ")}${properties.length > shown.length ? ", …" : ""} }`;
+}

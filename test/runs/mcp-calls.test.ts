@@ -395,6 +395,25 @@ describe("MCP calls from scripts", () => {
     for (const input of mcpCallInputs(await handle.fetchHistory())) expect(input).not.toHaveProperty("outputSchema");
   });
 
+  it("names, when a script fails, the call it received last and that result's shape, never its values", async () => {
+    const done = await run(
+      "export default async () => { await svc.echo({ message: 'first' }); const r = (await svc.structured({})) as unknown as { data: { name: string } }; return r.data.name; };",
+    );
+    expect(done.status).toBe("failed");
+    const error = done.error as { message: string; details?: { lastReceived?: unknown } };
+    expect(error.message).toMatch(/^TypeError: .*reading 'name'/);
+    expect(error.message).toContain(
+      "; the last call it received was svc.structured (seq 2), which returned { answer: number }",
+    );
+    expect(error.message).not.toContain("42");
+    expect(error.details?.lastReceived).toEqual({
+      seq: 2,
+      tool: "svc.structured",
+      outcome: "result",
+      shape: { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] },
+    });
+  });
+
   it("replays the finished history of a run with tool calls without non-determinism", async () => {
     const done = await run(
       "export default async () => { const r = await Promise.all([svc.echo({ message: String(Math.random()) }), svc.slow({}), svc.structured({})]); await svc.record_effect({ label: String(Date.now()) }); return r.length; };",

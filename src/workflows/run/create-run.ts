@@ -94,6 +94,10 @@ export class Run {
       observations,
       children,
       callCount: () => journal.callCount,
+      lastReceived: () => {
+        const seq = journal.completionOrder.at(-1);
+        return seq === undefined ? undefined : journal.entry(seq);
+      },
       unfinished: () =>
         journal.unfinished().map(({ seq, tool, status }) => ({
           seq,

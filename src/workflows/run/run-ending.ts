@@ -28,10 +28,13 @@ import {
   runFailed,
   runRolledBack,
   RUN_FAILURE_TYPES,
+  runtimeVersionOf,
+  shapeOf,
+  shapeText,
   type CarriedJournal,
   type RunInput,
 } from "../../shared/index.ts";
-import type { Decider, EventData, EventType, RollbackSummary, ScriptError } from "../../shared/index.ts";
+import type { Decider, EventData, EventType, JournalEntry, RollbackSummary, ScriptError } from "../../shared/index.ts";
 import { reportRunSpan } from "./call-spans.ts";
 import { tellParent, type ChildEnding, type ChildRuns } from "./child-runs.ts";
 import { emitEvent } from "./events.ts";
@@ -62,6 +65,26 @@ export interface RunEndingDeps {
   callCount(): number;
   /** Calls issued and not finished (pending, running or parked), for run.cancelled. */
   unfinished(): EventData["run.cancelled"]["unfinished"];
+  /** The call whose outcome the script received last, if any. */
+  lastReceived?(): JournalEntry | undefined;
+}
+
+/**
+ * What a failed script was handling: the call whose outcome it received last and that outcome's
+ * shape (keys and JSON types, never values), for runs of sandbox runtime 4 on. A model reading
+ * `TypeError: … reading 'name'` then sees that the last result was `{ items: … }`.
+ */
+function lastReceivedOf(
+  deps: RunEndingDeps,
+):
+  | { seq: number; tool: string; outcome: "result"; shape: Record<string, unknown> }
+  | { seq: number; tool: string; outcome: "error"; code: string }
+  | undefined {
+  if (runtimeVersionOf(deps.run) < 4) return undefined;
+  const entry = deps.lastReceived?.();
+  if (!entry) return undefined;
+  if (entry.error) return { seq: entry.seq, tool: entry.tool, outcome: "error", code: entry.error.code };
+  return { seq: entry.seq, tool: entry.tool, outcome: "result", shape: shapeOf(entry.result, { records: true }) };
 }
 
 const STUCK_MESSAGE = "the script is waiting for a promise that nothing will settle (no call is in flight)";
@@ -69,10 +92,15 @@ const STUCK_MESSAGE = "the script is waiting for a promise that nothing will set
 /** Why a stuck script failed, as a rollback under onFailure records it. */
 export const STUCK = { type: RUN_FAILURE_TYPES.stuck, message: STUCK_MESSAGE };
 
-export function scriptFailure(error: ScriptError): ApplicationFailure {
+export function scriptFailure(error: ScriptError, context = "", lastReceived?: object): ApplicationFailure {
   const type = error.limit ? RUN_FAILURE_TYPES.limitExceeded : RUN_FAILURE_TYPES.scriptFailed;
   const where = error.code ? `${error.name}(${error.code}) from ${error.tool} (seq ${error.seq}): ` : `${error.name}: `;
-  return ApplicationFailure.create({ type, message: where + error.message, details: [error], nonRetryable: true });
+  return ApplicationFailure.create({
+    type,
+    message: where + error.message + context,
+    details: [lastReceived ? { ...error, lastReceived } : error],
+    nonRetryable: true,
+  });
 }
 
 /** What a run's own error says, through the activity it came from: "advanceScript: …". */
@@ -105,7 +133,15 @@ export class RunEnding {
         );
         return end.result;
       case "failed": {
-        const failure = scriptFailure(end.error);
+        const last = lastReceivedOf(this.deps);
+        const failure = scriptFailure(
+          end.error,
+          last &&
+            (last.outcome === "result"
+              ? `; the last call it received was ${last.tool} (seq ${last.seq}), which returned ${shapeText(last.shape)}`
+              : `; the last call it received was ${last.tool} (seq ${last.seq}), which failed ${last.code}`),
+          last,
+        );
         await this.deps.observations.flush();
         const error = { type: failure.type ?? RUN_FAILURE_TYPES.scriptFailed, message: failure.message };
         await this.announce(
