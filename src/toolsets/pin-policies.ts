@@ -110,6 +110,7 @@ function withoutDefaults(policy: ToolPolicy, kind: "mcp" | "host" | "http"): voi
   if (policy.concurrency === RUN_CONCURRENCY) delete policy.concurrency;
   if (policy.onInterruption === "retry" && kind !== "http") delete policy.onInterruption;
   if (policy.onUnknown === "fail") delete policy.onUnknown;
-  const defaultTimeout = kind === "mcp" ? DEFAULT_MCP_TIMEOUT_MS : kind === "host" ? DEFAULT_HOST_TIMEOUT_MS : undefined;
+  const defaultTimeout =
+    kind === "mcp" ? DEFAULT_MCP_TIMEOUT_MS : kind === "host" ? DEFAULT_HOST_TIMEOUT_MS : undefined;
   if (policy.timeoutMs !== undefined && policy.timeoutMs === defaultTimeout) delete policy.timeoutMs;
 }
