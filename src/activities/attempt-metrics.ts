@@ -18,6 +18,7 @@ const OUTCOME_OF: Record<CallFailureType, string> = {
   [CALL_FAILURE.schemaChanged]: "schemaChanged",
   [CALL_FAILURE.targetNotAllowed]: "targetNotAllowed",
   [CALL_FAILURE.hostToolError]: "hostToolError",
+  [CALL_FAILURE.questionUnanswered]: "questionUnanswered",
 };
 const OUTCOME_OF_FAILURE = new Map<string, string>(Object.entries(OUTCOME_OF));
 

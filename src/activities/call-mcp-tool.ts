@@ -119,6 +119,7 @@ function hooksFor(
   beat: () => void,
   attemptEnded: AbortSignal,
   scrub: Scrubber,
+  questions: Attempt["questions"],
 ): McpCallHooks {
   const clean = scrub.text;
   return {
@@ -135,7 +136,11 @@ function hooksFor(
         message: clean(request.message),
         requestedSchema: scrub.value(request.requestedSchema),
       };
-      return deps.callReports.askInput(call, asked, AbortSignal.any([signal, attemptEnded]));
+      questions.waiting += 1;
+      questions.last = asked.message;
+      return deps.callReports.askInput(call, asked, AbortSignal.any([signal, attemptEnded])).finally(() => {
+        questions.waiting -= 1;
+      });
     },
   };
 }
@@ -228,6 +233,8 @@ interface Attempt {
   notes: AttemptNotes;
   /** Set when the server could not be reached for the whole of the call's timeout. */
   outage?: { ms: number; tries: number };
+  /** The server's questions waiting for the user now, and the last one asked (scrubbed). */
+  questions: { waiting: number; last?: string };
 }
 
 /** Stage 1, resolve: the call's credentials, opened, and the keys of its sessions. */
@@ -243,6 +250,7 @@ async function resolveAttempt(deps: McpCallDeps, input: McpCallInput, context: C
     scrubber: scrubberFor(headers, input.url),
     ...sessionKeys(input.credentials.namespace, input.runId, input.url, headers),
     notes: notesOf(context.info.heartbeatDetails),
+    questions: { waiting: 0 },
   };
 }
 
@@ -313,7 +321,7 @@ function sendCall(
       timeoutMs: input.timeoutMs,
       signal: context.cancellationSignal,
       hooks: {
-        ...hooksFor(deps, call, live.beat, live.ended, a.scrubber),
+        ...hooksFor(deps, call, live.beat, live.ended, a.scrubber, a.questions),
         onSent: (exchange) => {
           if (!notes.sent) {
             notes.sent = true;
@@ -515,6 +523,18 @@ function failureOf(
       },
       errorType: error.code === undefined ? "tool_error" : String(error.code),
     };
+  }
+  if (error.reason === "timedOut" && a.questions.waiting > 0) {
+    // The server was waiting on the user, not the other way round.
+    const thrown = ApplicationFailure.create({
+      type: CALL_FAILURE.questionUnanswered,
+      message: clean(
+        `the user did not answer the server's question (${JSON.stringify(a.questions.last ?? "")}) within the call's timeout of ${Math.round(input.timeoutMs / 1000)} s`,
+      ),
+      nonRetryable: true,
+      details: [failureDetails(a, error)],
+    });
+    return { thrown, errorType: CALL_FAILURE.questionUnanswered };
   }
   // A call that provably never left (e.g. a connect timeout) is "unreachable" whatever the
   // reason says: at-most-once tools may then be told it was not sent.

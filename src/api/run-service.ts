@@ -404,6 +404,7 @@ export function createRunService(options: RunServiceOptions) {
         const problem = validateAgainstSchema(
           typeof schema === "object" && schema !== null ? (schema as JsonSchema) : {},
           answer.content,
+          "content",
         );
         if (problem)
           throw new HttpError(

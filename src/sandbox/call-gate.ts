@@ -15,7 +15,7 @@ export type GateVerdict =
 export type SchemaValidator = (
   schema: PinnedTool["inputSchema"],
   value: unknown,
-  subject?: "arguments" | "result",
+  subject?: "arguments" | "result" | "content",
 ) => { message: string; details?: unknown } | undefined;
 
 export const MAX_ARGS_BYTES = 1024 * 1024;

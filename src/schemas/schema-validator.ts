@@ -47,7 +47,7 @@ export const validateAgainstSchema: SchemaValidator = (schema, value, subject = 
   const entry = compiled(schema);
   if ("problem" in entry)
     return {
-      message: `the tool's ${subject === "result" ? "output" : "input"} schema can't be used: ${entry.problem.message}`,
+      message: `the ${subject === "result" ? "tool's output" : subject === "content" ? "requested" : "tool's input"} schema can't be used: ${entry.problem.message}`,
     };
   const { validate } = entry;
   if (validate(value)) return undefined;

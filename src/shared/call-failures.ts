@@ -22,6 +22,11 @@ export const CALL_FAILURE = {
   /** The outbound target policy refused the server's address: nothing was sent. Not retried. */
   targetNotAllowed: "TargetNotAllowed",
   /**
+   * The call's timeout passed while the server's question (elicitation) waited for the user: the
+   * user's silence, not the server's. Not retried: a question is put to the user once per call.
+   */
+  questionUnanswered: "QuestionUnanswered",
+  /**
    * A host tool threw the SDK's ToolError: its code and details travel in the failure's details
    * (`[{ code, details }]`) and the script gets that ToolError. Not retried.
    */

@@ -175,6 +175,9 @@ describe("call reports", () => {
     const misfit = await answer(id, 1, { action: "accept", content: { count: 0 } });
     expect(misfit.status).toBe(422);
     expect(misfit.body.error).toMatchObject({ code: "invalidAnswer" });
+    // What is wrong is the answer's content, named as such (not the call's arguments).
+    expect(misfit.body.error?.message).toMatch(/^the content does not fit the schema call 1 asked for: content /);
+    expect(misfit.body.error?.message).not.toContain("arguments");
     expect(JSON.stringify(misfit.body.error?.details)).toContain("project");
     expect((await answer(id, 1, { action: "maybe" })).status).toBe(400);
     expect((await answer(id, 1, { action: "accept" })).status).toBe(400);

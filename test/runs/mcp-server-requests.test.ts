@@ -128,6 +128,34 @@ describe.each([
   }, 60_000);
 });
 
+describe("a question nobody answers", () => {
+  it("is asked once, and the call ends timedOut for the user's silence, not the server's", async () => {
+    const toolset = await registerToolset(stack, {
+      mcpServers: { ts: { url: tsServer.url } },
+      policies: { "ts.ask_person": { timeout: "3s" } },
+    });
+    const callsBefore = tsServer.calls.filter((c) => c.name === "ask_person").length;
+    const id = await startRun(stack, {
+      toolset,
+      script: `import { ts, ToolError } from "rewind:tools";
+export default async function main() {
+  try { return await ts.ask_person({}); } catch (e) { const t = e as ToolError; return { code: t.code, message: t.message, details: t.details }; }
+}`,
+    });
+    const done = await waitForRun(stack, id, 60_000);
+    expect(done.status, JSON.stringify(done.error)).toBe("completed");
+    const result = done.result as { code: string; message: string; details: unknown };
+    expect(result.code).toBe("timedOut");
+    expect(result.details).toEqual({ reason: "questionUnanswered" });
+    expect(result.message).toBe(
+      `ts.ask_person: the user did not answer the server's question ("Who are you?") within the call's timeout of 3 s`,
+    );
+    // Put to the user once: one attempt, one question.
+    expect(tsServer.calls.filter((c) => c.name === "ask_person").length - callsBefore).toBe(1);
+    expect((await entry(id, 1))?.inputs).toHaveLength(1);
+  }, 60_000);
+});
+
 describe("progress and the other server requests in a run", () => {
   it("the latest progress of a call in flight is in the journal", async () => {
     const id = await startRun(stack, {

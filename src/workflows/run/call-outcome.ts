@@ -112,7 +112,9 @@ function scriptFailureOf(entry: JournalEntry, error: ActivityFailure, policy: To
       return unknown(`the connection broke after the call was sent (${cause.message})`);
     case CALL_FAILURE.attemptTimedOut:
       return atMostOnce ? unknown(cause.message) : failure(entry, "timedOut", `${entry.tool}: ${cause.message}`);
-    // A type no history before it holds: older runs replay the same as they ran.
+    // Types no history before them holds: older runs replay the same as they ran.
+    case CALL_FAILURE.questionUnanswered:
+      return failure(entry, "timedOut", `${entry.tool}: ${cause.message}`, { reason: "questionUnanswered" });
     case CALL_FAILURE.targetNotAllowed:
       return failure(entry, "refused", `${entry.tool}: ${cause.message}; the call was not sent`, {
         reason: "targetNotAllowed",
