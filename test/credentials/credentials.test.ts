@@ -157,6 +157,9 @@ describe("credentials", () => {
       (c) => c.name === "whoami" && String(c.meta[IDEMPOTENCY_KEY]).startsWith(`${id}/`),
     );
     expect(sent.map((c) => c.meta[IDEMPOTENCY_KEY])).toEqual([`${id}/1`]);
+    // The journal counts every send: the one the server refused with 401, and the one after renewal.
+    const entries = (await request("GET", `/v1/runs/${id}/journal`)).body["entries"] as { attempts?: number }[];
+    expect(entries[0]?.attempts).toBe(2);
 
     // The canary is nowhere a secret must not be.
     // Payloads decoded (JSON.stringify would write their bytes as numbers and find nothing).

@@ -83,6 +83,15 @@ function waitsOf(context: McpDispatchContext): { waits?: number } {
   return waits > 0 ? { waits } : {};
 }
 
+/** The attempts an activity's final failure says it made (1 when it does not say). */
+function attemptsOfFailure(cause: unknown): number {
+  const attempt =
+    cause instanceof ApplicationFailure
+      ? (cause.details?.[0] as { attempt?: unknown } | undefined)?.attempt
+      : undefined;
+  return typeof attempt === "number" ? attempt : 1;
+}
+
 /** Why a failed attempt parks the call, if it does. */
 function parkingFor(
   cause: unknown,
@@ -139,6 +148,13 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
   };
   const { callMcpTool } = proxyActivities<Activities>(options);
   let skipSchemaCheck = false;
+  /**
+   * Sends of the activities before a park (a 401 or 403 was an answer: the call reached the
+   * server), so the journal's `attempts` counts every send of the call. Runs of runtime 4 on;
+   * older runs count as they did, the last activity's attempts only.
+   */
+  let sentBeforeParking = 0;
+  const countsEverySend = runtimeVersionOf(context.run) >= 4;
   for (;;) {
     try {
       const result = await callMcpTool({
@@ -157,7 +173,10 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
         // Like the runtime: input only, never a command, so no patch (see runtimeOf).
         ...waitsOf(context),
       });
-      const taken = { attempts: result.attempt, ...(result.credentials ? { credentials: result.credentials } : {}) };
+      const taken = {
+        attempts: result.attempt + sentBeforeParking,
+        ...(result.credentials ? { credentials: result.credentials } : {}),
+      };
       // toolFailed, or (runtime 4 on) invalidResult: the activity decides, an older one only ever said toolFailed.
       if (!result.ok)
         return { ...failure(entry, result.error.code, result.error.message, result.error.details), ...taken };
@@ -169,7 +188,11 @@ export async function dispatchMcp(entry: JournalEntry, context: McpDispatchConte
       if (!(error instanceof ActivityFailure)) throw error;
       if (neverStartedOnSessionQueue(error)) continue;
       const parking = parkingFor(error.cause, entry);
-      if (!parking) return outcomeOfFailure(entry, error, policy);
+      if (!parking) {
+        const outcome = outcomeOfFailure(entry, error, policy);
+        return sentBeforeParking > 0 ? { ...outcome, attempts: (outcome.attempts ?? 0) + sentBeforeParking } : outcome;
+      }
+      if (countsEverySend && parking.reason !== "schemaChanged") sentBeforeParking += attemptsOfFailure(error.cause);
       const pinned = server.tools.find((t) => t.name === tool)?.inputSchema ?? null;
       const decision = await context.park(
         entry,
