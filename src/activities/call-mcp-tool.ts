@@ -31,7 +31,7 @@ import {
 } from "../mcp/index.ts";
 import type { SchemaValidator, Sandbox } from "../sandbox/index.ts";
 import type { EndpointResolver } from "../events/index.ts";
-import type { CredentialRevisions, CredentialScope, SpeculativeStep } from "../shared/index.ts";
+import type { CredentialRevisions, CredentialScope, JsonSchema, SpeculativeStep } from "../shared/index.ts";
 import {
   CALL_FAILURE,
   IDEMPOTENCY_META_KEY,
@@ -266,7 +266,18 @@ async function checkSchema(
 ): Promise<McpToolDescriptor | undefined> {
   const { input } = a;
   if (a.notes.task) return undefined;
-  const listed = await schemas.current({
+  const listed = await currentTool(schemas, a);
+  const change = input.skipSchemaCheck
+    ? undefined
+    : schemaChangeOf(listed, input.tool, input.args ?? {}, deps.validate);
+  if (change) throw schemaChangedFailure(a, change.message, change.current);
+  return listed;
+}
+
+/** The call's tool as its server lists it now (see schema-watch.ts for when that lists again). */
+function currentTool(schemas: SchemaWatch, a: Attempt): Promise<McpToolDescriptor | undefined> {
+  const { input } = a;
+  return schemas.current({
     url: input.url,
     headers: a.headers,
     poolKey: a.poolKey,
@@ -274,17 +285,16 @@ async function checkSchema(
     tool: input.tool,
     waits: input.waits ?? 0,
   });
-  const change = input.skipSchemaCheck
-    ? undefined
-    : schemaChangeOf(listed, input.tool, input.args ?? {}, deps.validate);
-  if (change)
-    throw ApplicationFailure.create({
-      type: CALL_FAILURE.schemaChanged,
-      message: a.scrubber.text(change.message),
-      nonRetryable: true,
-      details: [{ attempt: a.attempt, current: change.current }],
-    });
-  return listed;
+}
+
+/** The call no longer fits the tool as listed now: it parks (`schemaChanged`), unsent or refused. */
+function schemaChangedFailure(a: Attempt, message: string, current: JsonSchema | null): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: CALL_FAILURE.schemaChanged,
+    message: a.scrubber.text(message),
+    nonRetryable: true,
+    details: [{ attempt: a.attempt, current }],
+  });
 }
 
 /** Stage 3, send: the call on the run's session, with its idempotency key; as a task when the tool runs as one. */
@@ -569,25 +579,13 @@ async function throwIfSchemaChanged(deps: McpCallDeps, schemas: SchemaWatch, a: 
   schemas.forget(a);
   let listed: McpToolDescriptor | undefined;
   try {
-    listed = await schemas.current({
-      url: input.url,
-      headers: a.headers,
-      poolKey: a.poolKey,
-      sharedKey: a.sharedKey,
-      tool: input.tool,
-      waits: input.waits ?? 0,
-    });
+    listed = await currentTool(schemas, a);
   } catch {
     return; // Listing failed too: the call's own failure stands.
   }
   const change = schemaChangeOf(listed, input.tool, input.args ?? {}, deps.validate);
   if (change)
-    throw ApplicationFailure.create({
-      type: CALL_FAILURE.schemaChanged,
-      message: a.scrubber.text(`${change.message} (the server refused the call: ${error.message})`),
-      nonRetryable: true,
-      details: [{ attempt: a.attempt, current: change.current }],
-    });
+    throw schemaChangedFailure(a, `${change.message} (the server refused the call: ${error.message})`, change.current);
 }
 
 /**
