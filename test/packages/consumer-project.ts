@@ -36,9 +36,23 @@ export interface ConsumerProject {
   run(file: string, args: string[], env?: Record<string, string>): Promise<Exit>;
 }
 
+/**
+ * How a user's shell reaches the registry: its proxy and the certificate authorities it trusts (a
+ * machine behind a TLS-inspecting proxy fails every request with SELF_SIGNED_CERT_IN_CHAIN without
+ * them). Everything else of this process's environment stays out.
+ */
+const NETWORK_ENV =
+  /^(https?_proxy|no_proxy|all_proxy|node_extra_ca_certs|ssl_cert_file|ssl_cert_dir|npm_config_(cafile|ca|proxy|https_proxy|noproxy|strict_ssl|registry))$/i;
+
 /** The environment of a user's shell with `node` first on PATH. */
 export function shellEnv(node: string, env: Record<string, string> = {}): Record<string, string> {
+  const network = Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => NETWORK_ENV.test(entry[0]) && entry[1] !== undefined,
+    ),
+  );
   return {
+    ...network,
     PATH: `${path.dirname(node)}${path.delimiter}${process.env["PATH"] ?? ""}`,
     HOME: process.env["HOME"] ?? "",
     ...env,
@@ -129,6 +143,15 @@ export async function createConsumerProject(
   return { dir, node, run: (file, args, env) => exec(file, args, { cwd: dir, env: shellEnv(node, env) }) };
 }
 
+/** Each try of the install step's online install, and how many tries. */
+const CACHE_INSTALL_ATTEMPT_MS = 300_000;
+const CACHE_INSTALL_ATTEMPTS = 2;
+
+/** The end of a command's output, where npm says what it did last. */
+function lastLines(output: string, count = 25): string {
+  return output.trimEnd().split("\n").slice(-count).join("\n");
+}
+
 /**
  * The install step: packs the packages and installs them once with the network allowed, so npm's
  * cache holds the registry's metadata of every dependency (see the header); answers how long it took.
@@ -141,12 +164,37 @@ export async function cacheRegistryMetadata(node: string): Promise<number> {
     const dir = path.join(work, "project");
     await mkdir(dir);
     await writeFile(path.join(dir, "package.json"), `${JSON.stringify({ name: "cache", private: true }, null, 2)}\n`);
-    // A request that hangs is given up after a minute and tried again, not after npm's five.
-    const args = ["install", ...tarballs, "--prefer-offline", "--no-audit", "--no-fund", "--fetch-timeout=60000"];
-    const installed = await exec("npm", args, { cwd: dir, env: shellEnv(node), timeoutMs: 10 * 60_000 });
-    if (installed.code !== 0)
-      throw new Error(`npm install (to cache the registry's metadata) failed:\n${installed.stderr}`);
-    return Date.now() - started;
+    // A request that hangs is given up after a minute and tried again, not after npm's five;
+    // `--loglevel=http` puts each request in the output, so a stalled install says what it waited on.
+    const args = [
+      "install",
+      ...tarballs,
+      "--prefer-offline",
+      "--no-audit",
+      "--no-fund",
+      "--fetch-timeout=60000",
+      "--loglevel=http",
+    ];
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const installed = await exec("npm", args, {
+          cwd: dir,
+          env: shellEnv(node),
+          timeoutMs: CACHE_INSTALL_ATTEMPT_MS,
+        });
+        if (installed.code !== 0)
+          throw new Error(`npm install (to cache the registry's metadata) failed:\n${lastLines(installed.stderr)}`);
+        return Date.now() - started;
+      } catch (error) {
+        // A stalled install (a registry request that never answered, or a machine too busy to
+        // unpack) is tried once more: what it fetched is in the cache, so the second goes faster.
+        const timedOut = error instanceof Error && / timed out after /.test(error.message);
+        if (!(error instanceof Error) || !timedOut) throw error;
+        const said = `${error.message.split("\n")[0] ?? ""}\n(its last output:)\n${lastLines(error.message)}`;
+        if (attempt === CACHE_INSTALL_ATTEMPTS) throw new Error(`${said}\n(after ${attempt} tries)`);
+        console.error(`packages: ${said}\ntrying again`);
+      }
+    }
   } finally {
     await rm(work, { recursive: true, force: true });
   }
