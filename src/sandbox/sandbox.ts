@@ -92,27 +92,107 @@ const SPECULATIVE_STEP_WAIT_MS = 1_000;
 const DEFAULT_WARM_IDLE_MS = 30_000;
 
 export function createSandbox(options: SandboxOptions): Sandbox {
-  const warm = new Map<string, ScriptSession>();
+  return new WarmSandbox(options);
+}
+
+/** The sandbox of the header: the runs' warm sessions, whose steps take turns, and what each is owed. */
+class WarmSandbox implements Sandbox {
+  private readonly options: SandboxOptions;
+  private readonly warm = new Map<string, ScriptSession>();
   /** Runs whose session is being stepped: feeding is asynchronous, and steps must not interleave. */
-  const stepping = new Map<string, Promise<void>>();
+  private readonly stepping = new Map<string, Promise<void>>();
   /** Per run, the completions the workflow feeds that its warm session has not seen yet (see the header). */
-  const owed = new Map<string, Set<number>>();
-  const owe = (runId: string, seq: number): void => {
-    const seqs = owed.get(runId);
-    if (seqs) seqs.add(seq);
-    else owed.set(runId, new Set([seq]));
-  };
-  const paid = (runId: string, batches: readonly EventBatch[]): void => {
-    const seqs = owed.get(runId);
-    if (!seqs) return;
-    for (const batch of batches) for (const event of batch.events) seqs.delete(event.seq);
-    if (seqs.size === 0) owed.delete(runId);
+  private readonly owed = new Map<string, Set<number>>();
+  private readonly sweeper: NodeJS.Timeout | undefined;
+
+  constructor(options: SandboxOptions) {
+    this.options = options;
+    const idleMs = options.warmIdleMs ?? DEFAULT_WARM_IDLE_MS;
+    this.sweeper =
+      idleMs > 0 ? setInterval(() => this.dropIdle(idleMs), Math.max(50, Math.min(idleMs / 2, 5_000))) : undefined;
+    this.sweeper?.unref();
+  }
+
+  readonly advance = async (input: AdvanceInput): Promise<AdvanceResult> => {
+    const release = await this.acquire(input.runId, Number.POSITIVE_INFINITY);
+    try {
+      const began = performance.now();
+      const result = await this.advanceNow(input);
+      if (result.kind === "needsColdStart") return result;
+      this.options.metrics?.step(input.cold ? "cold" : "warm", (performance.now() - began) / 1000);
+      const fedAt = input.batches.at(-1)?.at;
+      return {
+        ...result,
+        ...(fedAt === undefined ? {} : { fedAt }),
+        ...(input.cold && input.consumedBatches === 0 ? { startedAt: input.cold.startedAt } : {}),
+      };
+    } finally {
+      release?.();
+    }
   };
 
+  // Steps of one run take turns: every result of a run on this worker is fed in the order the
+  // worker got them, and the workflow puts the steps back in that order (see SpeculativeSteps).
+  readonly speculate = async (
+    runId: string,
+    event: CallEvent,
+    eventJson?: string,
+  ): Promise<SpeculativeStep | undefined> => {
+    const release = await this.acquire(runId, this.options.speculativeStepWaitMs ?? SPECULATIVE_STEP_WAIT_MS);
+    if (!release) {
+      this.owe(runId, event.seq);
+      return undefined;
+    }
+    try {
+      const began = performance.now();
+      const step = await this.speculateNow(runId, event, eventJson);
+      if (step) this.options.metrics?.step("warm", (performance.now() - began) / 1000);
+      return step;
+    } finally {
+      release();
+    }
+  };
+
+  readonly notSpeculated = (runId: string, seq: number): void => {
+    if (this.warm.has(runId) || this.stepping.has(runId)) this.owe(runId, seq);
+  };
+
+  readonly forget = (runId: string): void => {
+    if (!this.stepping.has(runId)) this.drop(runId);
+  };
+
+  get warmCount(): number {
+    return this.warm.size;
+  }
+
+  readonly heapUsedBytes = (): number => {
+    let bytes = 0;
+    for (const session of this.warm.values()) bytes += session.heapUsedBytes();
+    return bytes;
+  };
+
+  readonly dispose = (): void => {
+    clearInterval(this.sweeper);
+    for (const runId of [...this.warm.keys()]) this.drop(runId);
+  };
+
+  private owe(runId: string, seq: number): void {
+    const seqs = this.owed.get(runId);
+    if (seqs) seqs.add(seq);
+    else this.owed.set(runId, new Set([seq]));
+  }
+
+  private paid(runId: string, batches: readonly EventBatch[]): void {
+    const seqs = this.owed.get(runId);
+    if (!seqs) return;
+    for (const batch of batches) for (const event of batch.events) seqs.delete(event.seq);
+    if (seqs.size === 0) this.owed.delete(runId);
+  }
+
   /** Takes the run's turn to step; undefined if it isn't free within `maxWaitMs`. */
-  async function acquire(runId: string, maxWaitMs: number): Promise<(() => void) | undefined> {
+  private async acquire(runId: string, maxWaitMs: number): Promise<(() => void) | undefined> {
     const deadline = Date.now() + maxWaitMs;
-    for (let busy = stepping.get(runId); busy; busy = stepping.get(runId)) {
+    for (let busy = this.stepping.get(runId); busy; busy = this.stepping.get(runId)) {
       const left = deadline - Date.now();
       if (left <= 0) return undefined;
       if (left === Number.POSITIVE_INFINITY) await busy;
@@ -128,68 +208,61 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       }
     }
     let release = (): void => undefined;
-    stepping.set(
+    this.stepping.set(
       runId,
       new Promise<void>((resolve) => {
         release = resolve;
       }),
     );
     return () => {
-      stepping.delete(runId);
+      this.stepping.delete(runId);
       release();
     };
   }
 
-  const drop = (runId: string): void => {
-    warm.get(runId)?.dispose();
-    warm.delete(runId);
-    owed.delete(runId);
-  };
+  private drop(runId: string): void {
+    this.warm.get(runId)?.dispose();
+    this.warm.delete(runId);
+    this.owed.delete(runId);
+  }
 
-  const keep = (runId: string, session: ScriptSession): void => {
-    if (options.warmSessions === 0 || session.waitsOnlyLongly) return session.dispose();
-    warm.delete(runId);
+  private keep(runId: string, session: ScriptSession): void {
+    if (this.options.warmSessions === 0 || session.waitsOnlyLongly) return session.dispose();
+    this.warm.delete(runId);
     session.keptAt = Date.now();
-    warm.set(runId, session);
-    while (warm.size > options.warmSessions) {
-      const oldest = warm.keys().next().value;
+    this.warm.set(runId, session);
+    while (this.warm.size > this.options.warmSessions) {
+      const oldest = this.warm.keys().next().value;
       if (oldest === undefined) break;
-      drop(oldest);
+      this.drop(oldest);
     }
-  };
+  }
 
-  const idleMs = options.warmIdleMs ?? DEFAULT_WARM_IDLE_MS;
-  // The warm set is in the order sessions were kept (oldest first): the sweep stops at the first one still in use.
-  const sweeper =
-    idleMs > 0
-      ? setInterval(
-          () => {
-            const cutoff = Date.now() - idleMs;
-            for (const [runId, session] of warm) {
-              if (session.keptAt > cutoff) break;
-              drop(runId);
-            }
-          },
-          Math.max(50, Math.min(idleMs / 2, 5_000)),
-        )
-      : undefined;
-  sweeper?.unref();
+  /** Drops the sessions kept more than `idleMs` ago. */
+  private dropIdle(idleMs: number): void {
+    // The warm set is in the order sessions were kept (oldest first): the sweep stops at the first one still in use.
+    const cutoff = Date.now() - idleMs;
+    for (const [runId, session] of this.warm) {
+      if (session.keptAt > cutoff) break;
+      this.drop(runId);
+    }
+  }
 
-  async function coldSession(runId: string, cold: ColdStart): Promise<ScriptSession | ScriptError> {
+  private async coldSession(runId: string, cold: ColdStart): Promise<ScriptSession | ScriptError> {
     const version = runtimeVersionOf(cold);
     // A run started by a newer release, reaching an older worker: another worker must take it.
     if (version > SANDBOX_RUNTIME_VERSION) throw new RuntimeVersionError(version);
     try {
-      return await replayed(runId, cold, version, true);
+      return await this.replayed(runId, cold, version, true);
     } catch (error) {
       if (!(error instanceof SyncEntryCut)) throw error;
       // An entry too long for this thread: the same replay, every entry on isolated-vm's threads.
-      return await replayed(runId, cold, version, false);
+      return await this.replayed(runId, cold, version, false);
     }
   }
 
   /** A new session of the run, started and fed its journal: a script's fault, or the session. */
-  async function replayed(
+  private async replayed(
     runId: string,
     cold: ColdStart,
     version: number,
@@ -204,9 +277,9 @@ export function createSandbox(options: SandboxOptions): Sandbox {
         startedAt: cold.startedAt,
         knownCalls: cold.knownCalls,
         runtimeVersion: version,
-        memoryMb: options.memoryMb,
-        cpuMsPerStep: options.cpuMsPerStep,
-        validate: options.validate,
+        memoryMb: this.options.memoryMb,
+        cpuMsPerStep: this.options.cpuMsPerStep,
+        validate: this.options.validate,
       });
     } catch (error) {
       if (error instanceof ScriptLoadError) return { name: "SyntaxError", message: error.message };
@@ -214,11 +287,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
     }
     session.beginStep();
     const pacer = new ReplayPacer({ ...DEFAULT_PACING, synchronous });
-    const fault = (await session.start(cold.input)) ?? (await replay(session, cold, pacer));
+    const fault = (await session.start(cold.input)) ?? (await this.replay(session, cold, pacer));
     return fault ?? session;
   }
 
-  async function replay(session: ScriptSession, cold: ColdStart, pacer: ReplayPacer): Promise<ScriptError | undefined> {
+  private async replay(session: ScriptSession, cold: ColdStart, pacer: ReplayPacer): Promise<ScriptError | undefined> {
     for (const batch of cold.history) {
       // Each batch of the past gets the budget of the step it was first fed in.
       session.resetBudget();
@@ -229,22 +302,22 @@ export function createSandbox(options: SandboxOptions): Sandbox {
   }
 
   /** What a session reports at the end of a step; it is kept warm while its script waits. */
-  function finishStep(runId: string, session: ScriptSession): StepResult {
+  private finishStep(runId: string, session: ScriptSession): StepResult {
     const output = session.takeStepOutput();
     const settled = session.settled;
     if (!settled) {
-      keep(runId, session);
+      this.keep(runId, session);
       return { kind: "waiting", ...output };
     }
     session.dispose();
-    owed.delete(runId);
+    this.owed.delete(runId);
     return settled.ok
       ? { kind: "done", result: settled.value, ...output }
       : { kind: "failed", error: settled.error, ...output };
   }
 
-  async function advanceNow(input: AdvanceInput): Promise<AdvanceResult> {
-    let session = warm.get(input.runId);
+  private async advanceNow(input: AdvanceInput): Promise<AdvanceResult> {
+    let session = this.warm.get(input.runId);
     // A cold step is a retry of the first step or a replay: a warm session left by an earlier
     // attempt has already reported its calls, and reusing it would report none.
     const stale =
@@ -259,11 +332,11 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       session?.dispose();
       session = undefined;
     }
-    warm.delete(input.runId);
+    this.warm.delete(input.runId);
     if (!session) {
       if (!input.cold) return { kind: "needsColdStart" };
-      const created = await coldSession(input.runId, input.cold);
-      paid(input.runId, input.cold.history);
+      const created = await this.coldSession(input.runId, input.cold);
+      this.paid(input.runId, input.cold.history);
       if (!(created instanceof ScriptSession)) return { kind: "failed", error: created, calls: [], logs: [] };
       session = created;
       session.resetBudget();
@@ -271,90 +344,35 @@ export function createSandbox(options: SandboxOptions): Sandbox {
       session.beginStep();
     }
 
-    paid(input.runId, input.batches);
+    this.paid(input.runId, input.batches);
     for (const batch of input.batches) {
       const fault = await session.feed(batch);
       if (fault) return { kind: "failed", error: fault, ...session.takeStepOutput() };
     }
-    return finishStep(input.runId, session);
+    return this.finishStep(input.runId, session);
   }
 
-  async function speculateNow(
+  private async speculateNow(
     runId: string,
     event: CallEvent,
     eventJson?: string,
   ): Promise<SpeculativeStep | undefined> {
-    const session = warm.get(runId);
+    const session = this.warm.get(runId);
     if (!session || session.disposed || session.settled) return undefined;
-    const seqs = owed.get(runId);
+    const seqs = this.owed.get(runId);
     if (seqs && (seqs.size > 1 || !seqs.has(event.seq))) {
-      owe(runId, event.seq);
+      this.owe(runId, event.seq);
       return undefined;
     }
     // A retried call's own result: this is the completion that was owed.
-    owed.delete(runId);
+    this.owed.delete(runId);
     const chain = session.chain;
     const after = session.lastFedSeqs;
     const at = Math.max(Date.now(), session.lastAt);
-    warm.delete(runId);
+    this.warm.delete(runId);
     session.beginStep();
     const fault = await session.feed({ at, events: [event] }, undefined, eventJson);
     if (fault) return { chain, after, at, result: { kind: "failed", error: fault, ...session.takeStepOutput() } };
-    return { chain, after, at, result: finishStep(runId, session) };
+    return { chain, after, at, result: this.finishStep(runId, session) };
   }
-
-  return {
-    async advance(input) {
-      const release = await acquire(input.runId, Number.POSITIVE_INFINITY);
-      try {
-        const began = performance.now();
-        const result = await advanceNow(input);
-        if (result.kind === "needsColdStart") return result;
-        options.metrics?.step(input.cold ? "cold" : "warm", (performance.now() - began) / 1000);
-        const fedAt = input.batches.at(-1)?.at;
-        return {
-          ...result,
-          ...(fedAt === undefined ? {} : { fedAt }),
-          ...(input.cold && input.consumedBatches === 0 ? { startedAt: input.cold.startedAt } : {}),
-        };
-      } finally {
-        release?.();
-      }
-    },
-    // Steps of one run take turns: every result of a run on this worker is fed in the order the
-    // worker got them, and the workflow puts the steps back in that order (see SpeculativeSteps).
-    async speculate(runId, event, eventJson) {
-      const release = await acquire(runId, options.speculativeStepWaitMs ?? SPECULATIVE_STEP_WAIT_MS);
-      if (!release) {
-        owe(runId, event.seq);
-        return undefined;
-      }
-      try {
-        const began = performance.now();
-        const step = await speculateNow(runId, event, eventJson);
-        if (step) options.metrics?.step("warm", (performance.now() - began) / 1000);
-        return step;
-      } finally {
-        release();
-      }
-    },
-    notSpeculated(runId, seq) {
-      if (warm.has(runId) || stepping.has(runId)) owe(runId, seq);
-    },
-    forget(runId) {
-      if (!stepping.has(runId)) drop(runId);
-    },
-    get warmCount() {
-      return warm.size;
-    },
-    heapUsedBytes() {
-      let bytes = 0;
-      for (const session of warm.values()) bytes += session.heapUsedBytes();
-      return bytes;
-    },
-    dispose() {
-      clearInterval(sweeper);
-      for (const runId of [...warm.keys()]) drop(runId);
-    },
-  };
 }
