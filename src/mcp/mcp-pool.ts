@@ -11,6 +11,7 @@
  * ready for the next run of each server and credentials (spare-sessions.ts): a request that
  * gives a `spareKey` and finds no session of its own takes that spare instead of opening one.
  */
+import type { TargetPolicy } from "../http-tool/index.ts";
 import { openMcpConnection, type McpConnection } from "./mcp-client.ts";
 import { McpCallError, McpConnectError, describeUrl, type McpCallReason, type McpConnectReason } from "./mcp-errors.ts";
 import { waitForTask } from "./task-wait.ts";
@@ -115,58 +116,146 @@ function notSent(error: unknown, where: string): McpCallError {
  *   meta: { "codes.rewind/idempotency-key": "run_x/3" }, timeoutMs: 300_000 });
  */
 export function createMcpPool(options: McpPoolOptions = {}): McpPool {
-  const maxIdleMs = options.maxIdleMs ?? 60_000;
-  const maxConnections = options.maxConnections ?? 256;
-  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-  const targets = options.targets;
-  const entries = new Map<string, Entry>();
-  const spareIdleMs = options.spareIdleMs ?? 0;
-  const spares: SpareSessions | undefined =
-    spareIdleMs > 0
-      ? createSpareSessions({
-          idleMs: spareIdleMs,
-          refillDelayMs: SPARE_REFILL_DELAY_MS,
-          max: MAX_SPARES,
-        })
-      : undefined;
-  let closed = false;
+  return new McpSessionPool(options);
+}
 
-  const shut = (entry: Entry): Promise<void> => {
+/** The pool of the header: its entries by pool key, and the spare sessions when it keeps them. */
+class McpSessionPool implements McpPool {
+  private readonly maxIdleMs: number;
+  private readonly maxConnections: number;
+  private readonly connectTimeoutMs: number;
+  private readonly targets: TargetPolicy | undefined;
+  private readonly entries = new Map<string, Entry>();
+  private readonly spares: SpareSessions | undefined;
+  private closed = false;
+
+  constructor(options: McpPoolOptions) {
+    this.maxIdleMs = options.maxIdleMs ?? 60_000;
+    this.maxConnections = options.maxConnections ?? 256;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.targets = options.targets;
+    const spareIdleMs = options.spareIdleMs ?? 0;
+    this.spares =
+      spareIdleMs > 0
+        ? createSpareSessions({
+            idleMs: spareIdleMs,
+            refillDelayMs: SPARE_REFILL_DELAY_MS,
+            max: MAX_SPARES,
+          })
+        : undefined;
+  }
+
+  readonly callTool = async (request: McpCallRequest): Promise<McpCallOutcome> => {
+    const where = describeUrl(request.url);
+    if (this.closed)
+      throw new McpCallError("unreachable", `the MCP connection pool is closed (call to ${where})`, {
+        url: where,
+        outcomeUnknown: false,
+      });
+    const startedAt = Date.now();
+    if (request.task?.resume) return await this.resumeTask(request, startedAt, where);
+    try {
+      return await this.callOnce(request, startedAt, where, request.spareKey);
+    } catch (error) {
+      if (!(error instanceof McpCallError && error.sessionExpired)) throw error;
+      // A server that forgot one session forgot the spare opened beside it too.
+      if (request.spareKey !== undefined) this.spares?.discard(request.spareKey);
+      return { ...(await this.callOnce(request, startedAt, where, undefined)), resent: 1 };
+    }
+  };
+
+  readonly listTools = async (
+    url: string,
+    headers: Record<string, string> | undefined,
+    poolKey: string,
+    spareKey?: string,
+  ): Promise<McpListing> => {
+    if (this.closed)
+      throw new McpConnectError("unreachable", `the MCP connection pool is closed (listing ${describeUrl(url)})`, {
+        url: describeUrl(url),
+      });
+    try {
+      return await this.listOnce(url, headers, poolKey, spareKey);
+    } catch (error) {
+      if (!(error instanceof McpConnectError && error.sessionExpired)) throw error;
+      if (spareKey !== undefined) this.spares?.discard(spareKey);
+      return await this.listOnce(url, headers, poolKey, undefined);
+    }
+  };
+
+  readonly open = (
+    url: string,
+    headers: Record<string, string> | undefined,
+    poolKey: string,
+    spareKey?: string,
+  ): void => {
+    if (this.closed || this.entries.has(poolKey)) return;
+    // Checked out and in at once: the session opens, and closes when idle like any other.
+    this.checkIn(this.checkOut(poolKey, url, headers, spareKey));
+  };
+
+  get spareSessions(): number {
+    return this.spares?.size ?? 0;
+  }
+
+  readonly retireWhereKeyStarts = (prefix: string): void => {
+    for (const [key, entry] of [...this.entries]) if (key.startsWith(prefix)) this.retire(entry);
+  };
+
+  readonly close = async (): Promise<void> => {
+    this.closed = true;
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all([
+      this.spares?.close(),
+      ...all.map((entry) => {
+        entry.retired = true;
+        return this.shut(entry);
+      }),
+    ]);
+  };
+
+  private shut(entry: Entry): Promise<void> {
     clearTimeout(entry.idleTimer);
     entry.closing ??= entry.ready.then(
       (connection) => connection.close(),
       () => undefined,
     );
     return entry.closing;
-  };
-  const retire = (entry: Entry): void => {
-    if (entries.get(entry.key) === entry) entries.delete(entry.key);
-    entry.retired = true;
-    if (entry.inFlight === 0) void shut(entry);
-  };
-  const trim = (): void => {
-    // Sorting every session on every call cost each call O(n log n) with many runs open.
-    if (entries.size <= maxConnections) return;
-    const idle = [...entries.values()].filter((entry) => entry.inFlight === 0).sort((a, b) => a.lastUsed - b.lastUsed);
-    for (const entry of idle.slice(0, Math.max(0, entries.size - maxConnections))) retire(entry);
-  };
+  }
 
-  function checkOut(
+  private retire(entry: Entry): void {
+    if (this.entries.get(entry.key) === entry) this.entries.delete(entry.key);
+    entry.retired = true;
+    if (entry.inFlight === 0) void this.shut(entry);
+  }
+
+  private trim(): void {
+    // Sorting every session on every call cost each call O(n log n) with many runs open.
+    if (this.entries.size <= this.maxConnections) return;
+    const idle = [...this.entries.values()]
+      .filter((entry) => entry.inFlight === 0)
+      .sort((a, b) => a.lastUsed - b.lastUsed);
+    for (const entry of idle.slice(0, Math.max(0, this.entries.size - this.maxConnections))) this.retire(entry);
+  }
+
+  private checkOut(
     key: string,
     url: string,
     headers: Record<string, string> | undefined,
     spareKey: string | undefined,
   ): Entry {
-    let entry = entries.get(key);
-    if (entry?.connection && !entry.connection.open) retire(entry);
-    entry = entries.get(key);
+    let entry = this.entries.get(key);
+    if (entry?.connection && !entry.connection.open) this.retire(entry);
+    entry = this.entries.get(key);
     if (!entry) {
-      const opened = () => openMcpConnection({ url, headers, timeoutMs: connectTimeoutMs, targets });
+      const targets = this.targets;
+      const opened = () => openMcpConnection({ url, headers, timeoutMs: this.connectTimeoutMs, targets });
       // A spare was checked when it opened; a guarded policy checks its target again for this run.
       const vet = targets?.guarded ? () => targets.check(url) : undefined;
       const created: Entry = {
         key,
-        ready: spares && spareKey !== undefined ? spares.take(spareKey, opened, vet) : opened(),
+        ready: this.spares && spareKey !== undefined ? this.spares.take(spareKey, opened, vet) : opened(),
         connection: undefined,
         inFlight: 0,
         lastUsed: Date.now(),
@@ -178,32 +267,32 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
         (connection) => {
           created.connection = connection;
         },
-        () => retire(created),
+        () => this.retire(created),
       );
-      entries.set(key, created);
+      this.entries.set(key, created);
       entry = created;
     }
     clearTimeout(entry.idleTimer);
     entry.inFlight++;
     entry.lastUsed = Date.now();
-    trim();
+    this.trim();
     return entry;
   }
 
-  function checkIn(entry: Entry): void {
+  private checkIn(entry: Entry): void {
     entry.inFlight--;
     entry.lastUsed = Date.now();
     if (entry.inFlight > 0) return;
-    if (entry.retired || closed) {
-      void shut(entry);
+    if (entry.retired || this.closed) {
+      void this.shut(entry);
       return;
     }
-    entry.idleTimer = setTimeout(() => retire(entry), maxIdleMs);
+    entry.idleTimer = setTimeout(() => this.retire(entry), this.maxIdleMs);
     entry.idleTimer.unref();
   }
 
   /** Sends the call (as a task when asked) on an open connection. */
-  async function callOn(
+  private async callOn(
     connection: McpConnection,
     request: McpCallRequest,
     startedAt: number,
@@ -236,7 +325,7 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
   }
 
   /** Waits for a task an earlier attempt started, on the session it was started on. */
-  async function resumeTask(request: McpCallRequest, startedAt: number, where: string): Promise<McpCallOutcome> {
+  private async resumeTask(request: McpCallRequest, startedAt: number, where: string): Promise<McpCallOutcome> {
     const handle = request.task?.resume;
     if (!handle) throw new Error("resumeTask needs a task to resume");
     let connection: McpConnection;
@@ -244,9 +333,9 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
       connection = await openMcpConnection({
         url: request.url,
         headers: request.headers,
-        timeoutMs: Math.min(connectTimeoutMs, request.timeoutMs),
+        timeoutMs: Math.min(this.connectTimeoutMs, request.timeoutMs),
         sessionId: handle.sessionId,
-        targets,
+        targets: this.targets,
         ...(request.signal ? { signal: request.signal } : {}),
       });
     } catch (error) {
@@ -277,34 +366,34 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
     }
   }
 
-  async function callOnce(
+  private async callOnce(
     request: McpCallRequest,
     startedAt: number,
     where: string,
     spareKey: string | undefined,
   ): Promise<McpCallOutcome> {
-    const entry = checkOut(request.poolKey, request.url, request.headers, spareKey);
+    const entry = this.checkOut(request.poolKey, request.url, request.headers, spareKey);
     const left = () => Math.max(1, request.timeoutMs - (Date.now() - startedAt));
     try {
       const connection = await connectionOf(entry, left(), request.signal, where).catch((error: unknown) => {
         throw notSent(error, where);
       });
-      return await callOn(connection, request, startedAt, where);
+      return await this.callOn(connection, request, startedAt, where);
     } catch (error) {
-      if (error instanceof McpCallError && CALL_RETIRES.has(error.reason)) retire(entry);
+      if (error instanceof McpCallError && CALL_RETIRES.has(error.reason)) this.retire(entry);
       throw error;
     } finally {
-      checkIn(entry);
+      this.checkIn(entry);
     }
   }
 
-  async function listOnce(
+  private async listOnce(
     url: string,
     headers: Record<string, string> | undefined,
     poolKey: string,
     spareKey: string | undefined,
   ): Promise<McpListing> {
-    const entry = checkOut(poolKey, url, headers, spareKey);
+    const entry = this.checkOut(poolKey, url, headers, spareKey);
     try {
       const connection = await connectionOf(entry, LIST_TIMEOUT_MS, undefined, describeUrl(url));
       const changes = connection.toolChanges;
@@ -317,67 +406,10 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
         fresh: () => connection.open && connection.toolChanges === changes,
       };
     } catch (error) {
-      if (error instanceof McpConnectError && LIST_RETIRES.has(error.reason)) retire(entry);
+      if (error instanceof McpConnectError && LIST_RETIRES.has(error.reason)) this.retire(entry);
       throw error;
     } finally {
-      checkIn(entry);
+      this.checkIn(entry);
     }
   }
-
-  return {
-    async callTool(request) {
-      const where = describeUrl(request.url);
-      if (closed)
-        throw new McpCallError("unreachable", `the MCP connection pool is closed (call to ${where})`, {
-          url: where,
-          outcomeUnknown: false,
-        });
-      const startedAt = Date.now();
-      if (request.task?.resume) return await resumeTask(request, startedAt, where);
-      try {
-        return await callOnce(request, startedAt, where, request.spareKey);
-      } catch (error) {
-        if (!(error instanceof McpCallError && error.sessionExpired)) throw error;
-        // A server that forgot one session forgot the spare opened beside it too.
-        if (request.spareKey !== undefined) spares?.discard(request.spareKey);
-        return { ...(await callOnce(request, startedAt, where, undefined)), resent: 1 };
-      }
-    },
-    async listTools(url, headers, poolKey, spareKey) {
-      if (closed)
-        throw new McpConnectError("unreachable", `the MCP connection pool is closed (listing ${describeUrl(url)})`, {
-          url: describeUrl(url),
-        });
-      try {
-        return await listOnce(url, headers, poolKey, spareKey);
-      } catch (error) {
-        if (!(error instanceof McpConnectError && error.sessionExpired)) throw error;
-        if (spareKey !== undefined) spares?.discard(spareKey);
-        return await listOnce(url, headers, poolKey, undefined);
-      }
-    },
-    open(url, headers, poolKey, spareKey) {
-      if (closed || entries.has(poolKey)) return;
-      // Checked out and in at once: the session opens, and closes when idle like any other.
-      checkIn(checkOut(poolKey, url, headers, spareKey));
-    },
-    get spareSessions() {
-      return spares?.size ?? 0;
-    },
-    retireWhereKeyStarts(prefix) {
-      for (const [key, entry] of [...entries]) if (key.startsWith(prefix)) retire(entry);
-    },
-    async close() {
-      closed = true;
-      const all = [...entries.values()];
-      entries.clear();
-      await Promise.all([
-        spares?.close(),
-        ...all.map((entry) => {
-          entry.retired = true;
-          return shut(entry);
-        }),
-      ]);
-    },
-  };
 }
