@@ -29,7 +29,7 @@ import {
   scrubberFor,
   type Scrubber,
 } from "../mcp/index.ts";
-import type { SchemaValidator, Sandbox } from "../sandbox/index.ts";
+import type { SchemaValidator } from "../sandbox/index.ts";
 import type { EndpointResolver } from "../events/index.ts";
 import type { CredentialRevisions, CredentialScope, JsonSchema, SpeculativeStep } from "../shared/index.ts";
 import {
@@ -48,13 +48,12 @@ import { withEventsEndpoint } from "./run-end.ts";
 import type { CallRef, CallReports } from "./call-reports.ts";
 import { createSchemaWatch, schemaChangeOf, type SchemaWatch } from "./schema-watch.ts";
 import { createOutageWait, neverReachedServer, type OutageWait } from "./outage-wait.ts";
+import { noStepsAhead, type StepsAhead } from "./steps-ahead.ts";
 
 export interface McpCallDeps {
   mcpPool: McpPool;
-  /** The worker's sandbox: a finished call is fed to its run's warm script right away (a speculative step). */
-  sandbox?: Pick<Sandbox, "speculate" | "notSpeculated">;
-  /** Whether a finished call is fed to its run's warm script here (default: yes); off, the workflow always feeds it. */
-  speculativeSteps?: boolean;
+  /** Where a finished call's result may take the run's next step here (steps-ahead.ts); default: nowhere, the workflow feeds it. */
+  stepsAhead?: StepsAhead;
   /** Whether a run's namespace takes events, told with a step that ends the run. */
   endpoints?: EndpointResolver;
   tracing: Tracing;
@@ -190,7 +189,7 @@ async function takeSpeculativeStep(
   valueJson: string,
 ): Promise<{ step?: SpeculativeStep }> {
   try {
-    const step = await speculationOf(deps)?.speculate(
+    const step = await (deps.stepsAhead ?? noStepsAhead).take(
       input.runId,
       { seq: input.seq, ok: true, value },
       encodeCallEvent(input.seq, value, valueJson),
@@ -206,11 +205,6 @@ async function takeSpeculativeStep(
   } catch {
     return {};
   }
-}
-
-/** Where this worker takes speculative steps: its sandbox, unless they are switched off. */
-function speculationOf(deps: McpCallDeps): McpCallDeps["sandbox"] {
-  return deps.speculativeSteps === false ? undefined : deps.sandbox;
 }
 
 /** Who the attempt is, once its credentials are resolved: what every stage after it needs. */
@@ -662,7 +656,7 @@ export function createCallMcpTool(deps: McpCallDeps) {
       throw failed.thrown;
     } finally {
       // No later result of the run is fed here before the workflow has fed this one (see the sandbox).
-      if (!speculated) speculationOf(deps)?.notSpeculated(input.runId, input.seq);
+      if (!speculated) (deps.stepsAhead ?? noStepsAhead).skipped(input.runId, input.seq);
       attemptEnded.abort(new Error("the attempt ended"));
       clearInterval(heartbeat);
       span?.end(errorType === undefined ? {} : { errorType });

@@ -36,3 +36,4 @@ export type Activities = ReturnType<typeof createActivities>;
 export { createCallReports } from "./call-reports.ts";
 export { createSessionOpener, type OpenSessions, type SessionOpener } from "./session-opener.ts";
 export { runSessionsPrefix } from "./call-mcp-tool.ts";
+export { noStepsAhead, stepsAheadIn, type StepsAhead } from "./steps-ahead.ts";

@@ -17,7 +17,8 @@ import { McpCallError, McpConnectError, describeUrl, type McpCallReason, type Mc
 import { waitForTask } from "./task-wait.ts";
 import type { McpCallOutcome, McpCallRequest, McpListing, McpPool, McpPoolOptions } from "./mcp-types.ts";
 import { startDeadline } from "./request-watch.ts";
-import { createSpareSessions, type SpareSessions } from "./spare-sessions.ts";
+import { createSpareSessions } from "./spare-sessions.ts";
+import { openOnDemand, type SessionSource } from "./session-source.ts";
 
 /** Wait before opening the next spare session (spare-sessions.ts). */
 const SPARE_REFILL_DELAY_MS = 50;
@@ -119,14 +120,15 @@ export function createMcpPool(options: McpPoolOptions = {}): McpPool {
   return new McpSessionPool(options);
 }
 
-/** The pool of the header: its entries by pool key, and the spare sessions when it keeps them. */
+/** The pool of the header: its entries by pool key, and where its new sessions come from. */
 class McpSessionPool implements McpPool {
   private readonly maxIdleMs: number;
   private readonly maxConnections: number;
   private readonly connectTimeoutMs: number;
   private readonly targets: TargetPolicy | undefined;
   private readonly entries = new Map<string, Entry>();
-  private readonly spares: SpareSessions | undefined;
+  /** Where new sessions come from (session-source.ts): opened on demand, or spares opened ahead. */
+  private readonly sessions: SessionSource;
   private closed = false;
 
   constructor(options: McpPoolOptions) {
@@ -135,14 +137,14 @@ class McpSessionPool implements McpPool {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.targets = options.targets;
     const spareIdleMs = options.spareIdleMs ?? 0;
-    this.spares =
+    this.sessions =
       spareIdleMs > 0
         ? createSpareSessions({
             idleMs: spareIdleMs,
             refillDelayMs: SPARE_REFILL_DELAY_MS,
             max: MAX_SPARES,
           })
-        : undefined;
+        : openOnDemand;
   }
 
   readonly callTool = async (request: McpCallRequest): Promise<McpCallOutcome> => {
@@ -159,7 +161,7 @@ class McpSessionPool implements McpPool {
     } catch (error) {
       if (!(error instanceof McpCallError && error.sessionExpired)) throw error;
       // A server that forgot one session forgot the spare opened beside it too.
-      if (request.spareKey !== undefined) this.spares?.discard(request.spareKey);
+      if (request.spareKey !== undefined) this.sessions.discard(request.spareKey);
       return { ...(await this.callOnce(request, startedAt, where, undefined)), resent: 1 };
     }
   };
@@ -178,7 +180,7 @@ class McpSessionPool implements McpPool {
       return await this.listOnce(url, headers, poolKey, spareKey);
     } catch (error) {
       if (!(error instanceof McpConnectError && error.sessionExpired)) throw error;
-      if (spareKey !== undefined) this.spares?.discard(spareKey);
+      if (spareKey !== undefined) this.sessions.discard(spareKey);
       return await this.listOnce(url, headers, poolKey, undefined);
     }
   };
@@ -195,7 +197,7 @@ class McpSessionPool implements McpPool {
   };
 
   get spareSessions(): number {
-    return this.spares?.size ?? 0;
+    return this.sessions.size;
   }
 
   readonly retireWhereKeyStarts = (prefix: string): void => {
@@ -207,7 +209,7 @@ class McpSessionPool implements McpPool {
     const all = [...this.entries.values()];
     this.entries.clear();
     await Promise.all([
-      this.spares?.close(),
+      this.sessions.close(),
       ...all.map((entry) => {
         entry.retired = true;
         return this.shut(entry);
@@ -255,7 +257,7 @@ class McpSessionPool implements McpPool {
       const vet = targets?.guarded ? () => targets.check(url) : undefined;
       const created: Entry = {
         key,
-        ready: this.spares && spareKey !== undefined ? this.spares.take(spareKey, opened, vet) : opened(),
+        ready: this.sessions.take({ spareKey, open: opened, ...(vet ? { vet } : {}) }),
         connection: undefined,
         inFlight: 0,
         lastUsed: Date.now(),

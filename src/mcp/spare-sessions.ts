@@ -18,6 +18,7 @@
  * gets the run a session of its own, whose opening refuses it, never the spare opened earlier.
  */
 import type { McpConnection } from "./mcp-client.ts";
+import type { SessionSource } from "./session-source.ts";
 
 export interface SpareSessionOptions {
   /** A spare not taken within this long is closed. */
@@ -28,20 +29,12 @@ export interface SpareSessionOptions {
   max: number;
 }
 
-export interface SpareSessions {
-  /**
-   * A session for `spareKey`: the spare kept for it if it opened, is open and passes `vet`, else a
-   * new one from `open`. Either way, another spare for the key is opened a moment after that
-   * session is ready.
-   */
-  take(spareKey: string, open: () => Promise<McpConnection>, vet?: () => Promise<void>): Promise<McpConnection>;
-  /** Closes the key's spare, if any, unused (its server forgot a session of the key's). */
-  discard(spareKey: string): void;
-  /** Spares kept now (opened or opening). */
-  readonly size: number;
-  /** Closes every spare; takes none afterwards. */
-  close(): Promise<void>;
-}
+/**
+ * The spare sessions are a `SessionSource`: a request with a `spareKey` gets the spare kept for it
+ * if it opened, is open and passes `vet`, else a new one from `open`; either way, another spare
+ * for the key is opened a moment after that session is ready. A request without one opens its own.
+ */
+export type SpareSessions = SessionSource;
 
 interface Spare {
   ready: Promise<McpConnection | undefined>;
@@ -51,7 +44,7 @@ interface Spare {
 /**
  * @example
  * const spares = createSpareSessions({ idleMs: 30_000, refillDelayMs: 50, max: 64 });
- * const connection = await spares.take(`${namespace}#${url}#${fingerprint}`, () => openMcpConnection({ url, timeoutMs }));
+ * const connection = await spares.take({ spareKey: `${namespace}#${url}#${fingerprint}`, open: () => openMcpConnection({ url, timeoutMs }) });
  */
 export function createSpareSessions(options: SpareSessionOptions): SpareSessions {
   const kept = new Map<string, Spare>();
@@ -108,7 +101,8 @@ export function createSpareSessions(options: SpareSessionOptions): SpareSessions
   }
 
   return {
-    take(spareKey, open, vet) {
+    take({ spareKey, open, vet }) {
+      if (spareKey === undefined) return open();
       const spare = drop(spareKey);
       const taken = spare ? fromSpare(spare, open, vet) : open();
       // The next spare waits for this run's session, so that it never competes with its opening.

@@ -7,7 +7,14 @@ import { Client } from "@temporalio/client";
 import { Worker, type InjectedSinks, type NativeConnection, type WorkerOptions } from "@temporalio/worker";
 import type { AdvanceInput, AdvanceResult, FinishedSpan, TracingSinks } from "../shared/index.ts";
 import { createTracing, type Tracing } from "../tracing/index.ts";
-import { createActivities, createCallReports, createSessionOpener, runSessionsPrefix } from "../activities/index.ts";
+import {
+  createActivities,
+  createCallReports,
+  createSessionOpener,
+  noStepsAhead,
+  runSessionsPrefix,
+  stepsAheadIn,
+} from "../activities/index.ts";
 import { createCredentialResolver, createSecretBox } from "../credentials/index.ts";
 import { createEndpointResolver, createWebhookTokens } from "../events/index.ts";
 import {
@@ -189,7 +196,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
     storedScripts: createStoredScriptStore(client, options.taskQueue),
     credentials,
     ...(on["session-opener"] ? { openSessions: sessionOpener.open } : {}),
-    speculativeSteps: on["speculative-steps"],
+    stepsAhead: on["speculative-steps"] ? stepsAheadIn(sandbox) : noStepsAhead,
     tracing,
     validate: validateAgainstSchema,
     callReports: createCallReports(client),
