@@ -1,9 +1,10 @@
 /**
  * `npm run upgrade-test`: runs left open by a release complete on today's code. A worktree of
- * the release (default 3477167, `--from <commit>`) gets its own `npm ci`; its stack starts every
- * scenario of test/histories/scenarios.ts against a dev server persisted to SQLite, and leaves
- * each one waiting (approval, webhook signal, timer, credentials, schema change, child run,
- * between continue-as-new executions, and on releases that have them an unknown outcome, a
+ * the release (default 3477167, `--from <commit>`) gets its own `npm ci` of its production
+ * dependencies (its stack runs on this checkout's Node); its stack starts every scenario of
+ * test/histories/scenarios.ts against a dev server persisted to SQLite, and leaves each one
+ * waiting (approval, webhook signal, timer, credentials, schema change, child run, between
+ * continue-as-new executions, and on releases that have them an unknown outcome, a
  * script's approval, a rollback's revert); runs that just run are left to end. Then the release's
  * stack stops (SIGTERM in one lane, SIGKILL in a second, smaller one), Temporal restarts on the
  * same SQLite file and port, and today's stack starts with the same task queue, state dir and
@@ -83,9 +84,15 @@ interface Release {
   remove(): Promise<void>;
 }
 
-/** What a worktree's node_modules were installed from: its lock file, Node and the platform. */
+/** How a release's worktree is installed. */
+const RELEASE_INSTALL_FLAGS = ["--omit=dev", "--no-audit", "--no-fund"];
+
+/** What a worktree's node_modules were installed from: its lock file, the flags, Node and the platform. */
 const stampOf = (lock: string): string =>
-  createHash("sha256").update(lock).update(`\n${process.version} ${process.platform} ${process.arch}`).digest("hex");
+  createHash("sha256")
+    .update(lock)
+    .update(`\n${RELEASE_INSTALL_FLAGS.join(" ")} ${process.version} ${process.platform} ${process.arch}`)
+    .digest("hex");
 const stampFile = (root: string): string => path.join(root, "node_modules", ".rewind-upgrade-stamp");
 
 async function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
@@ -166,7 +173,10 @@ async function checkoutRelease(from: string, cache: boolean): Promise<Release> {
         ([key]) => !/^(npm_package_|npm_lifecycle_|npm_config_local_prefix$|npm_command$|INIT_CWD$)/.test(key),
       ),
     );
-    await run("npm", ["ci", "--no-audit", "--no-fund"], root, env);
+    // Only what its stack runs on: the stack runs on this checkout's Node (stack-runner.ts), and
+    // the release's linters, test runner and Node binary would be half the install's CPU, spent
+    // beside the suite.
+    await run("npm", ["ci", ...RELEASE_INSTALL_FLAGS], root, env);
     say(`npm ci in the worktree of ${short} took ${since(at)}`);
     await writeFile(stampFile(root), stamp);
   } catch (error) {
