@@ -55,9 +55,11 @@ export async function ensureVenv(spec: VenvSpec): Promise<string> {
     const started = Date.now();
     log(`${name}: installing ${requirements.join(" ")} with pip into ${venvDir} (one time, about 20 s)`);
     await runCommand("python3", ["-m", "venv", venvDir], { timeoutMs: 120_000 });
+    // --no-compile: pip's byte-compiling of every module was most of an install's CPU; Python
+    // compiles the few modules a test imports when it first imports them.
     await runCommand(
       python,
-      ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", ...requirements],
+      ["-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet", "--no-compile", ...requirements],
       {
         timeoutMs: 10 * 60_000,
       },

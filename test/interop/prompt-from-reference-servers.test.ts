@@ -1,11 +1,13 @@
 /**
  * What a model reads about servers it has never seen, from the reference servers themselves:
- * `server-everything` over streamable HTTP and `server-filesystem`, `server-sequential-thinking`
- * and `server-memory` in stdio behind supergateway. The prompt rendering must carry what a script
- * needs from their descriptions: the `[FILE]`/`[DIR]` marks `list_directory` answers with, the
- * unit of `trigger-long-running-operation`'s `duration`, that `read_file` is deprecated, and the
- * whole of sequential-thinking's guidance. The compact rendering stays one line a tool. Both
- * sizes are printed, for docs/mcp-support.md.
+ * `server-everything` over streamable HTTP, `server-filesystem`, `server-sequential-thinking` and
+ * `server-memory` in stdio behind supergateway, and the Python `mcp-server-time` and
+ * `mcp-server-git` behind mcp-proxy. The prompt rendering must carry what a script needs from
+ * their descriptions: the `[FILE]`/`[DIR]` marks `list_directory` answers with, the unit of
+ * `trigger-long-running-operation`'s `duration`, that `read_file` is deprecated, the whole of
+ * sequential-thinking's guidance, the IANA names and `HH:MM` form the time tools take, and the
+ * timestamp forms `git_log` accepts. The compact rendering stays one line a tool. The sizes are
+ * printed, for docs/mcp.md.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -15,6 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEverythingServer, type EverythingServer } from "../helpers/everything-server.ts";
 import { startRewindStack, type RewindStack } from "../helpers/rewind-stack.ts";
 import { startStdioGateway, type StdioGateway } from "../helpers/stdio-gateway.ts";
+import { startProxiedServer, type ProxiedServer } from "../helpers/python-reference-servers.ts";
+import { execFileSync } from "node:child_process";
 import { registerToolset } from "../helpers/toolset.ts";
 
 const require = createRequire(import.meta.url);
@@ -25,6 +29,7 @@ const stdioServer = (pkg: string, ...args: string[]) =>
 let stack: RewindStack;
 let everything: EverythingServer;
 let gateways: StdioGateway[] = [];
+let proxied: ProxiedServer[] = [];
 let dir: string;
 let toolset: string;
 
@@ -32,6 +37,9 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), "rewind-prompt-"));
   await writeFile(path.join(dir, "notes.txt"), "hello");
   const memoryFile = path.join(dir, "memory.jsonl");
+  const repository = path.join(dir, "repository");
+  execFileSync("git", ["init", "-q", repository]);
+  proxied = await Promise.all([startProxiedServer("time"), startProxiedServer("git", ["--repository", repository])]);
   [stack, everything, ...gateways] = await Promise.all([
     startRewindStack(),
     startEverythingServer(),
@@ -50,13 +58,15 @@ beforeAll(async () => {
       filesystem: { url: filesystem!.url },
       thinking: { url: thinking!.url },
       memory: { url: memory!.url },
+      time: { url: proxied[0]!.url },
+      git: { url: proxied[1]!.url },
     },
   });
 }, 120_000);
 afterAll(async () => {
   await stack?.stop();
   await everything?.close();
-  await Promise.all(gateways.map((gateway) => gateway.stop()));
+  await Promise.all([...gateways, ...proxied].map((server) => server.stop()));
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -75,7 +85,7 @@ function toolText(prompt: string, reference: string): string {
   return lines.slice(start, end).join("\n");
 }
 
-describe("the prompt of four reference servers", () => {
+describe("the prompt of six reference servers", () => {
   it("carries what a script needs from each tool's description and its arguments'", async () => {
     const prompt = await rendering("format=prompt");
     expect(toolText(prompt, "filesystem.list_directory")).toMatch(/\[FILE\].*\[DIR\]/s);
@@ -89,6 +99,14 @@ describe("the prompt of four reference servers", () => {
     expect(thinking.length).toBeGreaterThan(2_000);
     expect(thinking).toContain("  - nextThoughtNeeded: ");
     expect(toolText(prompt, "memory.create_entities")).toContain("  - entities[].name: ");
+    // The Python servers put what a call needs in their arguments' descriptions.
+    expect(toolText(prompt, "time.get_current_time")).toMatch(
+      /\n {2}- timezone: IANA timezone name \(e\.g\., 'America\/New_York'/,
+    );
+    expect(toolText(prompt, "time.convert_time")).toContain("  - time: Time to convert in 24-hour format (HH:MM)");
+    expect(toolText(prompt, "git.git_log")).toMatch(
+      /\n {2}- start_timestamp: Start timestamp for filtering commits\. .*ISO 8601/s,
+    );
   });
 
   it("selected tools get the same full text; the compact rendering keeps one line a tool", async () => {
@@ -98,12 +116,14 @@ describe("the prompt of four reference servers", () => {
       rendering("format=dts"),
       rendering("format=prompt&tools=filesystem.list_directory"),
     ]);
-    const toolLines = compact.split("\n").filter((line) => /^(everything|filesystem|thinking|memory)\b/.test(line));
+    const toolLines = compact
+      .split("\n")
+      .filter((line) => /^(everything|filesystem|thinking|memory|time|git)\b/.test(line));
     console.log(
-      `[prompt sizes] four reference servers, ${toolLines.length} tools: prompt ${prompt.length} B, compact ${compact.length} B, .d.ts ${dts.length} B`,
+      `[prompt sizes] six reference servers, ${toolLines.length} tools: prompt ${prompt.length} B, compact ${compact.length} B, .d.ts ${dts.length} B`,
     );
     expect(toolText(selected, "filesystem.list_directory")).toMatch(/\[DIR\]/);
-    expect(toolLines.length).toBeGreaterThan(30);
+    expect(toolLines.length).toBeGreaterThan(45);
     for (const line of toolLines) expect(line.length).toBeLessThan(200);
   });
 });
