@@ -39,9 +39,8 @@ export default defineConfig({
     pool: "forks",
     // Vitest 4 passes top-level `execArgv` to each worker process (poolOptions is gone).
     execArgv: ["--no-node-snapshot"],
-    // Three workers on two cores: a file spends much of its time waiting on servers, timers and the
-    // processes it started, and a third keeps the cores busy meanwhile.
-    maxWorkers: 3,
+    // The machines this runs on have two cores, and each worker talks to the same server.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // An error thrown where no test awaits it still fails the run; one thrown by a Temporal client
