@@ -3,8 +3,6 @@
  * worker takes it, and with every worker of the run's queue stopped or restarting it answered a
  * journal read after about 30 s with a deadline the API reported as an internal error. The API
  * waits a bounded time instead and answers 503 `unavailable`, which says to try again.
- * `withinQueryTimeout` waits less and gives undefined, for a caller that can do without the
- * answer (a run's parked calls in its view) or answers 503 itself (a decision on a call).
  */
 import type { Client } from "@temporalio/client";
 import type { JournalView } from "../shared/index.ts";
@@ -39,14 +37,6 @@ export async function answeredByWorker<T>(runId: string, query: Promise<T>, ms =
     // A query given up on still ends later; its failure then is nobody's.
     query.catch(() => undefined);
   }
-}
-
-const QUERY_TIMEOUT_MS = 3_000;
-
-/** A query's answer, or undefined when it fails or no worker answers within QUERY_TIMEOUT_MS. */
-export function withinQueryTimeout<T>(query: Promise<T>): Promise<T | undefined> {
-  const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), QUERY_TIMEOUT_MS).unref());
-  return Promise.race([query.catch(() => undefined), timeout]);
 }
 
 /** A page of the run's journal, as its worker answers it (503 when none does in time). */
