@@ -7,13 +7,13 @@
  * tests, so the one-time pip install is its own step.
  *
  * The proxy binds the address it is given (127.0.0.1) and a free port; a test process that dies
- * leaves no proxy behind, because `stop` is also called from the process's exit.
+ * leaves no proxy behind (server-process.ts).
  */
-import { spawn } from "node:child_process";
 import path from "node:path";
 import { getFreePort } from "../../src/dev/free-port.ts";
 import { REPO_ROOT } from "./paths.ts";
 import { ensureVenv } from "./python-venv.ts";
+import { startServerProcess } from "./server-process.ts";
 import { waitFor } from "./wait-for.ts";
 
 export const REFERENCE_SERVERS_VERSION = "2026.10.19";
@@ -62,39 +62,25 @@ export interface ProxiedServer {
  * Starts `server` (with `args`) behind mcp-proxy on a free loopback port and waits until the proxy
  * answers an MCP `initialize`.
  */
-export async function startProxiedServer(server: ReferenceServer, args: string[] = []): Promise<ProxiedServer> {
+export async function startProxiedServer(name: ReferenceServer, args: string[] = []): Promise<ProxiedServer> {
   const bins = await ensureReferenceServers();
   const port = await getFreePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(
+  const server = startServerProcess(
     path.join(bins.proxy, "mcp-proxy"),
-    ["--host", "127.0.0.1", "--port", String(port), path.join(bins.servers, `mcp-server-${server}`), "--", ...args],
+    ["--host", "127.0.0.1", "--port", String(port), path.join(bins.servers, `mcp-server-${name}`), "--", ...args],
     // A minimal environment: nothing of the test's reaches the server.
-    { env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "" }, stdio: ["ignore", "pipe", "pipe"] },
+    { env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "" }, graceMs: 5_000 },
   );
-  let output = "";
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-8_000);
-  };
-  child.stdout.on("data", collect);
-  child.stderr.on("data", collect);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const onExit = () => child.kill("SIGKILL");
-  process.once("exit", onExit);
-  const stop = async () => {
-    process.off("exit", onExit);
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGTERM");
-    const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-    await exited;
-    clearTimeout(killer);
-  };
+  const stop = () => server.stop();
   try {
     await waitFor(
-      `mcp-proxy (mcp-server-${server}) to answer initialize on ${base}/mcp`,
+      `mcp-proxy (mcp-server-${name}) to answer initialize on ${base}/mcp`,
       async () => {
-        if (child.exitCode !== null || child.signalCode !== null)
-          throw new Error(`mcp-proxy exited (${child.exitCode ?? child.signalCode}) before answering on ${base}`);
+        if (server.ended)
+          throw new Error(
+            `mcp-proxy exited (${server.child.exitCode ?? server.child.signalCode}) before answering on ${base}`,
+          );
         const response = await fetch(`${base}/mcp`, {
           method: "POST",
           headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
@@ -114,9 +100,9 @@ export async function startProxiedServer(server: ReferenceServer, args: string[]
     );
   } catch (error) {
     await stop();
-    throw new Error(`${(error as Error).message}:\n${output}`, { cause: error });
+    throw new Error(`${(error as Error).message}:\n${server.output()}`, { cause: error });
   }
-  return { url: `${base}/mcp`, output: () => output, stop };
+  return { url: `${base}/mcp`, output: server.output, stop };
 }
 
 if (import.meta.main && process.argv.includes("--install")) {

@@ -10,7 +10,7 @@
  *
  * Usage: node test/helpers/s3-server.ts --install
  */
-import { spawn } from "node:child_process";
+import { startServerProcess } from "./server-process.ts";
 import path from "node:path";
 import { waitFor } from "./wait-for.ts";
 import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
@@ -54,37 +54,19 @@ export async function startS3Server(): Promise<S3Server> {
   const python = await ensureMoto((line) => console.log(line));
   const port = await getFreePort();
   const endpoint = `http://127.0.0.1:${port}`;
-  const child = spawn(python, ["-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)], {
+  const server = startServerProcess(python, ["-m", "moto.server", "-H", "127.0.0.1", "-p", String(port)], {
     env: { PATH: process.env["PATH"] ?? "", PYTHONUNBUFFERED: "1" },
-    stdio: ["ignore", "pipe", "pipe"],
   });
-  let output = "";
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-8_000);
-  };
-  child.stdout.on("data", collect);
-  child.stderr.on("data", collect);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const killOnExit = () => {
-    child.kill("SIGKILL");
-  };
-  process.once("exit", killOnExit);
-
-  const stop = async () => {
-    process.removeListener("exit", killOnExit);
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGTERM");
-    const killer = setTimeout(() => child.kill("SIGKILL"), 3_000);
-    await exited;
-    clearTimeout(killer);
-  };
+  const stop = () => server.stop();
 
   try {
     await waitFor(
       `moto server to answer on ${endpoint}`,
       async () => {
-        if (child.exitCode !== null || child.signalCode !== null) {
-          throw new Error(`moto server exited (${child.exitCode ?? child.signalCode}) before answering on ${endpoint}`);
+        if (server.ended) {
+          throw new Error(
+            `moto server exited (${server.child.exitCode ?? server.child.signalCode}) before answering on ${endpoint}`,
+          );
         }
         // Refused until it listens.
         const response = await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(2_000) }).catch(
@@ -98,7 +80,7 @@ export async function startS3Server(): Promise<S3Server> {
     );
   } catch (error) {
     await stop();
-    throw new Error(`${(error as Error).message}:\n${output}`, { cause: error });
+    throw new Error(`${(error as Error).message}:\n${server.output()}`, { cause: error });
   }
 
   const client = () =>
