@@ -20,27 +20,40 @@ import {
 /** The backoff timers one connection's retries have set, and whether it is closing. */
 class RetryTimers {
   private closing = false;
-  private lastDueAt = 0;
+  private pending = 0;
+  private allFired: (() => void) | undefined;
 
-  /** The SDK's default retry policy, told no once closing, with each timer's due time noted. */
+  /**
+   * The SDK's default retry policy, told no once closing. Each backoff gets a marker timer of
+   * its own, 1 ms longer, set in the same tick as the SDK's (the SDK computes the delay as it
+   * calls setTimeout): both start at the same loop time, so the marker fires after the SDK's timer
+   * has made its attempt, however late the event loop runs them. (Waiting until a due time read
+   * from the wall clock, as this did before, once let a loaded test run close first: the wall
+   * clock and the timers' monotonic clock are two clocks.)
+   */
   options(): GrpcRetryOptions {
     const defaults = defaultGrpcRetryOptions();
     return {
       retryableDecider: (attempt, status) => !this.closing && defaults.retryableDecider(attempt, status),
       delayFunction: (attempt, status) => {
         const delayMs = defaults.delayFunction(attempt, status);
-        this.lastDueAt = Math.max(this.lastDueAt, Date.now() + delayMs);
+        this.pending += 1;
+        setTimeout(() => this.fired(), delayMs + 1).unref();
         return delayMs;
       },
     };
   }
 
-  /** Refuses further retries, then waits until every timer already set has fired. */
+  private fired(): void {
+    this.pending -= 1;
+    if (this.pending === 0) this.allFired?.();
+  }
+
+  /** Refuses further retries, then waits until every backoff already set has made its attempt. */
   async stop(): Promise<void> {
     this.closing = true;
-    // A timer set for the same moment fires in the order it was set: the margin puts this one last.
-    const waitMs = this.lastDueAt - Date.now();
-    if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs + 20));
+    if (this.pending === 0) return;
+    await new Promise<void>((resolve) => (this.allFired = resolve));
   }
 }
 
