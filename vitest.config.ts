@@ -36,6 +36,8 @@ export default defineConfig({
       { extends: true, test: { name: "own-process", include: OWN_PROCESS, isolate: true } },
     ],
     globalSetup: ["test/helpers/temporal-global-setup.ts"],
+    // REWIND_TEST_CPU_LOG=<file> logs each file's CPU (test/helpers/cpu-report.ts sums it up).
+    setupFiles: ["test/helpers/cpu-per-file.ts"],
     pool: "forks",
     // Vitest 4 passes top-level `execArgv` to each worker process (poolOptions is gone).
     execArgv: ["--no-node-snapshot"],

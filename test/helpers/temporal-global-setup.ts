@@ -8,6 +8,7 @@
  * stops when the last of them tears down.
  */
 
+import { appendFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { TestProject } from "vitest/node";
 import { findOrInstallTemporalCli, loadDevServerConfig, startDevServer, startOnFreePort } from "../../src/dev/index.ts";
@@ -32,6 +33,18 @@ async function startServer() {
   return { server, cliPath };
 }
 
+/**
+ * With REWIND_TEST_CPU_LOG set (cpu-per-file.ts), the last line: Vitest's own process (collecting,
+ * transforming, reporting) and what it reaped, the test workers and the dev server among them.
+ */
+function logMainProcessCpu(): void {
+  const logFile = process.env["REWIND_TEST_CPU_LOG"];
+  if (!logFile) return;
+  const usage = process.resourceUsage();
+  const own = (usage.userCPUTime + usage.systemCPUTime) / 1e6;
+  appendFileSync(logFile, JSON.stringify({ file: "(vitest's own process)", wallS: 0, ownCpuS: own }) + "\n");
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const entry = (shared.rewindTestTemporal ??= { started: startServer(), users: 0 });
   entry.users += 1;
@@ -44,5 +57,6 @@ export default async function setup(project: TestProject): Promise<() => Promise
     if (entry.users > 0) return;
     shared.rewindTestTemporal = undefined;
     await server.stop();
+    logMainProcessCpu();
   };
 }
