@@ -4,7 +4,7 @@
  * mutated (unknown fields, wrong types, huge strings, `__proto__` keys), arbitrary JSON,
  * malformed JSON text, wrong content types and encodings, odd path parameters (`../`, `%00`,
  * malformed escapes, very long ids) and odd query strings and headers. Whatever it sends, the API
- * answers within 10 s, never with a 5xx, every 4xx is `{error: {code, message}}` as JSON, and
+ * answers within 30 s, never with a 5xx, every 4xx is `{error: {code, message}}` as JSON, and
  * nothing reaches the test process's Object.prototype. Bodies over the 2 MB limit are refused
  * with 413 before they are read. URLs in generated bodies point only at loopback servers; any
  * run a request starts is cancelled.
@@ -63,7 +63,12 @@ interface Request {
 const KEY = `fuzz-${randomUUID()}`;
 const AUTH = `Bearer ${KEY}`;
 const RUNS_PER_OPERATION = 25;
-const ANSWER_WITHIN_MS = 10_000;
+/**
+ * A bound on hanging, not a speed: an update (a rollback, a decision) waits for a workflow task
+ * of the run, and on a loaded two-core machine one took over 10 s while the slowest of the rest
+ * took 3 s. The slowest answer is printed with the other figures.
+ */
+const ANSWER_WITHIN_MS = 30_000;
 
 let stack: RewindStack;
 let mcp: TestMcpServer;
@@ -606,7 +611,7 @@ describe("every operation of the OpenAPI document, fuzzed", () => {
     expect(operations.length).toBeGreaterThanOrEqual(22);
   });
 
-  it("answers every generated request within 10 s, never with a 5xx, and with {error: {code, message}} for a 4xx", async () => {
+  it("answers every generated request within 30 s, never with a 5xx, and with {error: {code, message}} for a 4xx", async () => {
     for (const [template, item] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(item)) {
         const counts = new Map<number, number>();
@@ -622,7 +627,7 @@ describe("every operation of the OpenAPI document, fuzzed", () => {
         );
       }
     }
-  }, 120_000);
+  }, 240_000);
 
   it("answers unknown routes and methods with a 404 in the same shape", async () => {
     const methods = fc.constantFrom("GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS");
