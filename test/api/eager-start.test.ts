@@ -163,12 +163,12 @@ describe.skipIf(!acceleratorsOn("eager-start", "api-first-step"))("first step ca
   });
 
   it("leaves a carried first step out of the input of the executions a run continues as", async () => {
-    const stack = await startRewindStack({ eagerStart: true, env: { REWIND_CONTINUE_AS_NEW_EVENTS: "60" } });
+    const stack = await startRewindStack({ eagerStart: true, env: { REWIND_CONTINUE_AS_NEW_EVENTS: "50" } });
     try {
       const script = [
         'import { sleep } from "rewind:tools";',
         "export default async function main() {",
-        "  for (let i = 0; i < 24; i++) await sleep(5);",
+        "  for (let i = 0; i < 14; i++) await sleep(5);",
         '  return "slept";',
         "}",
       ].join("\n");
