@@ -38,7 +38,8 @@ class RetryTimers {
       delayFunction: (attempt, status) => {
         const delayMs = defaults.delayFunction(attempt, status);
         this.pending += 1;
-        setTimeout(() => this.fired(), delayMs + 1).unref();
+        // Not unref'd: a close waits on it, and it outlives the SDK's own timer by 1 ms only.
+        setTimeout(() => this.fired(), delayMs + 1);
         return delayMs;
       },
     };
