@@ -8,7 +8,7 @@ import path from "node:path";
 import type { TrustedTargets } from "./http-tool/index.ts";
 import type { TemporalTls } from "./temporal/index.ts";
 import { readTemporalProfile, TemporalProfileError } from "./temporal/envconfig.ts";
-import { RUN_CONCURRENCY } from "./shared/index.ts";
+import { RUN_CONCURRENCY, parseDuration } from "./shared/index.ts";
 
 export interface SandboxLimits {
   /** Heap limit of one script's isolate, in MB. Default 128. */
@@ -65,6 +65,12 @@ export interface Config {
     cliPath: string | undefined;
     /** Worker Deployment version this worker serves (Worker Versioning); unset: versioning off. */
     deployment?: WorkerDeployment | undefined;
+    /**
+     * REWIND_CONNECT_TIMEOUT: how long `rewind worker` and `rewind api`, started while nothing
+     * answers at TEMPORAL_ADDRESS, wait for the cluster before exiting non-zero (a duration: `30s`,
+     * `5m`, or milliseconds). Unset: they wait for as long as it takes.
+     */
+    connectTimeoutMs?: number | undefined;
   };
   sandbox: SandboxLimits;
   /** Warm isolates kept per worker (LRU). Default 256. */
@@ -186,6 +192,15 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+/** A duration setting (`30s`, `5m`, or milliseconds), unset when empty. */
+function duration(env: Env, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return undefined;
+  const parsed = parseDuration(raw);
+  if ("error" in parsed) throw new ConfigError(`${name}: ${parsed.error}`);
+  return parsed.ms;
 }
 
 function parseApiKeys(raw: string | undefined): Map<string, string> {
@@ -542,6 +557,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       uiUrl: env["TEMPORAL_UI_URL"] || undefined,
       cliPath: env["TEMPORAL_CLI_PATH"] || undefined,
       deployment: deployment(env),
+      connectTimeoutMs: duration(env, "REWIND_CONNECT_TIMEOUT"),
     },
     sandbox: {
       memoryMb: integer(env, "REWIND_SANDBOX_MEMORY_MB", 128, 16, 8192),

@@ -12,6 +12,7 @@ import type { Logger } from "../shared/index.ts";
 import { connectClient, setupNamespace } from "../temporal/index.ts";
 import { startApi } from "./start-api.ts";
 import { startWorker } from "./start-worker.ts";
+import { onStopSignal } from "./stop-signals.ts";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -108,8 +109,7 @@ export async function runDev(config: Config, logger: Logger): Promise<void> {
     await server?.stop();
     logger.info("stopped");
   };
-  process.once("SIGINT", () => void stop("SIGINT"));
-  process.once("SIGTERM", () => void stop("SIGTERM"));
+  onStopSignal((signal) => void stop(signal));
   try {
     await workerDone;
   } finally {

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { asksForHelp, usageEntries } from "./args.ts";
 import { CLIENT_COMMANDS, CLIENT_USAGE, namesApi, runClientCommand } from "./client-commands.ts";
 import { createConsoleLogger } from "./console-logger.ts";
+import { stopWhenParentDies } from "./stop-signals.ts";
 import { SERVER_COMMANDS, SERVER_USAGE } from "./server-usage.ts";
 
 const USAGE = `usage: rewind <command>
@@ -54,31 +55,12 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case "worker": {
-      const { startWorker } = await import("./start-worker.ts");
-      if (!config.api.publicUrlSet) {
-        logger.warn(
-          `REWIND_PUBLIC_URL is not set: the URLs webhook(name) gives scripts on this worker start with ${config.api.publicUrl} (REWIND_HOST:REWIND_PORT), which works only if harnesses reach the API there; set it to the URL harnesses reach the API at`,
-        );
-      }
-      const worker = await startWorker(config, requireAddress(config.temporal.address, "worker"), logger);
-      process.once("SIGINT", () => void worker.shutdown());
-      process.once("SIGTERM", () => void worker.shutdown());
-      const deployment = config.temporal.deployment;
-      logger.info("worker started", {
-        taskQueue: config.temporal.taskQueue,
-        deploymentVersion: deployment ? `${deployment.name}.${deployment.buildId}` : "unversioned",
-        ...(deployment ? { versioning: deployment.defaultBehavior } : {}),
-      });
-      return worker.run();
+      const { runWorker } = await import("./worker-command.ts");
+      return runWorker(config, requireAddress(config.temporal.address, "worker"), logger);
     }
     case "api": {
-      const { startApi } = await import("./start-api.ts");
-      const api = await startApi(config, requireAddress(config.temporal.address, "api"), config.temporal.uiUrl, logger);
-      process.stdout.write(`Rewind API ${api.url}\n`);
-      const stop = () => void api.stop();
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-      return;
+      const { runApi } = await import("./api-command.ts");
+      return runApi(config, requireAddress(config.temporal.address, "api"), logger);
     }
     case "payloads": {
       const { runPayloadsCommand } = await import("./commands/payloads.ts");
@@ -88,6 +70,7 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+stopWhenParentDies();
 main(process.argv.slice(2)).catch((error: unknown) => {
   const message = error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error);
   process.stderr.write(`rewind: ${message}\n`);

@@ -1,12 +1,12 @@
 /**
- * Starts the HTTP API on its own: a Temporal client, the type-checker, the toolset registry
- * and the express app, listening on the configured address. Returns a handle to stop it.
+ * Starts the HTTP API on its own: its listener first (answering 503 until the API is ready), then
+ * a Temporal client, the type-checker, the toolset registry and the express app it hands the
+ * listener. Returns a handle to stop it.
  */
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { Client } from "@temporalio/client";
+import { Client, type Connection } from "@temporalio/client";
+import type { Express } from "express";
 import type { RewindWorker } from "../worker/index.ts";
-import { answerRefusedRequests, createApp, createRunService, createOpenRunCounter } from "../api/index.ts";
+import { createApp, createRunService, createOpenRunCounter, createWaitingApp } from "../api/index.ts";
 import { createExternalStorage, createStorageDriver, rewindDataConverter, measuredDriver } from "../payloads/index.ts";
 import type { PrometheusMetrics } from "../metrics/index.ts";
 import { processMetrics } from "./process-metrics.ts";
@@ -21,7 +21,15 @@ import { createToolsetRegistry } from "../toolsets/index.ts";
 import { createTemporalToolsetStore, createStoredScriptStore } from "../storage/index.ts";
 import { toolsetWorkflowId } from "../shared/index.ts";
 import { getObservedQuery } from "../workflows/messages.ts";
-import { connectClient, connectionSettings, requireNamespaceReady, temporalAnswers } from "../temporal/index.ts";
+import {
+  connectClient,
+  connectionSettings,
+  requireNamespaceReady,
+  temporalAnswers,
+  waitForCluster,
+  type ClusterWaitOptions,
+} from "../temporal/index.ts";
+import { listenApi } from "./api-listener.ts";
 
 /** How long registration waits for one MCP server to list all its tools. */
 const REGISTRATION_TIMEOUT_MS = 10_000;
@@ -68,6 +76,39 @@ export interface StartApiOptions {
    * to close.
    */
   typeChecker?: TypeCheckPool;
+  /**
+   * While nothing answers at the address, wait for the cluster (`rewind api`: cluster-wait.ts),
+   * serving the waiting app meanwhile; unset: fail at once. Not with `worker`, whose connection is open.
+   */
+  clusterWait?: ClusterWaitOptions | undefined;
+}
+
+/** The API's Temporal connection, its namespace checked; waits for the cluster when told to. */
+async function reachTemporal(
+  config: Config,
+  temporalAddress: string,
+  logger: Logger,
+  options: StartApiOptions,
+): Promise<{ connection: Connection | RewindWorker["connection"]; close(): Promise<void> }> {
+  const shared = options.worker?.connection;
+  if (shared) {
+    const warning = await requireNamespaceReady(shared, config.temporal.namespace, temporalAddress);
+    if (warning) logger.warn(warning);
+    return { connection: shared, close: async () => undefined };
+  }
+  const settings = connectionSettings(config.temporal, temporalAddress);
+  const reach = async () => {
+    const connection = await connectClient(settings);
+    try {
+      const warning = await requireNamespaceReady(connection, config.temporal.namespace, temporalAddress);
+      if (warning) logger.warn(warning);
+    } catch (error) {
+      await connection.close();
+      throw error;
+    }
+    return { connection, close: () => connection.close() };
+  };
+  return options.clusterWait ? waitForCluster(settings, reach, options.clusterWait) : reach();
 }
 
 export async function startApi(
@@ -78,16 +119,50 @@ export async function startApi(
   options: StartApiOptions = {},
 ): Promise<RunningApi> {
   const secretKey = await resolveSecretKey(config);
-  const shared = options.worker?.connection;
-  const connection = shared ?? (await connectClient(connectionSettings(config.temporal, temporalAddress)));
-  const closeConnection = shared ? async () => undefined : () => connection.close();
+  // Listening first: while the API waits for its cluster, probes get the waiting app's answers.
+  const listener = await listenApi(config.api, createWaitingApp(logger));
+  let told = false;
+  const wait = options.clusterWait;
+  const clusterWait = wait && {
+    ...wait,
+    log(line: string) {
+      if (!told) wait.log(`the API listens at ${listener.url}; GET /readyz answers 503 until Temporal answers`);
+      told = true;
+      wait.log(line);
+    },
+  };
+  let serving: ServingApi;
   try {
-    const warning = await requireNamespaceReady(connection, config.temporal.namespace, temporalAddress);
-    if (warning) logger.warn(warning);
+    serving = await createApi(config, temporalAddress, uiUrl, logger, secretKey, { ...options, clusterWait });
   } catch (error) {
-    await closeConnection();
+    await listener.close();
     throw error;
   }
+  listener.serve(serving.app);
+  return {
+    url: listener.url,
+    async stop() {
+      await listener.close();
+      await serving.close();
+    },
+  };
+}
+
+interface ServingApi {
+  app: Express;
+  close(): Promise<void>;
+}
+
+async function createApi(
+  config: Config,
+  temporalAddress: string,
+  uiUrl: string | undefined,
+  logger: Logger,
+  secretKey: Buffer,
+  options: StartApiOptions,
+): Promise<ServingApi> {
+  const shared = options.worker?.connection;
+  const { connection, close: closeConnection } = await reachTemporal(config, temporalAddress, logger, options);
   const metrics = options.metrics ?? (await processMetrics(config, logger));
   const storage = createExternalStorage(config.payloads, measuredDriver(createStorageDriver(config.payloads), metrics));
   const client = new Client({
@@ -146,27 +221,10 @@ export async function startApi(
   const unwatchRuns = metrics.watchOpenRuns(createOpenRunCounter(client, config.temporal.taskQueue));
   if (config.api.keys.size === 0)
     logger.warn("REWIND_API_KEYS is not set: serving loopback callers without a key, as namespace default");
-  const server: Server = await new Promise<Server>((resolve, reject) => {
-    // Express 5 calls back with the error when listening fails (a port in use).
-    const listening = app.listen(config.api.port, config.api.host, (error?: Error) =>
-      error ? reject(error) : resolve(listening),
-    );
-    listening.once("error", reject);
-  }).catch(async (error: unknown) => {
-    unwatchRuns();
-    await closeTypeChecker();
-    await closeConnection();
-    throw error;
-  });
-  answerRefusedRequests(server);
-  const { port } = server.address() as AddressInfo;
-  const host = config.api.host.includes(":") ? `[${config.api.host}]` : config.api.host;
   return {
-    url: `http://${host}:${port}`,
-    async stop() {
+    app,
+    async close() {
       unwatchRuns();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
       await closeTypeChecker();
       await closeConnection();
     },

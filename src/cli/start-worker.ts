@@ -14,6 +14,8 @@ import {
   type TemporalConnectionSettings,
   requireNamespaceReady,
   installTemporalRuntimeWithMetrics,
+  waitForCluster,
+  type ClusterWaitOptions,
 } from "../temporal/index.ts";
 import { createRewindWorker, type RewindWorker } from "../worker/index.ts";
 import { processMetrics } from "./process-metrics.ts";
@@ -34,13 +36,27 @@ async function checkNamespace(settings: TemporalConnectionSettings, namespace: s
   }
 }
 
-export async function startWorker(config: Config, temporalAddress: string, logger: Logger): Promise<RewindWorker> {
+export interface StartWorkerOptions {
+  /**
+   * While nothing answers at the address, wait for the cluster (`rewind worker`: cluster-wait.ts);
+   * unset: fail at once (`rewind dev`, whose server is up before the worker starts).
+   */
+  clusterWait?: ClusterWaitOptions;
+}
+
+export async function startWorker(
+  config: Config,
+  temporalAddress: string,
+  logger: Logger,
+  options: StartWorkerOptions = {},
+): Promise<RewindWorker> {
   // The SDK's runtime metrics are appended to Rewind's wherever this process serves them.
   await installTemporalRuntimeWithMetrics(logger, SDK_LEVEL[config.logLevel]);
   const metrics = await processMetrics(config, logger);
   const secretKey = await resolveSecretKey(config);
   const settings = connectionSettings(config.temporal, temporalAddress);
-  await checkNamespace(settings, config.temporal.namespace, logger);
+  const check = () => checkNamespace(settings, config.temporal.namespace, logger);
+  await (options.clusterWait ? waitForCluster(settings, check, options.clusterWait) : check());
   return createRewindWorker({
     ...settings,
     namespace: config.temporal.namespace,

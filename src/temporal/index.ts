@@ -10,6 +10,8 @@ export {
   type TemporalTls,
   type TemporalConnectionSettings,
 } from "./connection.ts";
+export { waitForCluster, ClusterWaitTimeoutError, type ClusterWaitOptions } from "./cluster-wait.ts";
+export { clusterSilence } from "./cluster-silence.ts";
 export { lazyConnectionWithRetriesEndingBeforeClose } from "./retries-end-before-close.ts";
 export { readTemporalProfile, TemporalProfileError } from "./envconfig.ts";
 export { requireNamespaceReady } from "./namespace-readiness.ts";

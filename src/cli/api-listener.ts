@@ -1,0 +1,42 @@
+/**
+ * The API's HTTP listener, up before the API itself: it serves a stand-in (the waiting app, while
+ * the API waits for its cluster) until `serve` hands it the real app, so probes get an answer from
+ * the first moment and a port already taken is found before anything else is opened.
+ */
+import { createServer, type RequestListener, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { answerRefusedRequests } from "../api/index.ts";
+
+export interface ApiListener {
+  /** `http://host:port`, with the port the system picked when 0 was asked for. */
+  url: string;
+  /** From now on, requests go to `app`. */
+  serve(app: RequestListener): void;
+  /** Stops listening and closes the connections still open. */
+  close(): Promise<void>;
+}
+
+export async function listenApi(where: { host: string; port: number }, first: RequestListener): Promise<ApiListener> {
+  let current = first;
+  const server: Server = createServer((req, res) => current(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(where.port, where.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  answerRefusedRequests(server);
+  const { port } = server.address() as AddressInfo;
+  const host = where.host.includes(":") ? `[${where.host}]` : where.host;
+  return {
+    url: `http://${host}:${port}`,
+    serve(app) {
+      current = app;
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+    },
+  };
+}
