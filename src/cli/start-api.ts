@@ -1,7 +1,7 @@
 /**
- * Starts the HTTP API on its own: its listener first (answering 503 until the API is ready), then
- * a Temporal client, the type-checker, the toolset registry and the express app it hands the
- * listener. Returns a handle to stop it.
+ * Starts the HTTP API on its own: a Temporal client, the type-checker, the toolset registry and
+ * the express app, listening on the configured address; when it waits for its cluster, the
+ * listener comes first and answers 503 until the app is there. Returns a handle to stop it.
  */
 import { Client, type Connection } from "@temporalio/client";
 import type { Express } from "express";
@@ -29,7 +29,7 @@ import {
   waitForCluster,
   type ClusterWaitOptions,
 } from "../temporal/index.ts";
-import { listenApi } from "./api-listener.ts";
+import { listenApi, type ApiListener } from "./api-listener.ts";
 
 /** How long registration waits for one MCP server to list all its tools. */
 const REGISTRATION_TIMEOUT_MS = 10_000;
@@ -119,14 +119,15 @@ export async function startApi(
   options: StartApiOptions = {},
 ): Promise<RunningApi> {
   const secretKey = await resolveSecretKey(config);
-  // Listening first: while the API waits for its cluster, probes get the waiting app's answers.
-  const listener = await listenApi(config.api, createWaitingApp(logger));
-  let told = false;
+  // Waiting for the cluster, it listens first: probes get the waiting app's answers meanwhile.
+  // Otherwise it listens once it serves, so that an answer from its port means the API is there.
   const wait = options.clusterWait;
+  const early = wait ? await listenApi(config.api, createWaitingApp(logger)) : undefined;
+  let told = false;
   const clusterWait = wait && {
     ...wait,
     log(line: string) {
-      if (!told) wait.log(`the API listens at ${listener.url}; GET /readyz answers 503 until Temporal answers`);
+      if (!told && early) wait.log(`the API listens at ${early.url}; GET /readyz answers 503 until Temporal answers`);
       told = true;
       wait.log(line);
     },
@@ -135,7 +136,14 @@ export async function startApi(
   try {
     serving = await createApi(config, temporalAddress, uiUrl, logger, secretKey, { ...options, clusterWait });
   } catch (error) {
-    await listener.close();
+    await early?.close();
+    throw error;
+  }
+  let listener: ApiListener;
+  try {
+    listener = early ?? (await listenApi(config.api, serving.app));
+  } catch (error) {
+    await serving.close();
     throw error;
   }
   listener.serve(serving.app);

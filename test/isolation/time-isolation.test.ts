@@ -113,9 +113,10 @@ async function startLayout(layout: "npm start" | "api apart"): Promise<Stack> {
   const url = `http://127.0.0.1:${port}`;
   const processes =
     layout === "npm start" ? [spawnRewind(["dev"], env)] : [spawnRewind(["worker"], env), spawnRewind(["api"], env)];
+  // Readiness, not liveness: `rewind api` answers /healthz while it is still connecting to Temporal.
   await waitFor(
-    `the ${layout} stack to answer GET ${url}/healthz`,
-    async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok === true,
+    `the ${layout} stack to answer GET ${url}/readyz`,
+    async () => (await fetch(`${url}/readyz`).catch(() => undefined))?.ok === true,
     { timeoutMs: 60_000, intervalMs: 250, shown: () => processes.map((p) => p.output().slice(-600)).join("\n---\n") },
   );
   return { url, processes };
