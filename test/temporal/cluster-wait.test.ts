@@ -1,5 +1,5 @@
 /**
- * The cluster wait, in process: which failures count as "nothing answers" (the Rust core's and
+ * The cluster wait, in process: its setting; which failures count as "nothing answers" (the Rust core's and
  * grpc-js's words, copied from real failures) and which are refusals that must still fail at
  * once; and the loop itself against a loopback port nothing listens on — its lines, its doubling
  * pauses, REWIND_CONNECT_TIMEOUT's bound and a stop that ends it — and against one that listens.
@@ -7,6 +7,7 @@
  */
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config.ts";
 import { getFreePort } from "../../src/dev/index.ts";
 import { clusterSilence } from "../../src/temporal/cluster-silence.ts";
 import { ClusterWaitTimeoutError, waitForCluster } from "../../src/temporal/cluster-wait.ts";
@@ -17,6 +18,20 @@ function coreError(message: string): Error {
   error.name = "TransportError";
   return error;
 }
+
+describe("REWIND_CONNECT_TIMEOUT", () => {
+  it("is a duration or milliseconds; unset, the wait has no end", () => {
+    const bound = (value?: string) =>
+      loadConfig(value === undefined ? {} : { REWIND_CONNECT_TIMEOUT: value }).temporal.connectTimeoutMs;
+    expect(bound()).toBeUndefined();
+    expect(bound("")).toBeUndefined();
+    expect(bound("30s")).toBe(30_000);
+    expect(bound("5m")).toBe(300_000);
+    expect(bound("1500")).toBe(1_500);
+    expect(() => bound("soon")).toThrow(ConfigError);
+    expect(() => bound("soon")).toThrow(/^REWIND_CONNECT_TIMEOUT: "soon" is not a duration/);
+  });
+});
 
 describe("clusterSilence", () => {
   it("names why nothing answers: a refused port, a name that does not resolve, a silent network", () => {
