@@ -19,6 +19,7 @@ import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.t
 import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";
+import { silentLogger, type Logger } from "../../src/shared/logger.ts";
 
 interface Schema {
   type?: string;
@@ -71,6 +72,15 @@ const RUNS_PER_OPERATION = 25;
 const ANSWER_WITHIN_MS = 30_000;
 
 let stack: RewindStack;
+/** What the API logged as a request's failure, last first: a 500's assertion names its cause. */
+const apiErrors: string[] = [];
+const apiLogger: Logger = {
+  ...silentLogger,
+  error(message, fields) {
+    apiErrors.unshift(`${message} ${JSON.stringify(fields)}`);
+    apiErrors.length = Math.min(apiErrors.length, 5);
+  },
+};
 let mcp: TestMcpServer;
 let sink: LoopbackServer;
 let doc: OpenApi;
@@ -95,6 +105,7 @@ beforeAll(async () => {
   [stack, mcp, sink] = await Promise.all([
     startRewindStack({
       env: { REWIND_API_KEYS: `${KEY}:fuzz${randomUUID().slice(0, 8)}`, REWIND_SANDBOX_CPU_MS: "500" },
+      logger: apiLogger,
     }),
     startMcpServer({ tools: [echoTool()] }),
     startLoopbackServer((req, res) => {
@@ -583,7 +594,10 @@ function checkAnswer(
   stats.slowestMs = Math.max(stats.slowestMs, answer.ms);
   const what = `${method} ${request.path.slice(0, 200)}${request.query.slice(0, 200)} ${JSON.stringify(request.body).slice(0, 300)} → ${answer.status} ${answer.text.slice(0, 300)}`;
   expect(answer.status, what).toBeGreaterThanOrEqual(200);
-  expect(answer.status, what).toBeLessThan(500);
+  expect(
+    answer.status,
+    answer.status >= 500 ? `${what}\nthe API logged: ${apiErrors[0] ?? "nothing"}` : what,
+  ).toBeLessThan(500);
   expect(answer.ms, what).toBeLessThan(ANSWER_WITHIN_MS);
   if (answer.status >= 400) {
     expect(answer.contentType, what).toMatch(/^application\/json/);
