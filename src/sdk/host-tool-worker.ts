@@ -11,7 +11,7 @@ import { createExternalStorage, rewindDataConverter } from "../payloads/index.ts
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure } from "@temporalio/common";
 import { Worker, type NativeConnection } from "@temporalio/worker";
-import type { HostCallInput, Logger } from "../shared/index.ts";
+import { HOST_RESULT_ENVELOPE_KEY, type HostCallInput, type HostResultEnvelope, type Logger } from "../shared/index.ts";
 import { connectNative, type TemporalTls, installTemporalRuntime } from "../temporal/index.ts";
 import { HOST_TOOL_ERROR_TYPE, ToolError } from "./tool-error.ts";
 
@@ -85,22 +85,26 @@ function wrap(name: string, tool: HostTool) {
     const every = Math.max(200, Math.floor((info.heartbeatTimeoutMs ?? 60_000) / 3));
     const timer = setInterval(() => context.heartbeat(), every);
     try {
-      return (
+      const value =
         (await tool(input.args, {
           idempotencyKey: `${info.workflowExecution?.workflowId ?? ""}/${info.activityId}`,
           attempt: info.attempt,
           traceparent: input.traceparent,
           signal: context.cancellationSignal,
           heartbeat: (details) => context.heartbeat(details),
-        })) ?? null
-      );
+        })) ?? null;
+      // Only a run that asked for it gets the envelope; an older Rewind would take it for the value.
+      if (input.resultEnvelope !== true) return value;
+      const envelope: HostResultEnvelope = { [HOST_RESULT_ENVELOPE_KEY]: { attempt: info.attempt }, value };
+      return envelope;
     } catch (error) {
       if (error instanceof ToolError) {
+        // `attempt` beside the code: the run's journal counts the attempts the call took.
         throw ApplicationFailure.create({
           type: HOST_TOOL_ERROR_TYPE,
           message: error.message,
           nonRetryable: true,
-          details: [{ code: error.code, details: error.details ?? null }],
+          details: [{ code: error.code, details: error.details ?? null, attempt: info.attempt }],
         });
       }
       throw error;

@@ -44,6 +44,11 @@ beforeAll(async () => {
         if (ctx.attempt < 3) throw new Error("database hiccup");
         return { attempt: ctx.attempt };
       },
+      "harness.flaky_then_refuse": async (args, ctx) => {
+        record("flaky_then_refuse", args, ctx);
+        if (ctx.attempt < 2) throw new Error("database hiccup");
+        throw new ToolError("refused", "refused on a later attempt");
+      },
       "harness.wait": async (args, ctx) => {
         record("wait", args, ctx);
         if (ctx.attempt > 1) return { from: "second worker", attempt: ctx.attempt };
@@ -65,6 +70,7 @@ beforeAll(async () => {
           },
           refuse: { inputSchema: OBJECT },
           flaky: { inputSchema: OBJECT },
+          flaky_then_refuse: { inputSchema: OBJECT },
           wait: { inputSchema: OBJECT },
         },
       },
@@ -77,6 +83,12 @@ afterAll(async () => {
   await hostRunning;
   await stack?.stop();
 });
+
+/** The journal's `attempts` of each call of the run, in seq order. */
+async function journalAttempts(runId: string): Promise<number[]> {
+  const journal = await stack.request("GET", `/v1/runs/${runId}/journal`);
+  return (journal.body["entries"] as { attempts: number }[]).map((entry) => entry.attempts);
+}
 
 const script = (body: string) =>
   `import { harness, ToolError } from "rewind:tools";\nexport default async function main() {\n${body}\n}`;
@@ -125,6 +137,19 @@ describe("host tools", () => {
     const done = await waitForRun(stack, id, 30_000);
     expect(done.result).toEqual({ attempt: 3 });
     expect(seen.filter((s) => s.key === `${id}/1`).map((s) => s.attempt)).toEqual([1, 2, 3]);
+    expect(await journalAttempts(id), "the journal counts the three attempts the call took").toEqual([3]);
+  });
+
+  it("journals the attempts of a call that succeeds at once, and of one refused on a later attempt", async () => {
+    const id = await startRun(stack, {
+      toolset,
+      script: script(
+        '  await harness.ask_user({ question: "once?" });\n  try { await harness.flaky_then_refuse({}); } catch (e) { return e instanceof ToolError ? e.code : String(e); }',
+      ),
+    });
+    const done = await waitForRun(stack, id, 30_000);
+    expect(done.result).toBe("refused");
+    expect(await journalAttempts(id)).toEqual([1, 2]);
   });
 
   it("retries a call whose worker stops heartbeating, on another worker", async () => {

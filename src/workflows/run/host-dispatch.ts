@@ -4,7 +4,12 @@
  * heartbeat timeout, so a harness worker that disappears is noticed and the call retried.
  */
 import { ActivityFailure, isCancellation, proxyActivities } from "@temporalio/workflow";
-import { DEFAULT_HEARTBEAT_TIMEOUT_MS, DEFAULT_HOST_TIMEOUT_MS, type HostCallInput } from "../../shared/index.ts";
+import {
+  DEFAULT_HEARTBEAT_TIMEOUT_MS,
+  DEFAULT_HOST_TIMEOUT_MS,
+  openHostResult,
+  type HostCallInput,
+} from "../../shared/index.ts";
 import type { JournalEntry, PinnedToolset, RunTrace } from "../../shared/index.ts";
 import { failure, outcomeOfFailure, retryPolicyFor, type CallOutcome } from "./call-outcome.ts";
 import { splitTool, traceOf } from "./mcp-dispatch.ts";
@@ -30,8 +35,16 @@ export async function dispatchHost(
   const call = activities[entry.tool];
   if (!call) return failure(entry, "unknownTool", `${entry.tool} can't be scheduled`);
   try {
-    const value = await call({ args: (entry.args ?? {}) as Record<string, unknown>, ...traceOf(trace, entry.seq) });
-    return { ok: true, value: value ?? null };
+    // The envelope's flag rides in the activity's input, which a replay does not compare with
+    // the history, and the recorded answer decides what is read from it: a run replays the same
+    // way whichever worker answered it, so the flag needs no patch.
+    const answer = await call({
+      args: (entry.args ?? {}) as Record<string, unknown>,
+      ...traceOf(trace, entry.seq),
+      resultEnvelope: true,
+    });
+    const { value, attempt } = openHostResult(answer);
+    return { ok: true, value, ...(attempt === undefined ? {} : { attempts: attempt }) };
   } catch (error) {
     if (isCancellation(error)) throw error;
     if (error instanceof ActivityFailure) return outcomeOfFailure(entry, error, policy);
