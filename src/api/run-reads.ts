@@ -61,6 +61,25 @@ async function failureOf({ client }: RunContext, runId: string): Promise<RunView
   }
 }
 
+/**
+ * What a run described as parked shows, from its status query. The query is asked after the
+ * description, and a call held for input (a server's question) is released when its attempt
+ * ends: a run whose last parked call went back to running in between answers `running` with no
+ * parked calls, and is shown running rather than parked with an empty list. Without an answer
+ * (no worker in time) the run stays parked, its calls unlisted.
+ */
+export function parkedView(
+  queried: RunStatus | undefined,
+): Pick<RunView, "status"> & Partial<Pick<RunView, "parked" | "scriptApproval">> {
+  if (!queried) return { status: "parked" };
+  if (queried.state === "running") return { status: "running" };
+  return {
+    status: "parked",
+    parked: queried.parked,
+    ...(queried.scriptApproval ? { scriptApproval: queried.scriptApproval } : {}),
+  };
+}
+
 /** The run as the API shows it. */
 export async function getRun(context: RunContext, runId: string, namespace: string): Promise<RunView> {
   const { client, uiLink } = context;
@@ -76,11 +95,7 @@ export async function getRun(context: RunContext, runId: string, namespace: stri
     closedAt: d.closeTime?.toISOString(),
     temporalUrl: uiLink(runId),
   };
-  if (view.status === "parked") {
-    const parked = await parkedStatus(context, runId);
-    view.parked = parked?.parked;
-    if (parked?.scriptApproval) view.scriptApproval = parked.scriptApproval;
-  }
+  if (view.status === "parked") Object.assign(view, parkedView(await parkedStatus(context, runId)));
   if (closed === "completed") view.result = await client.workflow.getHandle(runId).result();
   if (closed === "failed") view.error = await failureOf(context, runId);
   // A rolled-back run completed with its rollback as its result.
