@@ -21,7 +21,7 @@ import {
 } from "../workflows/messages.ts";
 import { sendCallUpdate } from "./call-updates.ts";
 import { HttpError, notFound } from "./http-error.ts";
-import { describeRunning, withinQueryTimeout, type RunContext } from "./run-lookup.ts";
+import { decidedByOf, describeRunning, withinQueryTimeout, type RunContext } from "./run-lookup.ts";
 import { noWorkerAnswered } from "./worker-query.ts";
 
 /** What a decision on a parked call decides; the last three decide a call parked on an unknown outcome. */
@@ -60,7 +60,7 @@ export async function sendCallDecision(
   const { client } = context;
   await describeRunning(context, runId, namespace, "its calls can no longer be decided");
   const handle = client.workflow.getHandle(runId);
-  const decidedBy = { principal: decision.principal, ...(decision.by ? { by: decision.by } : {}) };
+  const decidedBy = decidedByOf(decision);
   const send = () => {
     if ("resume" in decision) return handle.executeUpdate(resumeCallUpdate, { args: [{ seq, decidedBy }] });
     if ("resolve" in decision)

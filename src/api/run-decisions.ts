@@ -15,7 +15,7 @@ import {
 } from "../workflows/messages.ts";
 import { sendCallUpdate } from "./call-updates.ts";
 import { HttpError } from "./http-error.ts";
-import { describeRunning, type RunContext } from "./run-lookup.ts";
+import { decidedByOf, describeRunning, type RunContext } from "./run-lookup.ts";
 import { getRun, type RunView } from "./run-reads.ts";
 import { askRollback, type RollbackAsked } from "./run-rollback.ts";
 
@@ -40,7 +40,7 @@ export async function sendScriptDecision(
   const { client } = context;
   await describeRunning(context, runId, namespace, "its script can no longer be approved or rejected");
   const handle = client.workflow.getHandle(runId);
-  const decidedBy = { principal: decision.principal, ...(decision.by ? { by: decision.by } : {}) };
+  const decidedBy = decidedByOf(decision);
   const send = () =>
     decision.approve
       ? handle.executeUpdate(approveScriptUpdate, { args: [{ decidedBy }] })

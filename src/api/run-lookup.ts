@@ -85,3 +85,8 @@ export function withinQueryTimeout<T>(query: Promise<T>): Promise<T | undefined>
   const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), QUERY_TIMEOUT_MS).unref());
   return Promise.race([query.catch(() => undefined), timeout]);
 }
+
+/** Who asks, as a run's journal keeps it: the key's principal and, when the caller said, on whose behalf. */
+export function decidedByOf(asked: { principal: string; by?: string | undefined }): { principal: string; by?: string } {
+  return { principal: asked.principal, ...(asked.by ? { by: asked.by } : {}) };
+}

@@ -8,6 +8,7 @@ import type { Client, WorkflowExecutionDescription } from "@temporalio/client";
 import { SEARCH_ATTRIBUTES, type RollbackSummary } from "../shared/index.ts";
 import { getStatusQuery, rollbackRunUpdate } from "../workflows/messages.ts";
 import { sendCallUpdate } from "./call-updates.ts";
+import { decidedByOf } from "./run-lookup.ts";
 
 /** The memo key a run sets as its rollback begins. */
 export const ROLLBACK_MEMO = "rollback";
@@ -20,7 +21,7 @@ export interface RollbackAsked {
 
 export async function askRollback(client: Client, runId: string, asked: RollbackAsked): Promise<RollbackSummary> {
   const handle = client.workflow.getHandle(runId);
-  const decidedBy = { principal: asked.principal, ...(asked.by ? { by: asked.by } : {}) };
+  const decidedBy = decidedByOf(asked);
   return sendCallUpdate(
     client,
     runId,
