@@ -1,10 +1,12 @@
 /**
  * Third-party MCP servers written in Python, for the interop suite: the reference `mcp-server-time`
- * and `mcp-server-git`, each a stdio server, reached over streamable HTTP through `mcp-proxy`, the
- * stdio bridge many users run in front of them. Both are pinned and installed with pip once into
- * venvs under `.rewind/` (python-venv.ts); the proxy has a venv of its own, because its pinned
- * MCP SDK and the servers' cannot share one. `.ci/run` calls this file with `--install` before the
- * tests, so the one-time pip install is its own step.
+ * and `mcp-server-git`, and `mcp-server-sqlite`, each a stdio server, reached over streamable HTTP
+ * through `mcp-proxy`, the stdio bridge many users run in front of them. All are pinned and
+ * installed with pip once into venvs under `.rewind/` (python-venv.ts); the proxy has a venv of its
+ * own, because its pinned MCP SDK and the servers' cannot share one, and so has sqlite: its last
+ * release asks for any `mcp` and does not start on the SDK's 2.x (its `Server` has no
+ * `list_resources` decorator), so it gets the last 1.x. `.ci/run` calls this file with `--install`
+ * before the tests, so the one-time pip install is its own step.
  *
  * The proxy binds the address it is given (127.0.0.1) and a free port; a test process that dies
  * leaves no proxy behind (server-process.ts).
@@ -13,22 +15,25 @@ import path from "node:path";
 import { getFreePort } from "../../src/dev/free-port.ts";
 import { REPO_ROOT } from "./paths.ts";
 import { ensureVenv } from "./python-venv.ts";
-import { startServerProcess } from "./server-process.ts";
+import { startServerProcess, type ServerProcess } from "./server-process.ts";
 import { waitFor } from "./wait-for.ts";
 
 export const REFERENCE_SERVERS_VERSION = "2026.10.19";
 export const MCP_PROXY_VERSION = "0.13.0";
+export const SQLITE_SERVER_VERSION = "2025.4.25";
+const SQLITE_MCP_VERSION = "1.30.0";
 const SERVERS_VENV = path.join(REPO_ROOT, ".rewind", "reference-servers-venv");
+const SQLITE_VENV = path.join(REPO_ROOT, ".rewind", "sqlite-server-venv");
 const PROXY_VENV = path.join(REPO_ROOT, ".rewind", "mcp-proxy-venv");
 const STARTUP_MS = 60_000;
 
-export type ReferenceServer = "time" | "git";
+export type ReferenceServer = "time" | "git" | "sqlite";
 
 /** Installs the servers and the proxy unless they are there; returns the venvs' bin folders. */
 export async function ensureReferenceServers(
   log: (line: string) => void = () => {},
-): Promise<{ servers: string; proxy: string }> {
-  const [servers, proxy] = await Promise.all([
+): Promise<{ servers: string; sqlite: string; proxy: string }> {
+  const [servers, sqlite, proxy] = await Promise.all([
     ensureVenv({
       name: "python reference servers",
       venvDir: SERVERS_VENV,
@@ -36,6 +41,15 @@ export async function ensureReferenceServers(
       probe:
         "import importlib.metadata, mcp_server_time, mcp_server_git; print(importlib.metadata.version('mcp-server-time'), importlib.metadata.version('mcp-server-git'))",
       expectedVersion: `${REFERENCE_SERVERS_VERSION} ${REFERENCE_SERVERS_VERSION}`,
+      log,
+    }),
+    ensureVenv({
+      name: "mcp-server-sqlite",
+      venvDir: SQLITE_VENV,
+      requirements: [`mcp-server-sqlite==${SQLITE_SERVER_VERSION}`, `mcp==${SQLITE_MCP_VERSION}`],
+      probe:
+        "import importlib.metadata, mcp_server_sqlite; print(importlib.metadata.version('mcp-server-sqlite'), importlib.metadata.version('mcp'))",
+      expectedVersion: `${SQLITE_SERVER_VERSION} ${SQLITE_MCP_VERSION}`,
       log,
     }),
     ensureVenv({
@@ -47,7 +61,7 @@ export async function ensureReferenceServers(
       log,
     }),
   ]);
-  return { servers: path.dirname(servers), proxy: path.dirname(proxy) };
+  return { servers: path.dirname(servers), sqlite: path.dirname(sqlite), proxy: path.dirname(proxy) };
 }
 
 export interface ProxiedServer {
@@ -68,20 +82,34 @@ export async function startProxiedServer(name: ReferenceServer, args: string[] =
   const base = `http://127.0.0.1:${port}`;
   const server = startServerProcess(
     path.join(bins.proxy, "mcp-proxy"),
-    ["--host", "127.0.0.1", "--port", String(port), path.join(bins.servers, `mcp-server-${name}`), "--", ...args],
+    [
+      "--host",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      path.join(name === "sqlite" ? bins.sqlite : bins.servers, `mcp-server-${name}`),
+      "--",
+      ...args,
+    ],
     // A minimal environment: nothing of the test's reaches the server.
     { env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "" }, graceMs: 5_000 },
   );
-  const stop = () => server.stop();
+  await waitForInitialize(`mcp-proxy (mcp-server-${name})`, server, `${base}/mcp`);
+  return { url: `${base}/mcp`, output: server.output, stop: () => server.stop() };
+}
+
+/**
+ * Waits until the server process answers an MCP `initialize` at `url`; stops it and fails with its
+ * output when it exits first or does not answer within a minute.
+ */
+export async function waitForInitialize(name: string, server: ServerProcess, url: string): Promise<void> {
   try {
     await waitFor(
-      `mcp-proxy (mcp-server-${name}) to answer initialize on ${base}/mcp`,
+      `${name} to answer initialize on ${url}`,
       async () => {
         if (server.ended)
-          throw new Error(
-            `mcp-proxy exited (${server.child.exitCode ?? server.child.signalCode}) before answering on ${base}`,
-          );
-        const response = await fetch(`${base}/mcp`, {
+          throw new Error(`${name} exited (${server.child.exitCode ?? server.child.signalCode}) before answering`);
+        const response = await fetch(url, {
           method: "POST",
           headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
           body: JSON.stringify({
@@ -99,10 +127,9 @@ export async function startProxiedServer(name: ReferenceServer, args: string[] =
       { timeoutMs: STARTUP_MS },
     );
   } catch (error) {
-    await stop();
+    await server.stop();
     throw new Error(`${(error as Error).message}:\n${server.output()}`, { cause: error });
   }
-  return { url: `${base}/mcp`, output: server.output, stop };
 }
 
 if (import.meta.main && process.argv.includes("--install")) {
@@ -110,7 +137,7 @@ if (import.meta.main && process.argv.includes("--install")) {
   ensureReferenceServers(console.log).then(
     () =>
       console.log(
-        `python reference servers ${REFERENCE_SERVERS_VERSION} and mcp-proxy ${MCP_PROXY_VERSION} ready (${Math.round((Date.now() - started) / 1000)} s)`,
+        `python reference servers ${REFERENCE_SERVERS_VERSION}, mcp-server-sqlite ${SQLITE_SERVER_VERSION} and mcp-proxy ${MCP_PROXY_VERSION} ready (${Math.round((Date.now() - started) / 1000)} s)`,
       ),
     (error: unknown) => {
       console.error(error instanceof Error ? error.message : String(error));

@@ -1,13 +1,15 @@
 /**
- * What a model reads about servers it has never seen, from the reference servers themselves:
+ * What a model reads about servers it has never seen, from the servers themselves:
  * `server-everything` over streamable HTTP, `server-filesystem`, `server-sequential-thinking` and
- * `server-memory` in stdio behind supergateway, and the Python `mcp-server-time` and
- * `mcp-server-git` behind mcp-proxy. The prompt rendering must carry what a script needs from
- * their descriptions: the `[FILE]`/`[DIR]` marks `list_directory` answers with, the unit of
- * `trigger-long-running-operation`'s `duration`, that `read_file` is deprecated, the whole of
- * sequential-thinking's guidance, the IANA names and `HH:MM` form the time tools take, and the
- * timestamp forms `git_log` accepts. The compact rendering stays one line a tool. The sizes are
- * printed, for docs/mcp.md.
+ * `server-memory` in stdio behind supergateway, the Python `mcp-server-time`, `mcp-server-git` and
+ * `mcp-server-sqlite` behind mcp-proxy, and a notes server written with FastMCP. The prompt
+ * rendering must carry what a script needs from their descriptions: the `[FILE]`/`[DIR]` marks
+ * `list_directory` answers with, the unit of `trigger-long-running-operation`'s `duration`, that
+ * `read_file` is deprecated, the whole of sequential-thinking's guidance, the IANA names and
+ * `HH:MM` form the time tools take, the timestamp forms `git_log` accepts, the SQL each sqlite
+ * tool takes, and what FastMCP made of a docstring, `Field` descriptions and a list result. A
+ * script calls sqlite and the FastMCP server. The compact rendering stays one line a tool. The
+ * sizes are printed, for docs/api.md.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -18,8 +20,10 @@ import { startEverythingServer, type EverythingServer } from "../helpers/everyth
 import { startRewindStack, type RewindStack } from "../helpers/rewind-stack.ts";
 import { startStdioGateway, type StdioGateway } from "../helpers/stdio-gateway.ts";
 import { startProxiedServer, type ProxiedServer } from "../helpers/python-reference-servers.ts";
+import { startFastMcpServer } from "../helpers/fastmcp-server.ts";
 import { execFileSync } from "node:child_process";
 import { registerToolset } from "../helpers/toolset.ts";
+import { callInRun } from "./interop-runs.ts";
 
 const require = createRequire(import.meta.url);
 const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
@@ -39,7 +43,13 @@ beforeAll(async () => {
   const memoryFile = path.join(dir, "memory.jsonl");
   const repository = path.join(dir, "repository");
   execFileSync("git", ["init", "-q", repository]);
-  proxied = await Promise.all([startProxiedServer("time"), startProxiedServer("git", ["--repository", repository])]);
+  const database = path.join(dir, "shop.db");
+  proxied = await Promise.all([
+    startProxiedServer("time"),
+    startProxiedServer("git", ["--repository", repository]),
+    startProxiedServer("sqlite", ["--db-path", database]),
+    startFastMcpServer(),
+  ]);
   [stack, everything, ...gateways] = await Promise.all([
     startRewindStack(),
     startEverythingServer(),
@@ -60,6 +70,8 @@ beforeAll(async () => {
       memory: { url: memory!.url },
       time: { url: proxied[0]!.url },
       git: { url: proxied[1]!.url },
+      sqlite: { url: proxied[2]!.url },
+      notes: { url: proxied[3]!.url },
     },
   });
 }, 120_000);
@@ -85,7 +97,7 @@ function toolText(prompt: string, reference: string): string {
   return lines.slice(start, end).join("\n");
 }
 
-describe("the prompt of six reference servers", () => {
+describe("the prompt of eight third-party servers", () => {
   it("carries what a script needs from each tool's description and its arguments'", async () => {
     const prompt = await rendering("format=prompt");
     expect(toolText(prompt, "filesystem.list_directory")).toMatch(/\[FILE\].*\[DIR\]/s);
@@ -107,6 +119,22 @@ describe("the prompt of six reference servers", () => {
     expect(toolText(prompt, "git.git_log")).toMatch(
       /\n {2}- start_timestamp: Start timestamp for filtering commits\. .*ISO 8601/s,
     );
+    expect(toolText(prompt, "sqlite.read_query")).toContain("  - query: SELECT SQL query to execute");
+    // FastMCP: the docstring's paragraphs, each Field's description, a list result wrapped in `result`.
+    const search = toolText(prompt, "notes.search_notes");
+    expect(search).toContain("Every word of the query must appear in the note's title or body.");
+    expect(search).toContain("  - query: Words to look for in titles and bodies (case-insensitive)");
+    expect(search).toMatch(/order\?: "newest" \| "oldest" \}\) → \{ result: \{ id: number, /);
+  });
+
+  it("a script calls sqlite and the FastMCP server", async () => {
+    const created = await callInRun(stack, toolset, "sqlite", "create_table", {
+      query: "CREATE TABLE products (sku TEXT PRIMARY KEY, stock INTEGER)",
+    });
+    expect(created.status, JSON.stringify(created)).toBe("completed");
+    const note = await callInRun(stack, toolset, "notes", "add_note", { title: "Restock", body: "Order widgets" });
+    expect(note.status, JSON.stringify(note)).toBe("completed");
+    expect(note.result).toMatchObject({ id: 1, title: "Restock", tags: [] });
   });
 
   it("selected tools get the same full text; the compact rendering keeps one line a tool", async () => {
@@ -118,9 +146,10 @@ describe("the prompt of six reference servers", () => {
     ]);
     const toolLines = compact
       .split("\n")
-      .filter((line) => /^(everything|filesystem|thinking|memory|time|git)\b/.test(line));
+      .filter((line) => /^(everything|filesystem|thinking|memory|time|git|sqlite|notes)\b/.test(line));
+    const bytes = (text: string) => Buffer.byteLength(text);
     console.log(
-      `[prompt sizes] six reference servers, ${toolLines.length} tools: prompt ${prompt.length} B, compact ${compact.length} B, .d.ts ${dts.length} B`,
+      `[prompt sizes] eight third-party servers, ${toolLines.length} tools: prompt ${bytes(prompt)} B, compact ${bytes(compact)} B, .d.ts ${bytes(dts)} B`,
     );
     expect(toolText(selected, "filesystem.list_directory")).toMatch(/\[DIR\]/);
     expect(toolLines.length).toBeGreaterThan(45);
