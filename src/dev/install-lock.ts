@@ -3,6 +3,10 @@
  * two test workers) may both find no CLI and start installing into the same `.rewind/venv`. The
  * lock is a directory, because `mkdir` is atomic on every filesystem we care about; it records
  * its owner's pid so a lock left by a killed process is taken over instead of waited on forever.
+ *
+ * Taking over a stale lock is itself locked (`<lock>.takeover`), and the lock is looked at again
+ * under it: two waiters that both saw the dead owner once each removed the lock, and the second
+ * removed the one the first had just made (its owner file then failed with ENOENT).
  */
 
 import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -33,7 +37,7 @@ export async function acquireInstallLock(
     }
     const ownerPid = await readOwner(lockDir);
     if (await isStale(lockDir, ownerPid)) {
-      await rm(lockDir, { recursive: true, force: true });
+      await removeIfStillStale(lockDir);
       continue;
     }
     if (Date.now() > deadline) {
@@ -45,6 +49,25 @@ export async function acquireInstallLock(
     if (!waited) options.onWait?.(ownerPid);
     waited = true;
     await sleep(500);
+  }
+}
+
+/** Removes the lock if, looked at again while holding the takeover lock, it is still stale. */
+async function removeIfStillStale(lockDir: string): Promise<void> {
+  const takeover = `${lockDir}.takeover`;
+  try {
+    await mkdir(takeover);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    // Another waiter is taking over; a takeover left by a killed waiter is removed after a minute.
+    if (await isStale(takeover, undefined)) await rm(takeover, { recursive: true, force: true });
+    await sleep(50);
+    return;
+  }
+  try {
+    if (await isStale(lockDir, await readOwner(lockDir))) await rm(lockDir, { recursive: true, force: true });
+  } finally {
+    await rm(takeover, { recursive: true, force: true });
   }
 }
 

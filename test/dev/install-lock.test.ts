@@ -46,6 +46,29 @@ describe("acquireInstallLock", () => {
     await release();
   });
 
+  it("lets one of many waiters take over a lock whose owner is gone, and holds it alone", async () => {
+    const lockDir = join(root, "install.lock");
+    await mkdir(lockDir);
+    await writeFile(join(lockDir, "owner"), "2147483646");
+    let holders = 0;
+    let most = 0;
+    // Staggered by a few file-system operations, so that a waiter looks at the dead owner's lock
+    // while another has just removed it and made its own.
+    const takeTurns = async (_: unknown, i: number) => {
+      for (let n = 0; n < i % 4; n++) await stat(root);
+      const release = await acquireInstallLock(lockDir, { timeoutMs: 20_000 });
+      holders += 1;
+      most = Math.max(most, holders);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      holders -= 1;
+      await release();
+    };
+    await Promise.all(Array.from({ length: 12 }, takeTurns));
+    expect(most, "never two holders at once").toBe(1);
+    await expect(stat(lockDir)).rejects.toThrow(/ENOENT/);
+    await expect(stat(`${lockDir}.takeover`)).rejects.toThrow(/ENOENT/);
+  });
+
   it("gives up after its timeout with a message saying how to clear the lock", async () => {
     const lockDir = join(root, "install.lock");
     const release = await acquireInstallLock(lockDir);
