@@ -5,6 +5,7 @@
  * not, past a budget) becomes `unknown`, which stays permissive for arguments and honest for
  * results.
  */
+import { resolveRef } from "./resolve-ref.ts";
 
 export type TypeStyle = "dts" | "prompt";
 
@@ -228,24 +229,6 @@ function indexType(extra: Ts, members: Member[]): Ts {
   const optional = members.some((m) => m.optional) ? [name("undefined")] : [];
   const widened = union([extra, ...members.map((m) => m.type), ...optional]);
   return print(widened, "prompt", "").length > MAX_INDEX_UNION ? UNKNOWN : widened;
-}
-
-function resolveRef(ref: string, root: unknown): unknown {
-  if (!ref.startsWith("#")) return undefined;
-  let pointer: string;
-  try {
-    pointer = decodeURIComponent(ref.slice(1));
-  } catch {
-    return undefined;
-  }
-  if (pointer !== "" && !pointer.startsWith("/")) return undefined;
-  let node = root;
-  for (const raw of pointer.split("/").slice(1)) {
-    const segment = raw.replaceAll("~1", "/").replaceAll("~0", "~");
-    if (typeof node !== "object" || node === null || !Object.hasOwn(node, segment)) return undefined;
-    node = (node as Record<string, unknown>)[segment];
-  }
-  return node;
 }
 
 function flatten(kind: "union" | "and", types: Ts[]): Ts[] {
