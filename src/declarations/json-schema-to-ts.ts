@@ -5,14 +5,17 @@
  * not, past a budget) becomes `unknown`, which stays permissive for arguments and honest for
  * results.
  */
+import { jsDocOfNotes, type JsDoc } from "./notes-text.ts";
 import { resolveRef } from "./resolve-ref.ts";
+import { notesReader, type NotesReader } from "./schema-notes.ts";
 
 export type TypeStyle = "dts" | "prompt";
 
 export interface JsonSchemaToTsOptions {
   /**
-   * `dts`: members separated by `;`, property descriptions as JSDoc (multi-line when there are
-   * any). `prompt`: one compact line, members separated by `,`, no descriptions. Default `dts`.
+   * `dts`: members separated by `;`, property descriptions and constraints as JSDoc (multi-line
+   * when there are any; see schema-notes.ts). `prompt`: one compact line, members separated by
+   * `,`, no descriptions. Default `dts`.
    */
   style?: TypeStyle;
   /** Indentation of the line the type starts on; multi-line members go two spaces deeper. Default "". */
@@ -35,7 +38,8 @@ interface Member {
   key: string;
   optional: boolean;
   type: Ts;
-  doc: string | undefined;
+  /** The property's description and constraint tags (`@maximum 50`), for the `dts` style. */
+  doc: JsDoc | undefined;
 }
 
 interface Ctx {
@@ -44,6 +48,10 @@ interface Ctx {
   budget: number;
   /** How often each schema object is being expanded: recursion gets one more level, then `unknown`. */
   path: Map<object, number>;
+  /** How the `dts` style reads a property's description and constraints; absent for `prompt`. */
+  notes: NotesReader | undefined;
+  /** Properties whose notes may still be read. */
+  notesLeft: number;
 }
 
 const name = (text: string): Ts => ({ k: "name", text });
@@ -72,6 +80,8 @@ export function jsonSchemaToTs(schema: unknown, options: JsonSchemaToTsOptions =
       maxDepth: options.maxDepth ?? 8,
       budget: NODE_BUDGET,
       path: new Map(),
+      notes: options.style === "prompt" ? undefined : notesReader(options.root ?? schema),
+      notesLeft: NODE_BUDGET,
     };
     const text = print(convert(schema, 0, 0, cx), options.style ?? "dts", options.indent ?? "");
     return text.length > MAX_OUTPUT ? "unknown" : text;
@@ -80,15 +90,16 @@ export function jsonSchemaToTs(schema: unknown, options: JsonSchemaToTsOptions =
   }
 }
 
-/** A JSDoc block at `indent`, one line when the text is; `*\/` cannot end the comment early. */
-export function formatJsDoc(text: string, indent: string): string {
+/**
+ * A JSDoc block at `indent`, one line when the text is: the text (cut past MAX_DOC), then the
+ * tags a line each (`@default 10`). `*\/` cannot end the comment early.
+ */
+export function formatJsDoc(text: string, indent: string, tags: readonly string[] = []): string {
   const clipped = text.length > MAX_DOC ? `${text.slice(0, MAX_DOC)}…` : text;
-  const lines = clipped
-    .replaceAll("*/", "*\\/")
-    .trim()
-    .split(/\r?\n/)
-    .map((line) => line.trimEnd());
-  if (lines.length === 1) return `${indent}/** ${lines[0]} */`;
+  const lines = [...(clipped.trim() ? clipped.trim().split(/\r?\n/) : []), ...tags].map((line) =>
+    line.replaceAll("*/", "*\\/").trimEnd(),
+  );
+  if (lines.length <= 1) return `${indent}/** ${lines[0] ?? ""} */`;
   return [`${indent}/**`, ...lines.map((line) => `${indent} *${line ? ` ${line}` : ""}`), `${indent} */`].join("\n");
 }
 
@@ -212,8 +223,7 @@ function objectType(schema: Record<string, unknown>, depth: number, hops: number
   const required = new Set((asArray(schema.required) ?? []).filter((r) => typeof r === "string"));
   const entries = isRecord(schema.properties) ? Object.entries(schema.properties) : [];
   const members = entries.slice(0, MAX_PROPERTIES).map(([key, s]): Member => {
-    const doc = isRecord(s) && typeof s.description === "string" && s.description.trim() ? s.description : undefined;
-    return { key, optional: !required.has(key), type: sub(s), doc };
+    return { key, optional: !required.has(key), type: sub(s), doc: memberDoc(s, cx) };
   });
   const extras: Ts[] = entries.length > MAX_PROPERTIES ? [UNKNOWN] : [];
   if (isRecord(schema.patternProperties)) extras.push(...Object.values(schema.patternProperties).map(sub));
@@ -221,6 +231,16 @@ function objectType(schema: Record<string, unknown>, depth: number, hops: number
   if (additional === true || isRecord(additional)) extras.push(sub(additional));
   if (extras.length === 0) return { k: "object", members, index: undefined };
   return { k: "object", members, index: indexType(union(extras), members) };
+}
+
+/**
+ * A property's JSDoc, while the budget lasts: its description and constraints, followed through
+ * `$ref`. A comment only: the member's type is the same with it or without (schema-notes.ts).
+ */
+function memberDoc(schema: unknown, cx: Ctx): JsDoc | undefined {
+  if (!cx.notes || --cx.notesLeft < 0) return undefined;
+  const doc = jsDocOfNotes(cx.notes(schema));
+  return doc.text || doc.tags.length > 0 ? doc : undefined;
 }
 
 /** Under `strict`, every declared property must also fit the index signature's type. */
@@ -287,7 +307,7 @@ function printObject(members: Member[], index: Ts | undefined, style: TypeStyle,
   if (!docs.some(Boolean) && !line.includes("\n") && line.length <= LINE_WIDTH) return line;
   const lines = parts.map((part, i) => {
     const doc = docs[i];
-    return `${doc ? `${formatJsDoc(doc, inner)}\n` : ""}${inner}${part};`;
+    return `${doc ? `${formatJsDoc(doc.text ?? "", inner, doc.tags)}\n` : ""}${inner}${part};`;
   });
   return `{\n${lines.join("\n")}\n${indent}}`;
 }

@@ -17,6 +17,8 @@ import {
   resultSchemaOf,
   workflowInputParameter,
 } from "./render-dts.ts";
+import { describedLine } from "./notes-text.ts";
+import { notesReader } from "./schema-notes.ts";
 import { promptTypeText } from "./type-text.ts";
 import type { RenderOptions } from "./render-dts.ts";
 
@@ -27,6 +29,8 @@ const MAX_DESCRIPTION = 8_000;
 const MAX_ARGUMENT_DESCRIPTION = 1_000;
 /** Arguments described per tool, nested ones included. */
 const MAX_ARGUMENTS_DESCRIBED = 40;
+/** Arguments looked at per tool, nested ones included, with something to say or not. */
+const MAX_ARGUMENTS_READ = 400;
 
 export function renderPrompt(toolset: PinnedToolset, options: RenderOptions = {}): string {
   return promptText(toolset, options, (groups) => {
@@ -133,41 +137,56 @@ function descriptionParagraphs(description: string | undefined): string[] {
   return first === undefined ? [] : [first.replace(/\s+/g, " "), ...rest];
 }
 
-/** The `description` of each argument and of the fields within (two levels down), as `path: text`. */
+/**
+ * What the input schema says of each argument and of the fields within (two levels down), as
+ * `path: text`: the description, then the constraints and default (`(1–50, default 10)`, see
+ * schema-notes.ts), followed through `$ref` as the type is. An argument with neither gets no line.
+ */
 function argumentDescriptions(inputSchema: unknown): { path: string; text: string }[] {
   const found: { path: string; text: string }[] = [];
+  const notes = notesReader(inputSchema);
+  const properties = new Map<object, [string, unknown][]>();
+  let left = MAX_ARGUMENTS_READ;
   const visit = (schema: unknown, prefix: string, depth: number) => {
-    const properties = objectProperties(schema);
-    for (const [key, property] of properties) {
-      if (found.length >= MAX_ARGUMENTS_DESCRIBED) return;
+    for (const [key, property] of propertiesOf(notes(schema).shape, properties)) {
+      if (found.length >= MAX_ARGUMENTS_DESCRIBED || --left < 0) return;
       const path = prefix ? `${prefix}.${key}` : key;
-      const description = typeof property["description"] === "string" ? property["description"].trim() : "";
-      if (description) {
-        const line = description.replace(/\s+/g, " ");
-        found.push({
-          path,
-          text: line.length > MAX_ARGUMENT_DESCRIPTION ? `${line.slice(0, MAX_ARGUMENT_DESCRIPTION)}…` : line,
-        });
-      }
-      if (depth >= 2) continue;
+      const { description, constraints, shape } = notes(property);
+      const text = describedLine(oneLine(description ?? ""), constraints);
+      if (text) found.push({ path, text });
+      if (depth >= 2 || !shape) continue;
       // The fields of an object argument, and of the objects in an array argument (`entities[].name`).
-      const items = property["items"];
-      if (typeof items === "object" && items !== null && !Array.isArray(items)) visit(items, `${path}[]`, depth + 1);
-      else visit(property, path, depth + 1);
+      if (isRecord(shape.items)) visit(shape.items, `${path}[]`, depth + 1);
+      else visit(shape, path, depth + 1);
     }
   };
   visit(inputSchema, "", 0);
   return found;
 }
 
-function objectProperties(schema: unknown): [string, Record<string, unknown>][] {
-  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) return [];
-  const properties = (schema as Record<string, unknown>)["properties"];
-  if (typeof properties !== "object" || properties === null || Array.isArray(properties)) return [];
-  return Object.entries(properties as Record<string, unknown>).filter(
-    (entry): entry is [string, Record<string, unknown>] =>
-      typeof entry[1] === "object" && entry[1] !== null && !Array.isArray(entry[1]),
-  );
+/** A description on one line, cut past MAX_ARGUMENT_DESCRIPTION. */
+function oneLine(description: string): string {
+  const line = description
+    .slice(0, 4 * MAX_ARGUMENT_DESCRIPTION)
+    .replace(/\s+/g, " ")
+    .trim();
+  return line.length > MAX_ARGUMENT_DESCRIPTION ? `${line.slice(0, MAX_ARGUMENT_DESCRIPTION)}…` : line;
+}
+
+/** The `properties` of a schema, read once per rendering however many references lead to them. */
+function propertiesOf(schema: unknown, read: Map<object, [string, unknown][]>): [string, unknown][] {
+  if (!isRecord(schema) || !isRecord(schema["properties"])) return [];
+  const properties = schema["properties"];
+  let entries = read.get(properties);
+  if (!entries) {
+    entries = Object.entries(properties);
+    read.set(properties, entries);
+  }
+  return entries;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function builtinLines(
