@@ -7,8 +7,8 @@
 import { CONSTRAINT_KEYWORDS } from "./schema-notes.ts";
 import type { Constraints, SchemaNotes } from "./schema-notes.ts";
 
-/** The prompt's words for a property's constraints and default: `1–50, default 10`; "" for none. */
-export function constraintsPhrase(c: Constraints): string {
+/** The prompt's words for a property's constraints and default, a part each: `1–50`, `default 10`. */
+function constraintParts(c: Constraints): string[] {
   const parts = [
     rangePhrase(c),
     sizePhrase(c.minLength, c.maxLength, "character"),
@@ -17,14 +17,22 @@ export function constraintsPhrase(c: Constraints): string {
     c.format === undefined ? undefined : `format ${c.format}`,
     c.default === undefined ? undefined : `default ${c.default}`,
   ];
-  return parts.filter((part) => part !== undefined).join(", ");
+  return parts.filter((part) => part !== undefined);
 }
 
-/** A description (whitespace already folded) and its constraints, as one line of the prompt. */
+/**
+ * A description (whitespace already folded, bounded) and its constraints, as one line of the
+ * prompt: `At most this many notes (1–50, default 10)`. A part the description already says in
+ * the same words is not said again (`Include finished tasks too (default false).`).
+ */
 export function describedLine(description: string, c: Constraints): string {
-  const phrase = constraintsPhrase(c);
-  if (!phrase) return description;
-  return description ? `${description} (${phrase})` : `(${phrase})`;
+  const said = description.toLowerCase();
+  const parts = constraintParts(c).filter((part) => {
+    const words = part.toLowerCase();
+    return !mentions(said, words) && !mentions(said, words.replaceAll("–", "-"));
+  });
+  if (parts.length === 0) return description;
+  return description ? `${description} (${parts.join(", ")})` : `(${parts.join(", ")})`;
 }
 
 /** A property's JSDoc: its description, then one tag per constraint (`@maxLength 120`). */
@@ -60,4 +68,16 @@ function sizePhrase(min: number | undefined, max: number | undefined, unit: stri
   if (min !== undefined && max !== undefined) return min === max ? `exactly ${units(min)}` : `${min}–${units(max)}`;
   if (min !== undefined) return `at least ${units(min)}`;
   return max === undefined ? undefined : `at most ${units(max)}`;
+}
+
+/** Whether `text` holds `phrase` as words of their own: `default 1` is not in `default 10` or `default 1.5`. */
+function mentions(text: string, phrase: string): boolean {
+  for (let at = text.indexOf(phrase); at >= 0; at = text.indexOf(phrase, at + 1)) {
+    const end = at + phrase.length;
+    const after = text.charAt(end);
+    const joined =
+      /\w/.test(text.charAt(at - 1)) || /\w/.test(after) || (after === "." && /\d/.test(text.charAt(end + 1)));
+    if (!joined) return true;
+  }
+  return false;
 }

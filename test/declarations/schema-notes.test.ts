@@ -103,6 +103,23 @@ describe("the prompt's argument lines", () => {
     ]);
   });
 
+  it("leave out what the description already says in the same words", () => {
+    const lines = argumentLines({
+      properties: {
+        include_done: { type: "boolean", default: false, description: "Include finished tasks too (default false)." },
+        count: { type: "number", default: 3, minimum: 1, maximum: 10, description: "How many links (1-10)" },
+        pages: { type: "integer", default: 1, description: "Pages, default 10." },
+        ratio: { type: "number", default: 1, description: "A ratio, default 1.5 if unset" },
+      },
+    });
+    expect(lines).toEqual([
+      "  - include_done: Include finished tasks too (default false).",
+      "  - count: How many links (1-10) (default 3)",
+      "  - pages: Pages, default 10. (default 1)",
+      "  - ratio: A ratio, default 1.5 if unset (default 1)",
+    ]);
+  });
+
   it("take a description from the definition a property refers to, when the property has none", () => {
     expect(argumentLines(addTask)).toEqual([
       "  - priority: How urgent a task is.",
