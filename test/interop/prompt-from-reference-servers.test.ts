@@ -7,9 +7,9 @@
  * `list_directory` answers with, the unit of `trigger-long-running-operation`'s `duration`, that
  * `read_file` is deprecated, the whole of sequential-thinking's guidance, the IANA names and
  * `HH:MM` form the time tools take, the timestamp forms `git_log` accepts, the SQL each sqlite
- * tool takes, and what FastMCP made of a docstring, `Field` descriptions and a list result. A
- * script calls sqlite and the FastMCP server. The compact rendering stays one line a tool. The
- * sizes are printed, for docs/api.md.
+ * tool takes, and what FastMCP made of a docstring, `Field` descriptions, bounds and defaults
+ * (`limit`: 1–50, default 10), and a list result. A script calls sqlite and the FastMCP server.
+ * The compact rendering stays one line a tool. The sizes are printed, for docs/api.md.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -120,11 +120,15 @@ describe("the prompt of eight third-party servers", () => {
       /\n {2}- start_timestamp: Start timestamp for filtering commits\. .*ISO 8601/s,
     );
     expect(toolText(prompt, "sqlite.read_query")).toContain("  - query: SELECT SQL query to execute");
-    // FastMCP: the docstring's paragraphs, each Field's description, a list result wrapped in `result`.
+    // FastMCP: the docstring's paragraphs, each Field's description, its bounds and the defaults,
+    // a list result wrapped in `result`.
     const search = toolText(prompt, "notes.search_notes");
     expect(search).toContain("Every word of the query must appear in the note's title or body.");
     expect(search).toContain("  - query: Words to look for in titles and bodies (case-insensitive)");
+    expect(search).toContain("  - limit: At most this many notes (1–50, default 10)");
+    expect(search).toContain('  - order: (default "newest")');
     expect(search).toMatch(/order\?: "newest" \| "oldest" \}\) → \{ result: \{ id: number, /);
+    expect(toolText(prompt, "notes.add_note")).toContain("  - title: A short title (at most 120 characters)");
   });
 
   it("a script calls sqlite and the FastMCP server", async () => {
@@ -152,6 +156,11 @@ describe("the prompt of eight third-party servers", () => {
       `[prompt sizes] eight third-party servers, ${toolLines.length} tools: prompt ${bytes(prompt)} B, compact ${bytes(compact)} B, .d.ts ${bytes(dts)} B`,
     );
     expect(toolText(selected, "filesystem.list_directory")).toMatch(/\[DIR\]/);
+    // The .d.ts says FastMCP's bounds as JSDoc tags, where editors show them.
+    expect(dts).toMatch(
+      /\* At most this many notes\n\s+\* @minimum 1\n\s+\* @maximum 50\n\s+\* @default 10\n\s+\*\/\n\s+limit\?: number;/,
+    );
+    expect(dts).toMatch(/\* @maxLength 120\n\s+\*\/\n\s+title: string;/);
     expect(toolLines.length).toBeGreaterThan(45);
     for (const line of toolLines) expect(line.length).toBeLessThan(200);
   });
