@@ -1,8 +1,8 @@
 /**
  * How the renderings write a schema's notes (schema-notes.ts). The prompt puts them in words
  * after an argument's description, `- limit: At most this many notes (1–50, default 10)`; the
- * .d.ts puts them as JSDoc tags under the property's description (`@minimum 1`), the names
- * editors and JSON-Schema-to-TypeScript tools use, which models have read a great deal of.
+ * .d.ts puts them as JSDoc tags under the property's description (`@minimum 1`): the keywords'
+ * own names, as JSON-Schema-to-TypeScript generators write them and editors show them.
  */
 import { CONSTRAINT_KEYWORDS } from "./schema-notes.ts";
 import type { Constraints, SchemaNotes } from "./schema-notes.ts";
