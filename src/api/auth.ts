@@ -26,12 +26,13 @@ export function keyFingerprint(key: string): string {
   return `key-${createHash("sha256").update(key).digest("hex").slice(0, 8)}`;
 }
 
-function isLoopback(address: string | undefined): boolean {
+export function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
   return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
 }
 
-interface KeyHolder {
+/** Whom a key opens: its namespace, and the principal decisions made with it are recorded as. */
+export interface KeyHolder {
   namespace: string;
   principal: string;
 }
@@ -45,15 +46,22 @@ function findHolder(keys: Map<Buffer, KeyHolder>, presented: string): KeyHolder 
   return match;
 }
 
-export function createAuth(apiKeys: Map<string, string>): RequestHandler {
+/** Who holds a presented key, if it is one of `apiKeys` (the console's sign-in asks it too). */
+export function createKeyCheck(apiKeys: Map<string, string>): (presented: string) => KeyHolder | undefined {
   const keys = new Map(
     [...apiKeys].map(([key, namespace]) => [
       Buffer.from(key),
       { namespace, principal: `${namespace}/${keyFingerprint(key)}` },
     ]),
   );
+  return (presented) => findHolder(keys, presented);
+}
+
+export function createAuth(apiKeys: Map<string, string>): RequestHandler {
+  const holderOf = createKeyCheck(apiKeys);
+  const keyed = apiKeys.size > 0;
   return function authenticate(req, _res, next) {
-    if (keys.size === 0) {
+    if (!keyed) {
       if (!isLoopback(req.socket.remoteAddress)) {
         next(new HttpError(401, "unauthorized", "this API serves only loopback callers until REWIND_API_KEYS is set"));
         return;
@@ -65,7 +73,7 @@ export function createAuth(apiKeys: Map<string, string>): RequestHandler {
     }
     const header = req.headers.authorization ?? "";
     const match = /^Bearer\s+(\S+)$/i.exec(header);
-    const holder = match?.[1] ? findHolder(keys, match[1]) : undefined;
+    const holder = match?.[1] ? holderOf(match[1]) : undefined;
     if (!holder) {
       next(new HttpError(401, "unauthorized", "a valid API key is required: Authorization: Bearer <key>"));
       return;

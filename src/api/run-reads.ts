@@ -107,6 +107,25 @@ export async function getRun(context: RunContext, runId: string, namespace: stri
   return view;
 }
 
+/** The SDK's query of a workflow's metadata, whose `currentDetails` a run keeps up to date (run-details.ts). */
+const METADATA_QUERY = "__temporal_workflow_metadata";
+
+/**
+ * What the run says it is doing or waiting for, one line per thing (its current details, as the
+ * Temporal Web UI shows them); undefined when no worker answers in time.
+ */
+export async function readCurrentDetails(
+  context: RunContext,
+  runId: string,
+  namespace: string,
+): Promise<string | undefined> {
+  await describeOwned(context, runId, namespace);
+  const metadata = await withinQueryTimeout(
+    context.client.workflow.getHandle(runId).query<{ currentDetails?: unknown }>(METADATA_QUERY),
+  );
+  return typeof metadata?.currentDetails === "string" ? metadata.currentDetails : undefined;
+}
+
 /** Cancels the run if it is still running; answers its view either way. */
 export async function cancelRun(context: RunContext, runId: string, namespace: string): Promise<RunView> {
   const d = await describeOwned(context, runId, namespace);

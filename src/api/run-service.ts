@@ -8,8 +8,8 @@
  * - run-lookup.ts: finding a run the caller owns (404 otherwise), running (409 otherwise), and
  *   what it started from; every other part starts there;
  * - run-launch.ts: starting a run (`start`);
- * - run-reads.ts: a run's view, its journal, the namespace's runs, cancelling (`get`, `journal`,
- *   `list`, `cancel`);
+ * - run-reads.ts: a run's view, its journal, the namespace's runs, what it says it waits for,
+ *   cancelling (`get`, `journal`, `list`, `currentDetails`, `cancel`); `startInput` is run-lookup.ts's;
  * - call-decisions.ts: decisions on a running run's calls (`decide`, `callWaiting`, `answerInput`);
  * - run-decisions.ts: decisions on a running run as a whole (`decideScript`, `renewCredentials`,
  *   `signal`, `rollback`);
@@ -38,8 +38,8 @@ import {
 } from "./call-decisions.ts";
 import { startRun, type StartRunInput } from "./run-launch.ts";
 import type { RunListFilters, RunListPage } from "./run-list.ts";
-import { runContextOf } from "./run-lookup.ts";
-import { cancelRun, getRun, journalPage, listRunPage, type RunView } from "./run-reads.ts";
+import { runContextOf, startOf } from "./run-lookup.ts";
+import { cancelRun, getRun, journalPage, listRunPage, readCurrentDetails, type RunView } from "./run-reads.ts";
 import {
   rollbackRun,
   sendRenewedCredentials,
@@ -112,6 +112,13 @@ export function createRunService(options: RunServiceOptions) {
       filters: RunListFilters = {},
     ): Promise<RunListPage> {
       return listRunPage(context, namespace, page, filters);
+    },
+    currentDetails(runId: string, namespace: string): Promise<string | undefined> {
+      return readCurrentDetails(context, runId, namespace);
+    },
+    /** What the run started from: its script (as it runs), toolset and input. */
+    startInput(runId: string, namespace: string): Promise<RunInput> {
+      return startOf(context, runId, namespace);
     },
 
     // Decisions on a running run's calls (call-decisions.ts).

@@ -21,3 +21,4 @@ export {
   type TypeCheckPoolOptions,
 } from "./type-check-pool.ts";
 export { checkedTypeText } from "./type-text.ts";
+export { findCallSites, type CallSite } from "./call-sites.ts";
