@@ -16,6 +16,7 @@ import { HttpError } from "./http-error.ts";
 import { serveOpenApi } from "./openapi.ts";
 import { createCallOutcomesRouter } from "./routes/call-outcomes.ts";
 import { createCodecCors, createCodecRouter, type CodecRouteDeps } from "./routes/codec.ts";
+import { createConsole } from "./console/index.ts";
 import { createCredentialWriter, createCredentialsRouter, type CredentialsRouteDeps } from "./routes/credentials.ts";
 import { createEventsRouter, type EventsRouteDeps } from "./routes/events.ts";
 import { createHooksRouter, type HooksRouteDeps } from "./routes/hooks.ts";
@@ -65,6 +66,8 @@ export function createApp(deps: ApiDeps): Express {
   // Webhook URLs carry their own token and are called by third parties: no API key. The router
   // checks the token before it parses the body.
   app.use(createHooksRouter(deps.hooks, parseJson));
+  // The console signs people in itself (a session per API key, never the key in the browser).
+  app.use("/ui", createConsole(deps));
   // The key is checked before a body is read: a caller without one can't make the API inflate
   // and parse megabytes.
   app.use(createAuth(deps.apiKeys));
