@@ -14,6 +14,7 @@ import { keyFingerprint } from "../../src/api/auth.ts";
 import { CONTENT_SECURITY_POLICY } from "../../src/api/console/index.ts";
 import { launchBrowser, screenshot, type Browser, type BrowserContext, type Page } from "../helpers/browser.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
+import { chargeOnRetryTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type ApiBody, type RewindStack } from "../helpers/rewind-stack.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
@@ -35,6 +36,7 @@ const PERSON = {
 
 let stack: RewindStack;
 let server: TestMcpServer;
+let payServer: TestMcpServer;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -42,7 +44,7 @@ let toolset: string;
 const requestedUrls: string[] = [];
 
 beforeAll(async () => {
-  [stack, server, browser] = await Promise.all([
+  [stack, server, payServer, browser] = await Promise.all([
     startRewindStack({ env: { REWIND_API_KEYS: `${KEY_A}:acme-${suffix},${KEY_B}:globex-${suffix}` } }),
     startMcpServer({
       tools: [
@@ -73,12 +75,19 @@ beforeAll(async () => {
         },
       ],
     }),
+    startMcpServer({ tools: [chargeOnRetryTool()] }),
     launchBrowser(),
   ]);
   const registered = await stack.request(
     "POST",
     "/v1/toolsets",
-    { mcpServers: { tickets: { url: server.url } }, policies: { "tickets.create_ticket": { approval: true } } },
+    {
+      mcpServers: { tickets: { url: server.url }, pay: { url: payServer.url } },
+      policies: {
+        "tickets.create_ticket": { approval: true },
+        "pay.charge": { onInterruption: "at_most_once", onUnknown: "park" },
+      },
+    },
     asA,
   );
   toolset = String(registered.body.id);
@@ -93,15 +102,16 @@ afterAll(async () => {
   await browser?.close();
   await stack?.stop();
   await server?.close();
+  await payServer?.close();
 });
 
 const ui = (path: string): string => `${stack.api.url}/ui${path}`;
 
-async function startRun(script: string, headers = asA, withToolset = true): Promise<string> {
+async function startRun(script: string, headers = asA, withToolset = true, more: object = {}): Promise<string> {
   const { status, body } = await stack.request(
     "POST",
     "/v1/runs",
-    { script, ...(withToolset ? { toolset } : {}) },
+    { script, ...(withToolset ? { toolset } : {}), ...more },
     headers,
   );
   expect(status, JSON.stringify(body)).toBe(201);
@@ -217,6 +227,40 @@ describe("the console in a browser", () => {
     await see("the run to show completed", "[data-state]", "completed");
     const done = await waitForRun(stack, id, 20_000, asA);
     expect(JSON.stringify(done.result)).toContain("ada@example.com");
+  });
+
+  it("resolves a call whose outcome is unknown; a result that does not fit the tool's schema is refused first", async () => {
+    const id = await startRun(
+      `import { pay } from "rewind:tools";\nexport default async function main() { return await pay.charge({ amount: 5 }); }\n`,
+    );
+    await runParked(id);
+    await page.goto(ui(`/runs/${id}`));
+    expect(squash(await see("what the run waits for", "#run-live", "outcome is unknown"))).toContain(
+      "a decision on call 1 pay.charge: its outcome is unknown",
+    );
+    const result = page.getByLabel(/Its result, as JSON/);
+    await result.fill("{charged");
+    expect(await page.evaluate("document.getElementById('resolve-1').checkValidity()")).toBe(false);
+    await result.fill('{"charged": "yes"}');
+    await page.getByRole("button", { name: "Resolve call 1" }).click();
+    expect(await see("the API's refusal of the result", "#resolve-1 .problem", "output schema")).toContain("charged");
+    expect(await result.inputValue()).toBe('{"charged": "yes"}');
+    await result.fill('{"charged": true}');
+    await page.getByRole("button", { name: "Resolve call 1" }).click();
+    await see("the run to show completed", "[data-state]", "completed");
+    expect((await waitForRun(stack, id, 20_000, asA)).result).toEqual({ charged: true });
+  });
+
+  it("approves a run's script before anything of it runs", async () => {
+    const id = await startRun(`export default async function main() { return "ran"; }\n`, asA, false, {
+      approveScript: true,
+    });
+    await runParked(id);
+    await page.goto(ui(`/runs/${id}`));
+    await see("what the run waits for", "#run-live", "approval of its script");
+    await page.getByRole("button", { name: "Approve the script" }).click();
+    await see("the run to show completed", "[data-state]", "completed");
+    expect((await waitForRun(stack, id, 20_000, asA)).result).toBe("ran");
   });
 
   it("cancels a sleeping run, which the list showed sleeping and then shows cancelled", async () => {
