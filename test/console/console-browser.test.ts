@@ -93,8 +93,8 @@ beforeAll(async () => {
   toolset = String(registered.body.id);
   context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   page = await context.newPage();
-  page.on("request", (request) => requestedUrls.push(request.url()));
-  page.on("dialog", (dialog) => void dialog.accept());
+  context.on("request", (request) => requestedUrls.push(request.url()));
+  context.on("dialog", (dialog) => void dialog.accept());
 }, 120_000);
 
 afterAll(async () => {
@@ -130,11 +130,11 @@ function runParked(id: string, headers = asA): Promise<ApiBody> {
 }
 
 /** Waits until the page's element matching `selector` holds `text` (the page may reload under the probe). */
-function see(what: string, selector: string, text: string | RegExp, timeoutMs = 20_000): Promise<string> {
-  return waitFor(what, async () => (await page.locator(selector).first().textContent({ timeout: 1_000 })) ?? "", {
+function see(what: string, selector: string, text: string | RegExp, on: Page = page): Promise<string> {
+  return waitFor(what, async () => (await on.locator(selector).first().textContent({ timeout: 1_000 })) ?? "", {
     until: (seen) => (typeof text === "string" ? seen.includes(text) : text.test(seen)),
     retryErrors: true,
-    timeoutMs,
+    timeoutMs: 20_000,
     shown: (seen) => seen.slice(0, 500),
   });
 }
@@ -273,6 +273,9 @@ describe("the console in a browser", () => {
       /sleeping .*sleeping until/,
     );
     await screenshot(page, "console-runs");
+    // The list stays open beside the run's page, and follows the run.
+    const list = page;
+    page = await context.newPage();
     await page.goto(ui(`/runs/${id}`));
     // Its own credentials, through the API's route: a server the toolset lacks is refused there.
     await page.locator("summary", { hasText: "Renew the run's own credentials" }).click();
@@ -290,6 +293,9 @@ describe("the console in a browser", () => {
     expect(await page.locator(".problem").count()).toBe(0);
     await page.getByRole("button", { name: "Cancel the run" }).click();
     await see("the run to show cancelled", "[data-state]", "cancelled");
+    await see("the list left open to show it cancelled", `tr:has-text("${id}")`, "cancelled", list);
+    await page.close();
+    page = list;
     await page.goto(ui("/runs?status=cancelled"));
     expect(await page.locator("tr", { hasText: id }).textContent()).toContain("cancelled");
   });

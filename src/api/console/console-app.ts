@@ -24,7 +24,7 @@ import type { Viewer } from "./layout.ts";
 import { errorPage, signInPage } from "./plain-pages.ts";
 import { createRouteCaller } from "./route-call.ts";
 import { createRunReader, liveHtml, runPageHtml, stateVersion } from "./run-page.ts";
-import { renderRunsPage } from "./runs-page.ts";
+import { renderRunsPage, runsRegion } from "./runs-page.ts";
 import { createSessionStore, type SessionStoreOptions } from "./sessions.ts";
 import { toolsetPageHtml } from "./toolset-page.ts";
 
@@ -126,6 +126,11 @@ export function createConsole(deps: ConsoleDeps): Express {
 
   ui.get("/runs", async function runsPage(req, res) {
     sendHtml(res, await renderRunsPage(deps.runs, req, viewerOf(res)));
+  });
+  ui.get("/runs/live", async function runsLive(req, res) {
+    const { region, version } = await runsRegion(deps.runs, req, viewerOf(res));
+    if (version !== undefined && req.query["v"] === version) return void res.status(204).end();
+    sendHtml(res, region);
   });
   ui.get("/runs/:id", async function runPage(req, res) {
     const viewer = viewerOf(res);

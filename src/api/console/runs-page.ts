@@ -2,13 +2,17 @@
  * The console's list of runs: the namespace's runs newest first, with the list's filters (state,
  * toolset, end user, start time, read with the API's own query schema) and, for each open run,
  * what it waits for in words. The waits of a page's open runs are asked of the runs themselves,
- * all at once: their parked calls from their status, the rest from their current details.
+ * all at once: their parked calls from their status, the rest from their current details. The
+ * table is a live region: the page's script asks for it again every 5 s, and it is redrawn when
+ * a digest of the runs and their waits changed.
  */
+import { createHash } from "node:crypto";
 import type { Request } from "express";
+import { HttpError } from "../http-error.ts";
 import { RUN_STATES, listRunsQuery } from "../schemas.ts";
 import { parseOrThrow } from "../validate.ts";
 import type { RunService } from "../run-service.ts";
-import type { RunListItem } from "../run-list.ts";
+import type { RunListItem, RunListPage } from "../run-list.ts";
 import { html, type Html } from "./html.ts";
 import { page, problem, type Viewer } from "./layout.ts";
 import { timeHtml } from "./format.ts";
@@ -90,56 +94,64 @@ function row(run: RunListItem, waits: Wait[], now: number): Html {
   </tr>`;
 }
 
-export async function renderRunsPage(runs: RunService, req: Request, viewer: Viewer): Promise<Html> {
+/** The list's region: its table (or why there is none), redrawn by the page's script when the runs moved. */
+export async function runsRegion(
+  runs: RunService,
+  req: Request,
+  viewer: Viewer,
+): Promise<{ region: Html; version?: string }> {
   const values = formValues(req);
   const now = Date.now();
-  let body: Html;
+  const live = `/ui/runs/live?${new URLSearchParams(values).toString()}`;
+  let listed: RunListPage;
+  let waits: Wait[][];
   try {
     const given = Object.fromEntries(
       Object.entries(values).map(([k, v]) => [k, k.startsWith("started") ? instant(v) : v]),
     );
     const { pageToken, ...filters } = parseOrThrow(listRunsQuery, { ...given, pageSize: String(PAGE_SIZE) }, "query");
-    const listed = await runs.list(viewer.namespace, { pageSize: PAGE_SIZE, pageToken }, filters);
-    const waits = await Promise.all(listed.runs.map((run) => waitsOf(runs, run, viewer.namespace)));
-    const next = new URLSearchParams({
-      ...values,
-      ...(listed.nextPageToken ? { pageToken: listed.nextPageToken } : {}),
-    });
-    body =
+    listed = await runs.list(viewer.namespace, { pageSize: PAGE_SIZE, pageToken }, filters);
+    waits = await Promise.all(listed.runs.map((run) => waitsOf(runs, run, viewer.namespace)));
+  } catch (error) {
+    if (!(error instanceof HttpError) || error.status !== 400) throw error;
+    return { region: html`<div id="runs-live" data-live-final>${problem(error.message)}</div>` };
+  }
+  const version = createHash("sha256").update(JSON.stringify({ listed, waits })).digest("base64url").slice(0, 22);
+  const next = new URLSearchParams({ ...values, ...(listed.nextPageToken ? { pageToken: listed.nextPageToken } : {}) });
+  const region = html`<div id="runs-live" data-live="${live}" data-version="${version}" data-live-every="5000">
+    ${
       listed.runs.length === 0
         ? html`<p class="notice">No runs${Object.keys(values).length > 0 ? " match these filters" : " yet"}.</p>`
         : html`<table class="cards">
-              <caption class="sr-only">
-                Runs, newest first
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Run</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Waits for</th>
-                  <th scope="col">Toolset</th>
-                  <th scope="col">End user</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Ended</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${listed.runs.map((run, i) => row(run, waits[i] ?? [], now))}
-              </tbody>
-            </table>
-            ${
-              listed.nextPageToken
-                ? html`<p class="pager"><a href="/ui/runs?${next.toString()}">Older runs</a></p>`
-                : ""
-            }`;
-  } catch (error) {
-    if (!(error instanceof Error) || !("status" in error) || error.status !== 400) throw error;
-    body = problem(error.message);
-  }
+            <caption class="sr-only">
+              Runs, newest first
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">State</th>
+                <th scope="col">Waits for</th>
+                <th scope="col">Toolset</th>
+                <th scope="col">End user</th>
+                <th scope="col">Started</th>
+                <th scope="col">Ended</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${listed.runs.map((run, i) => row(run, waits[i] ?? [], now))}
+            </tbody>
+          </table>`
+    }
+    ${listed.nextPageToken ? html`<p class="pager"><a href="/ui/runs?${next.toString()}">Older runs</a></p>` : ""}
+  </div>`;
+  return { region, version };
+}
+
+export async function renderRunsPage(runs: RunService, req: Request, viewer: Viewer): Promise<Html> {
   return page({
     title: "Runs",
     viewer,
     main: html`<h1>Runs</h1>
-      ${filtersForm(values)} ${body}`,
+      ${filtersForm(formValues(req))} ${(await runsRegion(runs, req, viewer)).region}`,
   });
 }

@@ -2,12 +2,13 @@
  * The console's one script, served as a static file (the Content-Security-Policy runs no inline
  * script). The pages work without it: every decision is a plain form post. With it:
  * - a live region (`data-live`: the URL of its fresh rendering, `data-version`: what it shows)
- *   is asked every 2 s whether the run moved, and redrawn when it did; while a field in it holds
+ *   is asked every 2 s (or `data-live-every` ms) whether it changed, and redrawn when it did; while a field in it holds
  *   what the reader typed, it is not redrawn under them, and a notice offers the new state;
  * - times (`<time datetime>`) are shown in the reader's own zone;
  * - a textarea that must hold JSON (`data-json`) says so before the form is sent;
  * - a form asking to be confirmed (`data-confirm`) is sent only once the reader confirms.
  */
+/** How often a live region is asked for again, unless it says (`data-live-every`, in ms). */
 const POLL_MS = 2000;
 
 function localizeTimes(root) {
@@ -113,9 +114,10 @@ function watch(region) {
         // The API is restarting or the network is down: ask again at the next tick.
       }
     }
-    setTimeout(tick, POLL_MS);
+    setTimeout(tick, every);
   };
-  setTimeout(tick, POLL_MS);
+  const every = Number(region.dataset.liveEvery) || POLL_MS;
+  setTimeout(tick, every);
 }
 
 enhance(document);
