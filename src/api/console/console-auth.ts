@@ -12,7 +12,8 @@
  * 127.0.0.1 (DNS rebinding) reaches nothing.
  *
  * Every post must come from the console's origin (the Origin header, when the browser sends one,
- * names this host; a cross-site Sec-Fetch-Site is refused) and carry the session's token.
+ * names this host, or the one a proxy forwarded for; a cross-site Sec-Fetch-Site is refused) and
+ * carry the session's token.
  */
 import type { Request, RequestHandler, Response } from "express";
 import { createKeyCheck, DEFAULT_NAMESPACE, isLoopback } from "../auth.ts";
@@ -133,8 +134,12 @@ export function createConsoleAuth(apiKeys: Map<string, string>, sessions: Sessio
     const site = req.get("sec-fetch-site");
     let sameHost = true;
     if (origin !== undefined) {
+      // Behind a proxy that rewrites Host, the host the browser used is its X-Forwarded-Host. A
+      // page of another site cannot set that header on a form, nor on a fetch without a CORS
+      // preflight this API never allows.
+      const hosts = [req.get("host"), req.get("x-forwarded-host")];
       try {
-        sameHost = new URL(origin).host === req.get("host");
+        sameHost = hosts.includes(new URL(origin).host);
       } catch {
         sameHost = false;
       }

@@ -35,20 +35,22 @@ function toolRow(group: string, tool: PinnedTool, policy: ToolPolicy | undefined
   </tr>`;
 }
 
+const tools = (count: number): string => `${count} tool${count === 1 ? "" : "s"}`;
+
 function groupsHtml(toolset: ResolvedToolset): Html {
   const doc = toolset.document;
   return html`<ul>
     ${Object.entries(doc.mcpServers).map(
       ([name, server]) =>
         html`<li>
-          <strong>${name}</strong>: MCP server <span class="mono">${server.url}</span>, ${server.tools.length} tools
+          <strong>${name}</strong>: MCP server <span class="mono">${server.url}</span>, ${tools(server.tools.length)}
         </li>`,
     )}
     ${Object.entries(doc.hostTools).map(
       ([name, group]) =>
         html`<li>
           <strong>${name}</strong>: host tools on task queue <span class="mono">${group.taskQueue}</span>,
-          ${group.tools.length} tools
+          ${tools(group.tools.length)}
         </li>`,
     )}
     ${doc.http ? html`<li><strong>http</strong>: <code>fetch</code> to ${doc.http.allowedHosts.join(", ")}</li>` : ""}
