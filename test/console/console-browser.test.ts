@@ -179,7 +179,7 @@ describe("the console in a browser", () => {
     expect(await page.locator("ol.script li.call").count()).toBe(1);
     await screenshot(page, "console-run-parked");
     // The README's picture: the top of the page, at a modest size.
-    await page.setViewportSize({ width: 1000, height: 760 });
+    await page.setViewportSize({ width: 1000, height: 960 });
     await screenshot(page, "console-run", { fullPage: false });
     await page.setViewportSize({ width: 1200, height: 900 });
     // By keyboard: the decision is a button like any other.
