@@ -373,9 +373,24 @@ describe("the console in a browser", () => {
     await screenshot(page, "console-toolset");
   });
 
+  it("signs out: the session is gone, and its cookie opens nothing", async () => {
+    await page.goto(ui("/runs"));
+    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await see("the sign-in page", "h1", "Sign in");
+    expect(await context.cookies()).toEqual([]);
+    const reused = await fetch(ui("/runs"), { headers: { cookie }, redirect: "manual" });
+    expect(reused.status).toBe(303);
+    expect(reused.headers.get("location")).toBe("/ui/sign-in");
+  });
+
   it("fits a phone's width", async () => {
     const phone = await context.newPage();
     await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(ui("/sign-in"));
+    await phone.fill("#key", KEY_A);
+    await phone.click("button[type=submit]");
+    await see("the runs page after signing in again", "h1", "Runs", phone);
     const id = await startRun(
       `import { tickets } from "rewind:tools";\nexport default async function main() { return await tickets.create_ticket({ title: "From a phone", priority: "low" }); }\n`,
     );

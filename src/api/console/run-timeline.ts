@@ -37,6 +37,14 @@ export function segmentsOf(entry: JournalEntry, end: number): Segment[] {
   return segments;
 }
 
+/** How a call's time is said while it goes on, and once it ended: the built-ins that wait say they wait. */
+const VERBS: Record<string, [string, string]> = {
+  "rewind.sleep": ["sleeping for", "slept"],
+  "rewind.waitForSignal": ["waiting for", "waited"],
+  "rewind.workflows.result": ["waiting for", "waited"],
+  "*": ["running for", "ran"],
+};
+
 function words(entry: JournalEntry, segments: Segment[]): string {
   const total = (kind: Segment["kind"]) =>
     segments.filter((s) => s.kind === kind).reduce((sum, s) => sum + Math.max(0, s.to - s.from), 0);
@@ -45,7 +53,9 @@ function words(entry: JournalEntry, segments: Segment[]): string {
   if (total("parked") > 0) parts.push(`parked ${duration(total("parked"))}`);
   const ran = total("running") + total("completed") + total("failed");
   if (entry.startedAt !== undefined)
-    parts.push(`${entry.completedAt === undefined ? "running for" : "ran"} ${duration(ran)}`);
+    parts.push(
+      `${(VERBS[entry.tool] ?? VERBS["*"])?.[entry.completedAt === undefined ? 0 : 1] ?? ""} ${duration(ran)}`,
+    );
   if (total("input") > 0) parts.push(`of which ${duration(total("input"))} waiting for an answer`);
   if (entry.attempts > 1) parts.push(`${entry.attempts} attempts`);
   return parts.join(", ");
