@@ -90,6 +90,7 @@ export async function runDev(config: Config, logger: Logger): Promise<void> {
     [
       "",
       `  Rewind API     ${api.url}`,
+      `  Console        ${api.url}/ui`,
       `  Temporal UI    ${uiUrl ?? "(not available for this cluster)"}`,
       `  Temporal       ${address}${server ? " (dev server, state in " + path.relative(process.cwd(), config.stateDir) + ")" : ""}`,
       "",

@@ -60,6 +60,11 @@ export function createRouteCaller(routers: Router[]): RouteCaller {
         type: () => res,
         json: answer,
         send: answer,
+        end: () => answer(undefined),
+        sendStatus(code: number) {
+          status = code;
+          return answer(undefined);
+        },
       });
       api(inner, res, (error?: unknown) => {
         if (error) reject(error instanceof Error ? error : new Error(String(error)));
