@@ -7,8 +7,7 @@ import type { ScriptChecker } from "../../declarations/index.ts";
 import type { ToolsetRegistry } from "../../toolsets/index.ts";
 import type { SecretBox } from "../../credentials/index.ts";
 import { namespaceOf, principalOf } from "../auth.ts";
-import { compileForToolset } from "../script-compiler.ts";
-import { newRunTrace } from "../run-trace.ts";
+import { compileForToolset, scriptToRun } from "../script-compiler.ts";
 import { checkServers } from "./credentials.ts";
 import { HttpError, notFound } from "../http-error.ts";
 import { RUN_ID_PATTERN, type CallDecision, type RunService } from "../run-service.ts";
@@ -38,7 +37,7 @@ export interface RunsRouteDeps {
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024;
 
 /** Refuses an input larger than a run accepts, before anything is compiled or started. */
-function checkInputSize(input: unknown): void {
+export function checkInputSize(input: unknown): void {
   if (input === undefined) return;
   const bytes = Buffer.byteLength(JSON.stringify(input) ?? "");
   if (bytes > MAX_INPUT_BYTES)
@@ -67,7 +66,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     if (idempotencyKey && idempotencyKey.length > 200)
       throw new HttpError(400, "badRequest", "Idempotency-Key must be at most 200 characters");
     const started = await deps.runs.start({
-      ...scriptToRun(req, toolset, compiled),
+      ...scriptToRun(toolset, compiled, req.get("traceparent")),
       input: body.input ?? null,
       namespace,
       ...(body.endUser ? { endUser: body.endUser } : {}),
@@ -106,21 +105,6 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
     if (!Number.isInteger(seq) || seq < 1) throw new HttpError(404, "notFound", `call ${value ?? ""} was not found`);
     return seq;
   };
-
-  /** What every run starts from: the compiled script, its pinned toolset and the caller's trace. */
-  const scriptToRun = (
-    req: Request,
-    toolset: Awaited<ReturnType<typeof compileForToolset>>["toolset"],
-    compiled: { javascript: string; scriptHash: string; inputType?: string },
-  ) => ({
-    trace: newRunTrace(req.get("traceparent")),
-    script: compiled.javascript,
-    scriptHash: compiled.scriptHash,
-    // Kept for saving the script (POST /v1/runs/{id}/save); the workflow never reads it.
-    ...(compiled.inputType === undefined ? {} : { inputType: compiled.inputType }),
-    toolsetId: toolset.id,
-    toolset: toolset.document,
-  });
 
   /** Who decides: the key's principal, and on whose behalf when the body says (`by`). */
   const decider = (req: Request, by: string | undefined) => ({ principal: principalOf(req), ...(by ? { by } : {}) });
@@ -168,7 +152,7 @@ export function createRunsRouter(deps: RunsRouteDeps): Router {
       ? deps.box.seal(JSON.stringify(body.credentials))
       : ((await deps.runs.currentCredentials(parentId)) ?? source.input.credentials);
     const started = await deps.runs.start({
-      ...scriptToRun(req, toolset, compiled),
+      ...scriptToRun(toolset, compiled, req.get("traceparent")),
       input: body.input === undefined ? source.input.input : body.input,
       namespace,
       fork: source.seed,
