@@ -45,6 +45,11 @@ export interface Config {
      * REWIND_TYPECHECK_MEMORY_MB (each thread's heap cap, default 512).
      */
     typeCheck: { threads: number; queuePerNamespace: number; deadlineMs: number; memoryMb: number };
+    /**
+     * REWIND_MCP_WAIT_MS: how long the MCP front door's `run_script` and `get_run` wait for a run
+     * to end before they answer its id and status instead (default 20 000; 0 answers at once).
+     */
+    mcpWaitMs: number;
   };
   temporal: {
     /**
@@ -550,6 +555,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
         deadlineMs: integer(env, "REWIND_TYPECHECK_TIMEOUT_MS", 10_000, 100, 600_000),
         memoryMb: integer(env, "REWIND_TYPECHECK_MEMORY_MB", 512, 64, 16_384),
       },
+      mcpWaitMs: integer(env, "REWIND_MCP_WAIT_MS", 20_000, 0, 600_000),
     },
     temporal: {
       ...temporalSettings(env, cwd),

@@ -20,6 +20,8 @@ import { createConsole } from "./console/index.ts";
 import { createCredentialWriter, createCredentialsRouter, type CredentialsRouteDeps } from "./routes/credentials.ts";
 import { createEventsRouter, type EventsRouteDeps } from "./routes/events.ts";
 import { createHooksRouter, type HooksRouteDeps } from "./routes/hooks.ts";
+import { createMcpRouter } from "./routes/mcp.ts";
+import type { FrontDoor } from "./front-door/index.ts";
 import { createMetricsRoute, type MetricsRouteDeps } from "./routes/metrics.ts";
 import { createRunSaveRouter } from "./routes/run-save.ts";
 import { createRunsRouter, type RunsRouteDeps } from "./routes/runs.ts";
@@ -33,6 +35,8 @@ export interface ApiDeps extends RunsRouteDeps, WorkflowsRouteDeps {
   credentials: CredentialsRouteDeps;
   codec: CodecRouteDeps;
   apiKeys: Map<string, string>;
+  /** Serves each toolset as an MCP server (`/v1/toolsets/{id}/mcp`); its owner closes it. */
+  frontDoor: FrontDoor;
   logger: Logger;
   /** Served as `GET /metrics` to loopback callers while no API keys are set; unset: no such route. */
   metrics?: MetricsRouteDeps;
@@ -74,6 +78,7 @@ export function createApp(deps: ApiDeps): Express {
   app.use(parseJson);
   const credentialWriter = createCredentialWriter(deps.credentials);
   app.use(createToolsetsRouter({ toolsets: deps.toolsets, credentialWriter }));
+  app.use(createMcpRouter({ toolsets: deps.toolsets, frontDoor: deps.frontDoor }));
   app.use(createEventsRouter(deps.events));
   app.use(createWorkflowsRouter(deps));
   app.use(createCredentialsRouter(credentialWriter));

@@ -7,6 +7,7 @@
 import type { z } from "zod";
 import { registerToolsetBody } from "../contract/index.ts";
 import { declarationsQuery, toolSearchQuery } from "./routes/toolsets.ts";
+import { END_USER_HEADER, mcpQuery } from "./routes/mcp.ts";
 import { saveRunBody } from "./routes/run-save.ts";
 import { storeWorkflowBody } from "./routes/workflows.ts";
 import {
@@ -42,6 +43,7 @@ export const REQUEST_SCHEMAS = {
   ForkRunRequest: forkRunBody,
   RollbackRunRequest: rollbackRunBody,
   CodecPayloads: codecBody,
+  McpMessage: responses.mcpMessage,
 } satisfies Record<string, z.ZodType>;
 
 /** Response schemas, by component name. */
@@ -69,19 +71,23 @@ export const RESPONSE_SCHEMAS = {
   Health: responses.health,
   Readiness: responses.readiness,
   CodecPayloadsAnswer: responses.codecPayloads,
+  McpRefusal: responses.mcpRefusal,
 } satisfies Record<string, z.ZodType>;
 
 type ResponseName = keyof typeof RESPONSE_SCHEMAS;
-/** A response component, `text` (text/plain) or `any` (a JSON document described elsewhere). */
-export type ResponseKind = ResponseName | "text" | "any";
+/**
+ * A response component, `text` (text/plain), `any` (a JSON document described elsewhere), `mcp`
+ * (a JSON-RPC message, as JSON or as a stream of server-sent events) or `none` (no body).
+ */
+export type ResponseKind = ResponseName | "text" | "any" | "mcp" | "none";
 
 export interface Operation {
-  method: "get" | "post" | "put";
+  method: "get" | "post" | "put" | "delete";
   /** OpenAPI path, `{param}` style. */
   path: string;
   operationId: string;
   summary: string;
-  tag: "runs" | "toolsets" | "workflows" | "events" | "codec" | "system";
+  tag: "runs" | "toolsets" | "workflows" | "events" | "codec" | "mcp" | "system";
   body?: keyof typeof REQUEST_SCHEMAS;
   /** Is the body optional (reject's `{reason?}` may be left out). */
   bodyOptional?: boolean;
@@ -112,6 +118,26 @@ const codecNamespace = {
   description:
     "The Temporal namespace the payloads are from (the Web UI sends it); only the one this API serves is accepted.",
 } as const;
+const mcpHeaders = [
+  {
+    name: END_USER_HEADER,
+    in: "header",
+    required: false,
+    description: "The end user the runs started here are for (or `?endUser=`; not both).",
+  },
+  {
+    name: "Mcp-Session-Id",
+    in: "header",
+    required: false,
+    description: "The session the answer to `initialize` named; every request after it carries it.",
+  },
+] as const;
+/** The MCP route's refusals: the API's own errors, or the session's JSON-RPC errors. */
+const MCP_REFUSALS = { 400: "McpRefusal", 404: "McpRefusal", 406: "McpRefusal", 415: "McpRefusal" } as const;
+const MCP_SUMMARY =
+  "The toolset as an MCP server (streamable HTTP, MCP 2025-11-25): tools search_tools, describe_tools, run_script " +
+  "(an MCP task when asked) and get_run, and tasks/get, tasks/result, tasks/list, tasks/cancel over runs. ";
+
 const hookToken = {
   name: "token",
   in: "query",
@@ -191,6 +217,37 @@ export const OPERATIONS: Operation[] = [
     query: toolSearchQuery,
     summary: "The tools that best match a few words (BM25 over name, group and description), best first",
     responses: { 200: "ToolSearch", 400: "Error", 404: "Error" },
+  },
+  {
+    method: "post",
+    path: "/v1/toolsets/{id}/mcp",
+    operationId: "mcpPost",
+    tag: "mcp",
+    body: "McpMessage",
+    query: mcpQuery,
+    parameters: [...mcpHeaders],
+    summary: `${MCP_SUMMARY}POST: a message from the client (\`initialize\` opens a session); 202 for a notification or an answer`,
+    responses: { 200: "mcp", 202: "none", ...MCP_REFUSALS, 413: "Error" },
+  },
+  {
+    method: "get",
+    path: "/v1/toolsets/{id}/mcp",
+    operationId: "mcpStream",
+    tag: "mcp",
+    query: mcpQuery,
+    parameters: [...mcpHeaders],
+    summary: `${MCP_SUMMARY}GET: the session's stream of server messages (server-sent events)`,
+    responses: { 200: "mcp", ...MCP_REFUSALS },
+  },
+  {
+    method: "delete",
+    path: "/v1/toolsets/{id}/mcp",
+    operationId: "mcpEnd",
+    tag: "mcp",
+    query: mcpQuery,
+    parameters: [...mcpHeaders],
+    summary: `${MCP_SUMMARY}DELETE: end the session (its runs go on)`,
+    responses: { 200: "none", ...MCP_REFUSALS },
   },
   {
     method: "post",

@@ -24,8 +24,10 @@ const STATUS_TEXT: Record<number, string> = {
   400: "Bad request: invalid JSON, body or query (details.problems lists each)",
   401: "Unauthorized: a valid API key is required",
   404: "Not found",
+  406: "Not acceptable: an MCP client accepts application/json and text/event-stream",
   409: "Conflict",
   413: "Payload too large",
+  415: "Unsupported media type",
   422: "Unprocessable",
   500: "Internal error",
   503: "Unavailable: Temporal is unreachable, or no worker answered for the run; try again",
@@ -71,6 +73,15 @@ function response(status: number, kind: ResponseKind): JsonObject {
   const description = STATUS_TEXT[status] ?? String(status);
   if (kind === "text") return { description, content: { "text/plain": { schema: { type: "string" } } } };
   if (kind === "any") return { description, content: { "application/json": { schema: { type: "object" } } } };
+  if (kind === "none") return { description };
+  if (kind === "mcp")
+    return {
+      description,
+      content: {
+        "application/json": { schema: { type: "object", description: "A JSON-RPC 2.0 message" } },
+        "text/event-stream": { schema: { type: "string", description: "JSON-RPC 2.0 messages as server-sent events" } },
+      },
+    };
   return { description, content: { "application/json": { schema: ref(kind) } } };
 }
 

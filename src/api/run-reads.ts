@@ -33,7 +33,7 @@ export interface RunView {
   result?: unknown;
   error?: RunFailure;
   /** Calls waiting for the harness (approval…), while the run is parked. */
-  parked?: { seq: number; tool: string; args: unknown; reason: string }[];
+  parked?: { seq: number; tool: string; args: unknown; reason: string; details?: Record<string, unknown> }[];
   /** Set once a rollback began: in progress, or how the run ended `rolledBack`. */
   rollback?: RollbackSummary;
   /** While the run waits, before its first step, for its script's approval. */

@@ -6,7 +6,14 @@
 import { Client, type Connection } from "@temporalio/client";
 import type { Express } from "express";
 import type { RewindWorker } from "../worker/index.ts";
-import { createApp, createRunService, createOpenRunCounter, createWaitingApp } from "../api/index.ts";
+import {
+  createApp,
+  createFrontDoor,
+  createRunService,
+  createOpenRunCounter,
+  createWaitingApp,
+  type FrontDoor,
+} from "../api/index.ts";
 import { createExternalStorage, createStorageDriver, rewindDataConverter, measuredDriver } from "../payloads/index.ts";
 import type { PrometheusMetrics } from "../metrics/index.ts";
 import { processMetrics } from "./process-metrics.ts";
@@ -150,6 +157,7 @@ export async function startApi(
   return {
     url: listener.url,
     async stop() {
+      await serving.frontDoor.close();
       await listener.close();
       await serving.close();
     },
@@ -158,6 +166,8 @@ export async function startApi(
 
 interface ServingApi {
   app: Express;
+  /** Closed before the listener: its sessions' open streams would hold the listener's close. */
+  frontDoor: FrontDoor;
   close(): Promise<void>;
 }
 
@@ -194,20 +204,22 @@ async function createApi(
   });
   const typeChecker = options.typeChecker ?? createTypeCheckPool(config.api.typeCheck);
   const closeTypeChecker = options.typeChecker ? async () => undefined : () => typeChecker.close();
+  const runs = createRunService({
+    client,
+    taskQueue: config.temporal.taskQueue,
+    uiUrl,
+    continueAsNewAfterEvents: config.continueAsNewAfterEvents,
+    // Not under worker versioning: the worker beside the API need not be the deployment's current version.
+    eagerStart: shared !== undefined && config.temporal.deployment === undefined && config.accelerators["eager-start"],
+    metrics,
+    ...(options.worker && config.accelerators["api-first-step"]
+      ? { advanceScript: options.worker.advanceScript, forgetFirstStep: options.worker.forgetFirstStep }
+      : {}),
+  });
+  const frontDoor = createFrontDoor({ runs, toolsets, typeChecker, waitMs: config.api.mcpWaitMs, logger });
   const app = createApp({
-    runs: createRunService({
-      client,
-      taskQueue: config.temporal.taskQueue,
-      uiUrl,
-      continueAsNewAfterEvents: config.continueAsNewAfterEvents,
-      // Not under worker versioning: the worker beside the API need not be the deployment's current version.
-      eagerStart:
-        shared !== undefined && config.temporal.deployment === undefined && config.accelerators["eager-start"],
-      metrics,
-      ...(options.worker && config.accelerators["api-first-step"]
-        ? { advanceScript: options.worker.advanceScript, forgetFirstStep: options.worker.forgetFirstStep }
-        : {}),
-    }),
+    runs,
+    frontDoor,
     toolsets,
     storedScripts,
     typeChecker,
@@ -231,6 +243,7 @@ async function createApi(
     logger.warn("REWIND_API_KEYS is not set: serving loopback callers without a key, as namespace default");
   return {
     app,
+    frontDoor,
     async close() {
       unwatchRuns();
       await closeTypeChecker();

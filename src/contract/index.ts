@@ -19,6 +19,7 @@ export * from "./credentials-body.ts";
 export * from "./omitted-tool.ts";
 export * from "./rollback-schemas.ts";
 export * from "./tool-search.ts";
+export * from "./mcp-messages.ts";
 export * from "./ids.ts";
 export type { Cassette, CarriedJournal, JournalView } from "../shared/index.ts";
 export type { CallEvent, IssuedCall, JournalEntry, EventBatch, Decider } from "../shared/index.ts";

@@ -163,6 +163,26 @@ describe("answers match the document", () => {
     ).toBe(200);
   });
 
+  it("the MCP route: the API's refusals before a session, the session's JSON-RPC ones after", async () => {
+    const toolset = String(
+      (await call("POST", "/v1/toolsets", "/v1/toolsets", { mcpServers: { tools: { url: server.url } } })).body.id,
+    );
+    const template = "/v1/toolsets/{id}/mcp";
+    const ping = { jsonrpc: "2.0", id: 1, method: "ping" };
+    expect((await call("POST", template, `/v1/toolsets/${toolset}/mcp`, ping, {})).status).toBe(401);
+    expect((await call("POST", template, `/v1/toolsets/ts_${"0".repeat(64)}/mcp`, ping)).body.error?.code).toBe(
+      "notFound",
+    );
+    expect((await call("POST", template, `/v1/toolsets/${toolset}/mcp?endUser=`, ping)).status).toBe(400);
+    const withoutSession = await call("POST", template, `/v1/toolsets/${toolset}/mcp`, ping);
+    expect([withoutSession.status, withoutSession.body["jsonrpc"]]).toEqual([400, "2.0"]);
+    const unknownSession = await call("DELETE", template, `/v1/toolsets/${toolset}/mcp`, undefined, {
+      ...auth,
+      "mcp-session-id": "0f2e6a52-3f4c-4d1e-9a8b-1c2d3e4f5a6b",
+    });
+    expect([unknownSession.status, unknownSession.body["jsonrpc"]]).toEqual([404, "2.0"]);
+  });
+
   it("runs: start, read, journal, list, decisions and cancel, with their errors", async () => {
     const toolset = String(
       (await call("POST", "/v1/toolsets", "/v1/toolsets", { mcpServers: { tools: { url: server.url } } })).body.id,

@@ -4,8 +4,9 @@
  * mutated (unknown fields, wrong types, huge strings, `__proto__` keys), arbitrary JSON,
  * malformed JSON text, wrong content types and encodings, odd path parameters (`../`, `%00`,
  * malformed escapes, very long ids) and odd query strings and headers. Whatever it sends, the API
- * answers within 30 s, never with a 5xx, every 4xx is `{error: {code, message}}` as JSON, and
- * nothing reaches the test process's Object.prototype. Bodies over the 2 MB limit are refused
+ * answers within 30 s, never with a 5xx, every 4xx is `{error: {code, message}}` as JSON (or, on
+ * a route that speaks JSON-RPC as its document says, a JSON-RPC error), and nothing reaches the
+ * test process's Object.prototype. Bodies over the 2 MB limit are refused
  * with 413 before they are read. URLs in generated bodies point only at loopback servers; any
  * run a request starts is cancelled.
  */
@@ -44,7 +45,11 @@ interface OperationDoc {
   parameters?: Parameter[];
   requestBody?: { content: Record<string, { schema: Schema }> };
   security?: unknown[];
+  responses?: Record<string, unknown>;
 }
+
+/** An operation whose refusals may be JSON-RPC errors (the MCP route), as its document says. */
+const speaksJsonRpc = (op: OperationDoc): boolean => JSON.stringify(op.responses?.["400"] ?? {}).includes("McpRefusal");
 interface OpenApi {
   paths: Record<string, Record<string, OperationDoc>>;
   components: { schemas: Record<string, Schema> };
@@ -442,8 +447,19 @@ function bodyFor(op: OperationDoc): fc.Arbitrary<Body> {
     { weight: 2, arbitrary: json },
     { weight: 2, arbitrary: rawBody },
     { weight: 1, arbitrary: fc.constant<Body>({ kind: "none" }) },
+    // A session's opening, so that the fuzzed headers reach the MCP transport itself.
+    ...(speaksJsonRpc(op)
+      ? [{ weight: 2, arbitrary: fc.constant<Body>({ kind: "json", value: MCP_INITIALIZE }) }]
+      : []),
   );
 }
+
+const MCP_INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "fuzz", version: "1" } },
+};
 
 function queryFor(op: OperationDoc): fc.Arbitrary<string> {
   const declared = (op.parameters ?? []).filter((p) => p.in === "query");
@@ -508,13 +524,24 @@ const headersArb: fc.Arbitrary<Record<string, string>> = fc
   })
   .map((h) => Object.fromEntries(Object.entries(h).filter(([, v]) => v !== "")));
 
+/** What an MCP client sends besides: the media types it accepts, a session id (none valid here). */
+const jsonRpcHeadersArb: fc.Arbitrary<Record<string, string>> = fc
+  .record({
+    accept: fc.constantFrom("", "application/json, text/event-stream", "text/event-stream", "application/json"),
+    "mcp-session-id": fc.constantFrom("", "", randomUUID(), "x".repeat(300)),
+    "mcp-protocol-version": fc.constantFrom("", "2025-11-25", "1999-01-01"),
+  })
+  .map((h) => Object.fromEntries(Object.entries(h).filter(([, v]) => v !== "")));
+
 function requestFor(template: string, op: OperationDoc): fc.Arbitrary<Request> {
   const names = [...template.matchAll(/\{(\w+)\}/g)].map(([, name]) => name ?? "");
   return fc
     .record({
       segments: fc.tuple(...names.map((name) => segment(validPathValues(template, name)))),
       query: queryFor(op),
-      headers: headersArb,
+      headers: speaksJsonRpc(op)
+        ? fc.tuple(headersArb, jsonRpcHeadersArb).map(([a, b]) => ({ ...a, ...b }))
+        : headersArb,
       body: bodyFor(op),
     })
     .map(({ segments, query, headers, body }) => {
@@ -588,6 +615,7 @@ function checkAnswer(
   method: string,
   request: Request,
   answer: { status: number; text: string; contentType: string; ms: number },
+  jsonRpc = false,
 ): void {
   stats.requests += 1;
   stats.byStatus.set(answer.status, (stats.byStatus.get(answer.status) ?? 0) + 1);
@@ -601,8 +629,9 @@ function checkAnswer(
   expect(answer.ms, what).toBeLessThan(ANSWER_WITHIN_MS);
   if (answer.status >= 400) {
     expect(answer.contentType, what).toMatch(/^application\/json/);
-    const parsed = JSON.parse(answer.text) as { error?: { code?: unknown; message?: unknown } };
-    expect(typeof parsed.error?.code, what).toBe("string");
+    const parsed = JSON.parse(answer.text) as { jsonrpc?: unknown; error?: { code?: unknown; message?: unknown } };
+    const rpc = jsonRpc && parsed.jsonrpc === "2.0";
+    expect(typeof parsed.error?.code, what).toBe(rpc ? "number" : "string");
     expect(typeof parsed.error?.message, what).toBe("string");
   }
   expect(({} as Record<string, unknown>)["polluted"], what).toBeUndefined();
@@ -634,7 +663,7 @@ describe("every operation of the OpenAPI document, fuzzed", () => {
           fc.asyncProperty(requestFor(template, op), async (request) => {
             const answer = await send(method.toUpperCase(), request);
             counts.set(answer.status, (counts.get(answer.status) ?? 0) + 1);
-            checkAnswer(method.toUpperCase(), request, answer);
+            checkAnswer(method.toUpperCase(), request, answer, speaksJsonRpc(op));
             await cancelStarted(answer);
           }),
           { numRuns: RUNS_PER_OPERATION, endOnFailure: true },

@@ -1,0 +1,88 @@
+/**
+ * What the front door may ask the client's user about a parked run, and what the answer does. A
+ * call parked for approval becomes a yes/no question (accept approves it, decline rejects it,
+ * cancel leaves it waiting); a call whose MCP server asked for input forwards the server's own
+ * question and schema, and the answer goes back to the server as it is. Either way the answer
+ * decides the call through the run service, exactly as the API's routes do: the same update, the
+ * same journal entry, `decidedBy` naming the API key's principal and, when the session names one,
+ * the end user. Other reasons to park (credentials, a changed schema, an unknown outcome) need
+ * the harness and are not asked.
+ */
+import { HttpError } from "../http-error.ts";
+import type { RunService, RunView } from "../run-service.ts";
+import type { Answer, FrontDoorScope, Question } from "./front-door-types.ts";
+
+/** One thing to ask: `key` tells it apart from what was asked before, across reads of the run. */
+export interface ParkedQuestion {
+  key: string;
+  question: Question;
+  /** Applies the user's answer; a decision the run no longer takes (409, 422) is left as it is. */
+  decide(answer: Answer): Promise<void>;
+}
+
+type Decisions = Pick<RunService, "decide" | "answerInput">;
+
+const NO_FIELDS = { type: "object", properties: {} } as const;
+
+function argsPreview(args: unknown): string {
+  const json = JSON.stringify(args) ?? "";
+  return json.length <= 800 ? json : `${json.slice(0, 800)}…`;
+}
+
+/** A form schema as MCP elicitation takes it: an object of properties; anything else is not asked. */
+function formSchema(value: unknown): Question["requestedSchema"] | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { type, properties, required } = value as Record<string, unknown>;
+  if (type !== "object" || typeof properties !== "object" || properties === null) return undefined;
+  const names = Array.isArray(required) && required.every((r) => typeof r === "string") ? required : undefined;
+  return {
+    type: "object",
+    properties: properties as Record<string, unknown>,
+    ...(names ? { required: names as string[] } : {}),
+  };
+}
+
+async function settle(decision: Promise<unknown>): Promise<void> {
+  try {
+    await decision;
+  } catch (error) {
+    // Decided meanwhile (another client, the API), the run ended, or the content did not fit.
+    if (error instanceof HttpError && (error.status === 409 || error.status === 422)) return;
+    throw error;
+  }
+}
+
+/** The questions the run's parked calls raise, in the order of their calls. */
+export function questionsFor(view: RunView, scope: FrontDoorScope, runs: Decisions): ParkedQuestion[] {
+  const decider = { principal: scope.principal, ...(scope.endUser ? { by: scope.endUser } : {}) };
+  return (view.parked ?? []).flatMap((call): ParkedQuestion[] => {
+    if (call.reason === "approval")
+      return [
+        {
+          key: `${call.seq}/approval`,
+          question: {
+            message: `Run ${view.id} wants to call ${call.tool} with ${argsPreview(call.args)}. Approve this call? Accept approves it, decline rejects it.`,
+            requestedSchema: NO_FIELDS,
+          },
+          async decide(answer) {
+            if (answer.action === "cancel") return;
+            const decision =
+              answer.action === "accept"
+                ? { approve: true as const, ...decider }
+                : { approve: false as const, reason: "declined by the user of the MCP client", ...decider };
+            await settle(runs.decide(view.id, scope.namespace, call.seq, decision));
+          },
+        },
+      ];
+    const schema = formSchema(call.details?.["requestedSchema"]);
+    const message = call.details?.["message"];
+    if (call.reason !== "elicitationRequested" || !schema || typeof message !== "string") return [];
+    return [
+      {
+        key: `${call.seq}/input/${String(call.details?.["requestId"])}`,
+        question: { message, requestedSchema: schema },
+        decide: (answer) => settle(runs.answerInput(view.id, scope.namespace, call.seq, answer)),
+      },
+    ];
+  });
+}
