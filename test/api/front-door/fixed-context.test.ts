@@ -1,0 +1,92 @@
+/**
+ * What a model reads before it does anything, through a toolset's MCP server: the four tools'
+ * definitions as `tools/list` answers them, counted in tokens (o200k_base) for a toolset of a
+ * thousand tools served by real MCP servers. The figure is printed and recorded in docs/api.md;
+ * the bound is the design's (about 1,000 tokens). The same toolset's tools are then found and
+ * described through the front door, and a script calling one of them type-checks and runs.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { getEncoding } from "js-tiktoken";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectFrontDoor, frontDoorUrl, textOf } from "../../helpers/front-door-client.ts";
+import { gatewayTools, NEEDLES, type FixtureTool } from "../../helpers/large-toolset.ts";
+import { startMcpServer, type TestMcpServer } from "../../helpers/mcp-test-server.ts";
+import { startRewindStack, type RewindStack } from "../../helpers/rewind-stack.ts";
+import { registerToolset } from "../../helpers/toolset.ts";
+
+/** The design's bound on the front door's fixed context for a 1,000-tool toolset. */
+const FIXED_CONTEXT_TOKENS = 1_000;
+
+let stack: RewindStack;
+const servers: TestMcpServer[] = [];
+let large: string;
+const FIXTURE = [...gatewayTools(), ...NEEDLES];
+
+function served(tool: FixtureTool) {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    handler: async (args: Record<string, unknown>): Promise<CallToolResult> => ({
+      content: [],
+      structuredContent: { tool: `${tool.group}.${tool.name}`, args },
+    }),
+  };
+}
+
+beforeAll(async () => {
+  const groups = [...new Set(FIXTURE.map((tool) => tool.group))];
+  const [started, ...gateway] = await Promise.all([
+    startRewindStack(),
+    ...groups.map((group) =>
+      startMcpServer({ tools: FIXTURE.filter((tool) => tool.group === group).map(served), pageSize: 100 }),
+    ),
+  ]);
+  stack = started;
+  servers.push(...gateway);
+  large = await registerToolset(stack, {
+    mcpServers: Object.fromEntries(groups.map((group, i) => [group, { url: gateway[i]?.url }])),
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.stop();
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+describe("a toolset of a thousand tools through its MCP server", () => {
+  it(`costs a model at most ${FIXED_CONTEXT_TOKENS} tokens of fixed context: the four tools as tools/list answers them`, async () => {
+    const client = await connectFrontDoor(frontDoorUrl(stack.api.url, large));
+    const { tools } = await client.client.listTools();
+    await client.close();
+    const listed = JSON.stringify(tools);
+    const tokens = getEncoding("o200k_base").encode(listed).length;
+    console.info(
+      `front door, ${FIXTURE.length} tools: tools/list is ${listed.length} characters, ${tokens} tokens (o200k_base)`,
+    );
+    expect(tokens).toBeLessThanOrEqual(FIXED_CONTEXT_TOKENS);
+    const runScript = tools.find((t) => t.name === "run_script")?.description ?? "";
+    expect(runScript).toContain(`${FIXTURE.length} tools in 16 groups`);
+    expect(runScript).toContain("call search_tools, then describe_tools");
+    expect(runScript).not.toContain("crm.list_contacts");
+  });
+
+  it("finds a tool among them, describes it, and runs a script that calls it", async () => {
+    const client = await connectFrontDoor(frontDoorUrl(stack.api.url, large));
+    const found = await client.call("search_tools", { query: "open a pull request", limit: 3 });
+    expect(textOf(found).split("\n")[0]).toMatch(/^github\.create_pull_request · /);
+    const described = await client.call("describe_tools", { names: ["github.create_pull_request"] });
+    expect(textOf(described)).toContain("github.create_pull_request({ repo?: string, head?: string })");
+    expect(textOf(described)).not.toContain("crm.");
+    const ran = await client.call("run_script", {
+      script:
+        'import { github } from "rewind:tools";\n' +
+        'export default async () => github.create_pull_request({ repo: "rewind", head: "frontdoor" });',
+    });
+    expect(ran.structuredContent).toMatchObject({
+      status: "completed",
+      result: { tool: "github.create_pull_request", args: { repo: "rewind", head: "frontdoor" } },
+    });
+    await client.close();
+  });
+});
