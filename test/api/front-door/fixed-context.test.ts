@@ -59,10 +59,12 @@ describe("a toolset of a thousand tools through its MCP server", () => {
     const client = await connectFrontDoor(frontDoorUrl(stack.api.url, large));
     const { tools } = await client.client.listTools();
     await client.close();
+    const encoding = getEncoding("o200k_base");
     const listed = JSON.stringify(tools);
-    const tokens = getEncoding("o200k_base").encode(listed).length;
+    const tokens = encoding.encode(listed).length;
+    const each = tools.map((t) => `${t.name} ${encoding.encode(JSON.stringify(t)).length}`).join(", ");
     console.info(
-      `front door, ${FIXTURE.length} tools: tools/list is ${listed.length} characters, ${tokens} tokens (o200k_base)`,
+      `front door, ${FIXTURE.length} tools: tools/list is ${listed.length} characters, ${tokens} tokens (o200k_base; ${each})`,
     );
     expect(tokens).toBeLessThanOrEqual(FIXED_CONTEXT_TOKENS);
     const runScript = tools.find((t) => t.name === "run_script")?.description ?? "";
