@@ -23,6 +23,7 @@ import { ProtocolRefusal, type FrontDoorScope, type SessionHandlers, type ToolAn
 import { frontDoorTools } from "./front-door-tools.ts";
 import { isInitialize, openMcpSession, refuseRequest, type McpSession } from "./mcp-server-sdk.ts";
 import { createRunTasks } from "./run-tasks.ts";
+import { SessionTable } from "./session-table.ts";
 import { createToolCalls, type FrontDoorDeps } from "./tool-calls.ts";
 
 export interface FrontDoor {
@@ -38,15 +39,6 @@ export interface FrontDoorOptions extends FrontDoorDeps {
   idleMs?: number;
   /** Sessions one namespace may hold at once; past it, its longest-idle one is closed. Default 500. */
   sessionsPerNamespace?: number;
-}
-
-interface Entry {
-  session: McpSession | undefined;
-  scopeKey: string;
-  namespace: string;
-  /** Requests of the session whose HTTP exchange is still open (a stream included). */
-  open: number;
-  lastSeen: number;
 }
 
 const scopeKey = (scope: FrontDoorScope): string =>
@@ -88,9 +80,11 @@ function guard(handlers: SessionHandlers, logger: Logger): SessionHandlers {
 }
 
 export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
-  const idleMs = options.idleMs ?? 10 * 60_000;
-  const perNamespace = options.sessionsPerNamespace ?? 500;
-  const sessions = new Map<string, Entry>();
+  const sessions = new SessionTable<McpSession>({
+    idleMs: options.idleMs ?? 10 * 60_000,
+    perNamespace: options.sessionsPerNamespace ?? 500,
+  });
+  const sweeper = setInterval(() => void sessions.sweep(), Math.min(options.idleMs ?? 60_000, 60_000)).unref();
 
   const handlersFor = (scope: FrontDoorScope): SessionHandlers =>
     guard(
@@ -102,74 +96,43 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
       options.logger,
     );
 
-  const isIdle = (entry: Entry, now: number) => entry.open === 0 && now - entry.lastSeen >= idleMs;
-
-  const sweeper = setInterval(
-    () => {
-      const now = Date.now();
-      for (const entry of sessions.values()) if (isIdle(entry, now)) void entry.session?.close();
-    },
-    Math.min(idleMs, 60_000),
-  ).unref();
-
-  /** Room for one more session of the namespace: its longest-idle one goes if it holds too many. */
-  async function makeRoom(namespace: string): Promise<void> {
-    const own = [...sessions.values()].filter((e) => e.namespace === namespace);
-    if (own.length < perNamespace) return;
-    const idle = own.filter((e) => e.open === 0).sort((a, b) => a.lastSeen - b.lastSeen)[0];
-    if (!idle)
-      throw new HttpError(503, "unavailable", `this namespace has ${own.length} MCP sessions in use; try again later`);
-    await idle.session?.close();
-  }
-
-  async function serve(entry: Entry, req: Request, res: Response, session: McpSession): Promise<void> {
-    entry.open += 1;
-    res.once("close", () => {
-      entry.open -= 1;
-      entry.lastSeen = Date.now();
+  /** Opens a session for the client's `initialize`, and answers it. */
+  async function open(req: Request, res: Response, scope: FrontDoorScope): Promise<void> {
+    if (!(await sessions.makeRoom(scope.namespace)))
+      throw new HttpError(503, "unavailable", "this namespace's MCP sessions are all in use; try again later");
+    let opened: string | undefined;
+    const session = await openMcpSession({
+      handlers: handlersFor(scope),
+      version: packageJson.version,
+      onOpened(id) {
+        opened = id;
+        sessions.add(id, session, { scopeKey: scopeKey(scope), namespace: scope.namespace });
+      },
+      onClosed() {
+        if (opened !== undefined) sessions.remove(opened);
+      },
     });
     await session.handle(req, res, req.body);
+    // An initialize the transport refused opened nothing.
+    if (opened === undefined) await session.close();
   }
 
   return {
     async handle(req, res, scope) {
       const id = req.get("mcp-session-id");
-      if (id !== undefined) {
-        const entry = sessions.get(id);
-        if (!entry?.session || entry.scopeKey !== scopeKey(scope)) return refuseRequest(res, 404, "Session not found");
-        return serve(entry, req, res, entry.session);
-      }
-      if (req.method !== "POST" || !isInitialize(req.body))
+      if (id === undefined) {
+        if (req.method === "POST" && isInitialize(req.body)) return open(req, res, scope);
         return refuseRequest(res, 400, "Bad Request: Mcp-Session-Id header is required");
-      await makeRoom(scope.namespace);
-      const entry: Entry = {
-        session: undefined,
-        scopeKey: scopeKey(scope),
-        namespace: scope.namespace,
-        open: 0,
-        lastSeen: Date.now(),
-      };
-      let opened: string | undefined;
-      const session = await openMcpSession({
-        handlers: handlersFor(scope),
-        version: packageJson.version,
-        onOpened(sessionId) {
-          opened = sessionId;
-          sessions.set(sessionId, entry);
-        },
-        onClosed() {
-          if (opened !== undefined) sessions.delete(opened);
-        },
-      });
-      entry.session = session;
-      await serve(entry, req, res, session);
-      // An initialize the transport refused opened nothing.
-      if (opened === undefined) await session.close();
+      }
+      const session = sessions.find(id, scopeKey(scope));
+      if (!session) return refuseRequest(res, 404, "Session not found");
+      res.once("close", sessions.begin(id));
+      await session.handle(req, res, req.body);
     },
 
     async close() {
       clearInterval(sweeper);
-      await Promise.all([...sessions.values()].map((entry) => entry.session?.close()));
+      await sessions.closeAll();
     },
   };
 }

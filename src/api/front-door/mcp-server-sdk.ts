@@ -118,11 +118,8 @@ export async function openMcpSession(options: McpSessionOptions): Promise<McpSes
     createTask: () => Promise.reject(new Error("a task is a run: run_script starts it")),
     storeTaskResult: () => Promise.reject(new Error("a task's result is its run's")),
     getTask: async (taskId) => (await answered(handlers.tasks.get(taskId))) ?? null,
-    getTaskResult: async (taskId) => {
-      const answer = await answered(handlers.tasks.result(taskId, { signal: new AbortController().signal }));
-      if (!answer) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
-      return toResult(answer);
-    },
+    // Asked only by the SDK's own tasks/result, which this session replaces (below).
+    getTaskResult: () => Promise.reject(new Error("a task's result is answered by tasks/result")),
     updateTaskStatus: async (taskId, status) => {
       if (status !== "cancelled") throw new Error(`a task's status is its run's; it can only be cancelled`);
       await answered(handlers.tasks.cancel(taskId));
