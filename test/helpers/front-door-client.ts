@@ -63,6 +63,19 @@ export async function connectFrontDoor(url: URL, options: FrontDoorClientOptions
   };
 }
 
+/** Clients of the toolsets of an API (`apiUrl()`: its URL now), all closed by `closeAll`. */
+export function frontDoorClients(apiUrl: () => string, defaults: FrontDoorClientOptions = {}) {
+  const open: FrontDoorClient[] = [];
+  return {
+    async connect(toolset: string, options: FrontDoorClientOptions = {}): Promise<FrontDoorClient> {
+      const client = await connectFrontDoor(frontDoorUrl(apiUrl(), toolset), { ...defaults, ...options });
+      open.push(client);
+      return client;
+    },
+    closeAll: () => Promise.all(open.map((client) => client.close().catch(() => undefined))),
+  };
+}
+
 /** The text of a tool's answer (its first content block). */
 export function textOf(result: CallToolResult): string {
   const first = result.content[0];

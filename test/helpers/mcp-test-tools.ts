@@ -176,6 +176,19 @@ export function failingTool(message = "the repository does not exist", name = "f
   };
 }
 
+/** Asks the client a question (`elicitation/create`) during each call, and answers with the client's answer. */
+export function askingTool(
+  name: string,
+  message: string,
+  requestedSchema: Record<string, unknown>,
+): TestToolDefinition {
+  return {
+    name,
+    inputSchema: OBJECT,
+    handler: async (_args, extra) => text(await extra.ask("elicitation/create", { message, requestedSchema })),
+  };
+}
+
 /** Returns a fixed result, for the rules of what a script gets. */
 export function fixedTool(
   name: string,

@@ -1,8 +1,12 @@
 /** Registers a toolset through the API and answers its id, failing the test with the API's error. */
 import type { RewindStack } from "./rewind-stack.ts";
 
-export async function registerToolset(stack: RewindStack, document: unknown): Promise<string> {
-  const { status, body } = await stack.request("POST", "/v1/toolsets", document);
+export async function registerToolset(
+  stack: RewindStack,
+  document: unknown,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const { status, body } = await stack.request("POST", "/v1/toolsets", document, headers);
   if (status !== 201 && status !== 200)
     throw new Error(`registering the toolset answered ${status}: ${JSON.stringify(body)}`);
   return String(body.id);

@@ -5,11 +5,11 @@
  * few words, the compact rendering, and the full declarations of chosen tools only — while runs
  * are still type-checked against every tool — with each bad request's answer.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCRIPT_GUIDE } from "../../src/declarations/index.ts";
 import { createApiClient, RewindApiError } from "../../src/sdk/index.ts";
-import { gatewayTools, NEEDLES, type FixtureTool } from "../helpers/large-toolset.ts";
+import { startGatewayServers, type GatewayServers } from "../helpers/gateway-servers.ts";
+import { gatewayTools, NEEDLES } from "../helpers/large-toolset.ts";
 import { startMcpServer, type TestMcpServer } from "../helpers/mcp-test-server.ts";
 import { echoTool } from "../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
@@ -19,21 +19,9 @@ let stack: RewindStack;
 let server: TestMcpServer;
 let toolset: string;
 /** One MCP server per group of the large fixture, 1,009 tools in all. */
-const gateway: TestMcpServer[] = [];
+let gateway: GatewayServers | undefined;
 let large: string;
 const FIXTURE = [...gatewayTools(), ...NEEDLES];
-
-function served(tool: FixtureTool) {
-  return {
-    name: tool.name,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    handler: async (args: Record<string, unknown>): Promise<CallToolResult> => ({
-      content: [],
-      structuredContent: { tool: `${tool.group}.${tool.name}`, args },
-    }),
-  };
-}
 
 /** A 400 badRequest whose problems name `field` (the query string is the assertion's label). */
 async function expectRefused(url: string, field: string): Promise<void> {
@@ -48,25 +36,18 @@ async function expectRefused(url: string, field: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  const groups = [...new Set(FIXTURE.map((tool) => tool.group))];
-  const [started, echo, ...servers] = await Promise.all([
+  [stack, server, gateway] = await Promise.all([
     startRewindStack(),
     startMcpServer({ tools: [echoTool()] }),
-    ...groups.map((group) =>
-      startMcpServer({ tools: FIXTURE.filter((tool) => tool.group === group).map(served), pageSize: 50 }),
-    ),
+    startGatewayServers(FIXTURE),
   ]);
-  [stack, server] = [started, echo];
-  gateway.push(...servers);
   toolset = await registerToolset(stack, { mcpServers: { tools: { url: server.url } } });
-  large = await registerToolset(stack, {
-    mcpServers: Object.fromEntries(groups.map((group, i) => [group, { url: servers[i]?.url }])),
-  });
+  large = await registerToolset(stack, { mcpServers: gateway.mcpServers });
 }, 60_000);
 afterAll(async () => {
   await stack?.stop();
   await server?.close();
-  await Promise.all(gateway.map((s) => s.close()));
+  await gateway?.close();
 });
 
 const text = (route: string) =>

@@ -5,12 +5,11 @@
  * the bound is the design's (about 1,000 tokens). The same toolset's tools are then found and
  * described through the front door, and a script calling one of them type-checks and runs.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { getEncoding } from "js-tiktoken";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectFrontDoor, frontDoorUrl, textOf } from "../../helpers/front-door-client.ts";
-import { gatewayTools, NEEDLES, type FixtureTool } from "../../helpers/large-toolset.ts";
-import { startMcpServer, type TestMcpServer } from "../../helpers/mcp-test-server.ts";
+import { startGatewayServers, type GatewayServers } from "../../helpers/gateway-servers.ts";
+import { gatewayTools, NEEDLES } from "../../helpers/large-toolset.ts";
 import { startRewindStack, type RewindStack } from "../../helpers/rewind-stack.ts";
 import { registerToolset } from "../../helpers/toolset.ts";
 
@@ -18,40 +17,18 @@ import { registerToolset } from "../../helpers/toolset.ts";
 const FIXED_CONTEXT_TOKENS = 1_000;
 
 let stack: RewindStack;
-const servers: TestMcpServer[] = [];
+let gateway: GatewayServers | undefined;
 let large: string;
 const FIXTURE = [...gatewayTools(), ...NEEDLES];
 
-function served(tool: FixtureTool) {
-  return {
-    name: tool.name,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    handler: async (args: Record<string, unknown>): Promise<CallToolResult> => ({
-      content: [],
-      structuredContent: { tool: `${tool.group}.${tool.name}`, args },
-    }),
-  };
-}
-
 beforeAll(async () => {
-  const groups = [...new Set(FIXTURE.map((tool) => tool.group))];
-  const [started, ...gateway] = await Promise.all([
-    startRewindStack(),
-    ...groups.map((group) =>
-      startMcpServer({ tools: FIXTURE.filter((tool) => tool.group === group).map(served), pageSize: 100 }),
-    ),
-  ]);
-  stack = started;
-  servers.push(...gateway);
-  large = await registerToolset(stack, {
-    mcpServers: Object.fromEntries(groups.map((group, i) => [group, { url: gateway[i]?.url }])),
-  });
+  [stack, gateway] = await Promise.all([startRewindStack(), startGatewayServers(FIXTURE, 100)]);
+  large = await registerToolset(stack, { mcpServers: gateway.mcpServers });
 }, 60_000);
 
 afterAll(async () => {
   await stack?.stop();
-  await Promise.all(servers.map((s) => s.close()));
+  await gateway?.close();
 });
 
 describe("a toolset of a thousand tools through its MCP server", () => {

@@ -16,10 +16,11 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi } from "../../../src/cli/start-api.ts";
 import { silentLogger } from "../../../src/shared/logger.ts";
-import { connectFrontDoor, frontDoorUrl, type FrontDoorClient } from "../../helpers/front-door-client.ts";
+import { frontDoorClients, type FrontDoorClient } from "../../helpers/front-door-client.ts";
 import { startMcpServer, type TestMcpServer } from "../../helpers/mcp-test-server.ts";
 import { echoTool } from "../../helpers/mcp-test-tools.ts";
 import { startRewindStack, type ApiBody, type RewindStack } from "../../helpers/rewind-stack.ts";
+import { registerToolset } from "../../helpers/toolset.ts";
 import { waitFor } from "../../helpers/wait-for.ts";
 
 const KEY = `fdt-${randomUUID()}`;
@@ -31,7 +32,8 @@ let stack: RewindStack;
 let server: TestMcpServer;
 let toolset: string;
 let gated: string;
-const clients: FrontDoorClient[] = [];
+const clients = frontDoorClients(() => stack.api.url, { key: KEY });
+const connect = clients.connect;
 const started: string[] = [];
 
 /** The API as it is now (the stack's own `request` keeps the first API object's address). */
@@ -44,17 +46,7 @@ async function rest(method: string, route: string, body?: unknown): Promise<{ st
   return { status: response.status, body: (await response.json()) as ApiBody };
 }
 
-async function register(document: unknown): Promise<string> {
-  const { status, body } = await rest("POST", "/v1/toolsets", document);
-  expect(status, JSON.stringify(body)).toBeLessThan(300);
-  return String(body.id);
-}
-
-async function connect(id: string, options: Parameters<typeof connectFrontDoor>[1] = {}) {
-  const client = await connectFrontDoor(frontDoorUrl(stack.api.url, id), { key: KEY, ...options });
-  clients.push(client);
-  return client;
-}
+const register = (document: unknown) => registerToolset(stack, document, auth);
 
 /** A task-augmented `tools/call`: the task, as the server answered it at once. */
 async function startTask(client: FrontDoorClient, name: string, args: Record<string, unknown>) {
@@ -93,7 +85,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  await clients.closeAll();
   for (const id of started) await rest("POST", `/v1/runs/${id}/cancel`).catch(() => undefined);
   await stack?.stop();
   await server?.close();

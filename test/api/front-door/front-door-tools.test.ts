@@ -8,10 +8,17 @@
 import { randomUUID } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectFrontDoor, frontDoorUrl, textOf, type FrontDoorClient } from "../../helpers/front-door-client.ts";
+import {
+  connectFrontDoor,
+  frontDoorClients,
+  frontDoorUrl,
+  textOf,
+  type FrontDoorClient,
+} from "../../helpers/front-door-client.ts";
 import { startMcpServer, type TestMcpServer } from "../../helpers/mcp-test-server.ts";
-import { echoTool, failingTool } from "../../helpers/mcp-test-tools.ts";
+import { askingTool, echoTool, failingTool } from "../../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../../helpers/rewind-stack.ts";
+import { registerToolset } from "../../helpers/toolset.ts";
 import { waitFor } from "../../helpers/wait-for.ts";
 
 const KEY = `fd-${randomUUID()}`;
@@ -25,20 +32,11 @@ let server: TestMcpServer;
 let toolset: string;
 let gated: string;
 let otherToolset: string;
-const clients: FrontDoorClient[] = [];
+const clients = frontDoorClients(() => stack.api.url, { key: KEY });
+const connect = clients.connect;
 const started: string[] = [];
 
-async function register(document: unknown, key = KEY): Promise<string> {
-  const { status, body } = await stack.request("POST", "/v1/toolsets", document, { authorization: `Bearer ${key}` });
-  expect(status, JSON.stringify(body)).toBeLessThan(300);
-  return String(body.id);
-}
-
-async function connect(id: string, options: Parameters<typeof connectFrontDoor>[1] = {}) {
-  const client = await connectFrontDoor(frontDoorUrl(stack.api.url, id), { key: KEY, ...options });
-  clients.push(client);
-  return client;
-}
+const register = (document: unknown, key = KEY) => registerToolset(stack, document, { authorization: `Bearer ${key}` });
 
 const structured = (result: CallToolResult) => (result.structuredContent ?? {}) as Record<string, unknown>;
 
@@ -66,21 +64,7 @@ beforeAll(async () => {
       tools: [
         echoTool(),
         failingTool("the ticket tracker is read-only today"),
-        {
-          name: "ask_person",
-          description: "Asks who is there.",
-          inputSchema: { type: "object" },
-          handler: async (_args, extra) => ({
-            content: [
-              {
-                type: "text",
-                text: JSON.stringify(
-                  await extra.ask("elicitation/create", { message: "Who are you?", requestedSchema: PERSON }),
-                ),
-              },
-            ],
-          }),
-        },
+        askingTool("ask_person", "Who are you?", PERSON),
       ],
     }),
   ]);
@@ -94,7 +78,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  await clients.closeAll();
   for (const id of started) await stack?.request("POST", `/v1/runs/${id}/cancel`, undefined, auth);
   await stack?.stop();
   await server?.close();
