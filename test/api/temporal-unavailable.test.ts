@@ -43,6 +43,12 @@ export default async () => {
 const QUICK_SCRIPT = "export default async () => 42;";
 const UNKNOWN_TOOLSET = `ts_${"0".repeat(64)}`;
 const UNKNOWN_WORKFLOW = `wf_${"0".repeat(64)}`;
+const MCP_INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "outage", version: "1" } },
+};
 const plainPayload = {
   metadata: { encoding: Buffer.from("json/plain").toString("base64") },
   data: Buffer.from("1").toString("base64"),
@@ -84,6 +90,10 @@ function requests(toolset: string, runId: string, outageKey: string): Record<str
     "GET /v1/toolsets/{id}": [{ route: `/v1/toolsets/${UNKNOWN_TOOLSET}` }],
     "GET /v1/toolsets/{id}/declarations": [{ route: `/v1/toolsets/${UNKNOWN_TOOLSET}/declarations?format=prompt` }],
     "GET /v1/toolsets/{id}/tools": [{ route: `/v1/toolsets/${UNKNOWN_TOOLSET}/tools?query=echo` }],
+    // The MCP route finds the toolset before any session: one the API never read needs Temporal.
+    "POST /v1/toolsets/{id}/mcp": [{ route: `/v1/toolsets/${UNKNOWN_TOOLSET}/mcp`, body: MCP_INITIALIZE }],
+    "GET /v1/toolsets/{id}/mcp": [{ route: `/v1/toolsets/${UNKNOWN_TOOLSET}/mcp` }],
+    "DELETE /v1/toolsets/{id}/mcp": [{ route: `/v1/toolsets/${UNKNOWN_TOOLSET}/mcp` }],
     "POST /v1/runs": [
       { route: "/v1/runs", body: { script: QUICK_SCRIPT, toolset }, headers: { "idempotency-key": outageKey } },
     ],
