@@ -19,6 +19,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import {
   CallToolRequestSchema,
+  ElicitResultSchema,
   ErrorCode,
   GetTaskPayloadRequestSchema,
   isInitializeRequest,
@@ -145,7 +146,9 @@ export async function openMcpSession(options: McpSessionOptions): Promise<McpSes
         requestedSchema: question.requestedSchema as ElicitRequestFormParams["requestedSchema"],
         ...(taskId ? { _meta: { [RELATED_TASK_META_KEY]: { taskId } } } : {}),
       };
-      const answer = await server.elicitInput(params, {
+      // Not `elicitInput`: it would compile the schema (an MCP server's, untrusted) with ajv on this
+      // thread. The run service checks the answer against it with Rewind's own validator.
+      const answer = await server.request({ method: "elicitation/create", params }, ElicitResultSchema, {
         relatedRequestId: extra.requestId,
         signal: extra.signal,
         timeout: ASK_TIMEOUT_MS,
