@@ -163,9 +163,9 @@ export default tseslint.config(
       AJV,
       {
         regex:
-          "^\\.\\./(?!(?:contract|shared|sandbox|declarations|schemas|payloads|temporal)/index\\.ts$|config\\.ts$).*",
+          "^\\.\\./(?!(?:contract|shared|sandbox|declarations|schemas|payloads|temporal|mcp)/index\\.ts$|config\\.ts$).*",
         message:
-          "The SDK imports only ./, ../contract/ and ../shared/, plus the index files of the engine folders it runs in-process (local replay: sandbox, declarations, schemas; the host-tool worker: payloads, temporal; and config.ts) — never the server's folders (api, worker, activities, toolsets, storage, credentials, workflows). See src/contract/index.ts.",
+          "The SDK imports only ./, ../contract/ and ../shared/, plus the index files of the engine folders it runs in-process (local replay: sandbox, declarations, schemas; the host-tool worker: payloads, temporal; code mode's MCP client: mcp; and config.ts) — never the server's folders (api, worker, activities, toolsets, storage, credentials, workflows). See src/contract/index.ts.",
       },
     ]),
   },

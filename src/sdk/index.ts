@@ -1,6 +1,7 @@
 /**
  * The harness SDK: serve host tools, fail a call on purpose, call the API, read the events Rewind
- * sends, read Temporal's standard connection settings.
+ * sends, read Temporal's standard connection settings, and give an agent framework (the AI SDK, the
+ * OpenAI Agents SDK) the code-mode tools of a toolset's MCP server.
  */
 export {
   createHostToolWorker,
@@ -38,3 +39,13 @@ export { RUN_FAILURE_TYPES, type RunFailure, type RunFailureType } from "../shar
 export { replayCassette, type ReplayError, type ReplayOptions, type ReplayOutcome } from "./replay.ts";
 export { temporalSettings, ConfigError, type TemporalSettings } from "../config.ts";
 export type { TemporalTls } from "../temporal/index.ts";
+export {
+  connectCodeMode,
+  END_USER_HEADER,
+  type CodeModeAnswer,
+  type CodeModeConnection,
+  type CodeModeOptions,
+  type CodeModeTool,
+} from "./code-mode.ts";
+export { rewindAiSdkTools, type RewindAiSdkTools } from "./ai-sdk-tools.ts";
+export { rewindAgentsTools, type RewindAgentsTools } from "./openai-agents-tools.ts";
