@@ -17,7 +17,9 @@ import { renderIdle, renderTargets, renderThroughput } from "./report-load.ts";
 import { renderLargeToolset, renderPayloads, renderTwoWorkers } from "./report-scale.ts";
 import type { LargeToolsetResult } from "./scenarios/large-toolset.ts";
 import type { PayloadsResult } from "./scenarios/payloads.ts";
+import type { ModelContextResult } from "./scenarios/model-context.ts";
 import type { TwoWorkersResult } from "./scenarios/two-workers.ts";
+import { renderModelContext } from "./report-model-context.ts";
 import { ms } from "./stats.ts";
 import type { TargetRow } from "./targets.ts";
 
@@ -35,6 +37,7 @@ export interface BenchResults {
   largeToolset?: LargeToolsetResult;
   payloads?: PayloadsResult;
   twoWorkers?: TwoWorkersResult;
+  modelContext?: ModelContextResult;
   targets?: TargetRow[];
 }
 
@@ -313,6 +316,7 @@ export function renderReport(results: BenchResults): string {
 
   if (results.throughput) out.push(renderThroughput(results.throughput, meta["workersIdleRssMb"]));
   if (results.idle) out.push(renderIdle(results.idle));
+  if (results.modelContext) out.push(renderModelContext(results.modelContext, table));
 
   if (results.largeResults) {
     const rows = results.largeResults;

@@ -28,6 +28,7 @@ import { measureStartLatency } from "./scenarios/start-latency.ts";
 import { measureLargeToolset } from "./scenarios/large-toolset.ts";
 import { measurePayloads } from "./scenarios/payloads.ts";
 import { measureThroughput } from "./scenarios/throughput.ts";
+import { measureModelContext } from "./scenarios/model-context.ts";
 import { measureTwoWorkers } from "./scenarios/two-workers.ts";
 import { measureTypeCheck } from "./scenarios/type-check.ts";
 import { measureWorkflowReplay } from "./scenarios/workflow-replay.ts";
@@ -47,6 +48,7 @@ const SCENARIOS = [
   "large-toolset",
   "payloads",
   "two-workers",
+  "model-context",
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -161,6 +163,7 @@ try {
   if (args.only.has("payloads")) results.payloads = await measurePayloads(ctx);
   if (args.only.has("two-workers")) results.twoWorkers = await measureTwoWorkers(ctx);
   if (args.only.has("idle")) results.idle = await measureIdle(ctx);
+  if (args.only.has("model-context")) results.modelContext = await measureModelContext(ctx);
 } catch (error) {
   failed = error;
   log(`a measurement failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
