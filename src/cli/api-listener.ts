@@ -16,6 +16,14 @@ export interface ApiListener {
   close(): Promise<void>;
 }
 
+/**
+ * How long an idle connection stays open: longer than clients keep idle connections themselves
+ * (undici: 4 s, or the server's hint less 2 s), so that a client never sends a request on a
+ * connection the API is closing at that moment. With Node's 5 s, a loaded client (an MCP client
+ * polling a task, a test on a busy machine) reused such a connection and read ECONNRESET.
+ */
+export const KEEP_ALIVE_MS = 65_000;
+
 export async function listenApi(where: { host: string; port: number }, first: RequestListener): Promise<ApiListener> {
   let current = first;
   const server: Server = createServer((req, res) => current(req, res));
@@ -27,6 +35,7 @@ export async function listenApi(where: { host: string; port: number }, first: Re
     });
   });
   answerRefusedRequests(server);
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   const { port } = server.address() as AddressInfo;
   const host = where.host.includes(":") ? `[${where.host}]` : where.host;
   return {
