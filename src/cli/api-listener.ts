@@ -44,7 +44,12 @@ export async function listenApi(where: { host: string; port: number }, first: Re
       current = app;
     },
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A keep-alive connection busy when the close began stays open once idle, for KEEP_ALIVE_MS:
+      // closed as soon as it is idle instead.
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      await closed;
+      clearInterval(idle);
       server.closeAllConnections();
     },
   };
