@@ -84,7 +84,10 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
     idleMs: options.idleMs ?? 10 * 60_000,
     perNamespace: options.sessionsPerNamespace ?? 500,
   });
-  const sweeper = setInterval(() => void sessions.sweep(), Math.min(options.idleMs ?? 60_000, 60_000)).unref();
+  const sweeper = setInterval(
+    () => void sessions.sweep().catch(() => undefined),
+    Math.min(options.idleMs ?? 60_000, 60_000),
+  ).unref();
 
   const handlersFor = (scope: FrontDoorScope): SessionHandlers =>
     guard(
@@ -112,9 +115,12 @@ export function createFrontDoor(options: FrontDoorOptions): FrontDoor {
         if (opened !== undefined) sessions.remove(opened);
       },
     });
-    await session.handle(req, res, req.body);
-    // An initialize the transport refused opened nothing.
-    if (opened === undefined) await session.close();
+    try {
+      await session.handle(req, res, req.body);
+    } finally {
+      // An initialize the transport refused opened nothing.
+      if (opened === undefined) await session.close();
+    }
   }
 
   return {

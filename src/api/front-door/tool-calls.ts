@@ -22,7 +22,7 @@ import {
   type ToolAnswer,
 } from "./front-door-types.ts";
 import { describeToolsArgs, getRunArgs, runScriptArgs, searchToolsArgs } from "./front-door-tools.ts";
-import { answerFor, taskOf } from "./run-answers.ts";
+import { answerFor, runAnswer, taskOf } from "./run-answers.ts";
 
 export interface FrontDoorDeps {
   runs: RunService;
@@ -103,8 +103,14 @@ export function createToolCalls(
           return { isError: true, text: `No tool ${unknown.join(", ")} in this toolset; search_tools finds names.` };
         return { text: renderDeclarations(scope.toolset, { format: "prompt", tools: names }) };
       }
-      case "run_script":
-        return answerRun((await start(args, context)).id, context);
+      case "run_script": {
+        const started = await start(args, context);
+        // Once started, the run goes on whatever happens here: the model gets its id at least.
+        return answerRun(started.id, context).catch((error: unknown) => {
+          if (context.signal.aborted) throw error;
+          return runAnswer(started);
+        });
+      }
       case "get_run":
         return answerRun(parseArgs(name, getRunArgs, args).runId, context);
       default:
