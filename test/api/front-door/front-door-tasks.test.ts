@@ -18,7 +18,7 @@ import { startApi } from "../../../src/cli/start-api.ts";
 import { silentLogger } from "../../../src/shared/logger.ts";
 import { frontDoorClients, type FrontDoorClient } from "../../helpers/front-door-client.ts";
 import { startMcpServer, type TestMcpServer } from "../../helpers/mcp-test-server.ts";
-import { echoTool } from "../../helpers/mcp-test-tools.ts";
+import { askingTool, echoTool } from "../../helpers/mcp-test-tools.ts";
 import { startRewindStack, type ApiBody, type RewindStack } from "../../helpers/rewind-stack.ts";
 import { registerToolset } from "../../helpers/toolset.ts";
 import { waitFor } from "../../helpers/wait-for.ts";
@@ -75,7 +75,12 @@ async function mcpError(promise: Promise<unknown>): Promise<{ code: number; mess
 beforeAll(async () => {
   [stack, server] = await Promise.all([
     startRewindStack({ env: { REWIND_API_KEYS: `${KEY}:${NAMESPACE}`, REWIND_MCP_WAIT_MS: "3000" } }),
-    startMcpServer({ tools: [echoTool()] }),
+    startMcpServer({
+      tools: [
+        echoTool(),
+        askingTool("ask_color", "Which color?", { type: "object", properties: { color: { type: "string" } } }),
+      ],
+    }),
   ]);
   const servers = { mcpServers: { tools: { url: server.url } } };
   [toolset, gated] = await Promise.all([
@@ -108,7 +113,7 @@ describe("run_script as a task", () => {
     });
   });
 
-  it("is failed when the run fails, and its result is the tool error with the failing call", async () => {
+  it("is failed when the run fails, and its result is the failed run's tool error", async () => {
     const client = await connect(toolset);
     const task = await startTask(client, "run_script", {
       script: 'export default async () => { throw new Error("no tickets today"); };',
@@ -162,6 +167,21 @@ describe("run_script as a task", () => {
     const third = await connect(gated);
     expect(await third.client.experimental.tasks.getTask(task.taskId)).toMatchObject({ status: "completed" });
     expect((await taskResult(third, task.taskId)).structuredContent).toMatchObject({ status: "completed" });
+  });
+
+  it("forwards a server's question to the client's user while tasks/result waits, naming the task", async () => {
+    const client = await connect(toolset, { answer: () => ({ action: "accept", content: { color: "teal" } }) });
+    const task = await startTask(client, "run_script", {
+      script: 'import { tools } from "rewind:tools";\nexport default async () => tools.ask_color({});',
+    });
+    const result = await taskResult(client, task.taskId);
+    expect(result.structuredContent).toMatchObject({
+      status: "completed",
+      result: { action: "accept", content: { color: "teal" } },
+    });
+    expect(client.asked.map((q) => [q.message, q._meta?.[RELATED_TASK]])).toEqual([
+      ["Which color?", { taskId: task.taskId }],
+    ]);
   });
 
   it("tasks/cancel cancels the run; a cancelled task can't be cancelled again", async () => {
