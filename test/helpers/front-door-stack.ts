@@ -5,7 +5,8 @@
  * one plain and one whose `echo` waits for approval. The API listens on a port picked for the
  * file and a restart brings it back on the same port, so a client configured with the URL finds
  * it again, as it would a restarted API process. Besides the client, the tests only restart the
- * API and read runs, and approve a call through the API where the client can't.
+ * API, read runs, send a run the signal it waits for, and approve a call through the API where
+ * the client can't.
  */
 import { randomUUID } from "node:crypto";
 import { startApi } from "../../src/cli/start-api.ts";
@@ -20,20 +21,27 @@ import { registerToolset } from "./toolset.ts";
 export const ECHO_SCRIPT =
   'import { tools } from "rewind:tools";\nexport default async (input: { message: string }) => tools.echo({ message: input.message });';
 
-/** A script that sleeps `seconds` before it calls `echo`: longer than run_script waits for it. */
-export const sleepingScript = (seconds: number): string =>
-  `import { sleep, tools } from "rewind:tools";\nexport default async () => { await sleep("${seconds}s"); return tools.echo({ message: "slept" }); };`;
+/**
+ * A script that waits for the signal `go` before it calls `echo` with the signal's message: it runs
+ * longer than run_script waits for it, until the test sends the signal (`frontDoor.go`).
+ */
+export const WAITING_SCRIPT =
+  'import { tools, waitForSignal } from "rewind:tools";\nexport default async () => {\n  const { message } = await waitForSignal<{ message: string }>("go", { timeout: "5m" });\n  return tools.echo({ message });\n};';
 
 export interface FrontDoorStackOptions {
-  /** How long run_script and get_run wait for a run (REWIND_MCP_WAIT_MS). */
-  waitMs: number;
+  /**
+   * How long run_script and get_run wait for a run (REWIND_MCP_WAIT_MS). Default 3 s: time enough
+   * for a parked call to be asked, approved and completed within one run_script call on a busy
+   * machine, and what a run of WAITING_SCRIPT costs before run_script answers it running.
+   */
+  waitMs?: number;
 }
 
 export interface FrontDoorStack {
   stack: RewindStack;
   /** The API key, for `Authorization: Bearer <key>`. */
   key: string;
-  /** The API key's principal prefix, as the journal names who decided. */
+  /** The API key's namespace: its principal, which the journal names as who decided, is `<namespace>/key-…`. */
   namespace: string;
   /** The front door of the plain toolset and of the one whose `echo` waits for approval. */
   urls: { plain: string; gated: string };
@@ -43,12 +51,14 @@ export interface FrontDoorStack {
   rest(method: string, route: string, body?: unknown): Promise<{ status: number; body: ApiBody }>;
   /** Approves the run's parked call `seq` through the API, as a harness would for a client that can't be asked. */
   approve(runId: string, seq: number): Promise<void>;
+  /** Sends the run the signal `go` with `message`, through the API (WAITING_SCRIPT then calls `echo`). */
+  go(runId: string, message: string): Promise<void>;
   /** The run's journal entries. */
   journal(runId: string): Promise<Record<string, unknown>[]>;
   stop(): Promise<void>;
 }
 
-export async function startFrontDoorStack(options: FrontDoorStackOptions): Promise<FrontDoorStack> {
+export async function startFrontDoorStack(options: FrontDoorStackOptions = {}): Promise<FrontDoorStack> {
   const key = `interop-${randomUUID()}`;
   const namespace = `interop${randomUUID().slice(0, 8)}`;
   const port = await getFreePort();
@@ -58,7 +68,7 @@ export async function startFrontDoorStack(options: FrontDoorStackOptions): Promi
         REWIND_API_KEYS: `${key}:${namespace}`,
         REWIND_HOST: "127.0.0.1",
         REWIND_PORT: String(port),
-        REWIND_MCP_WAIT_MS: String(options.waitMs),
+        REWIND_MCP_WAIT_MS: String(options.waitMs ?? 3_000),
       },
     }),
     startMcpServer({ tools: [echoTool()] }),
@@ -96,6 +106,10 @@ export async function startFrontDoorStack(options: FrontDoorStackOptions): Promi
       const { status, body } = await rest("POST", `/v1/runs/${runId}/calls/${seq}/approve`, {});
       if (status !== 200)
         throw new Error(`approving call ${seq} of ${runId} answered ${status}: ${JSON.stringify(body)}`);
+    },
+    async go(runId, message) {
+      const { status, body } = await rest("POST", `/v1/runs/${runId}/signals/go`, { message });
+      if (status !== 202) throw new Error(`signalling ${runId} answered ${status}: ${JSON.stringify(body)}`);
     },
     async journal(runId) {
       const { status, body } = await rest("GET", `/v1/runs/${runId}/journal`);

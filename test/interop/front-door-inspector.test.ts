@@ -9,14 +9,14 @@
  * and get_run later.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ECHO_SCRIPT, sleepingScript, startFrontDoorStack, type FrontDoorStack } from "../helpers/front-door-stack.ts";
+import { ECHO_SCRIPT, startFrontDoorStack, WAITING_SCRIPT, type FrontDoorStack } from "../helpers/front-door-stack.ts";
 import { callTool, inspect } from "../helpers/inspector-cli.ts";
 import { waitFor } from "../helpers/wait-for.ts";
 
 let frontDoor: FrontDoorStack;
 
 beforeAll(async () => {
-  frontDoor = await startFrontDoorStack({ waitMs: 2_000 });
+  frontDoor = await startFrontDoorStack();
 }, 120_000);
 
 afterAll(async () => {
@@ -65,21 +65,22 @@ describe("the MCP Inspector's CLI", () => {
 
   it("reads a run started before the API restarted with get_run after it (no tasks: the run id in run_script's answer)", async () => {
     const url = frontDoor.urls.plain;
-    const started = await call(url, "run_script", { script: sleepingScript(3) });
+    const started = await call(url, "run_script", { script: WAITING_SCRIPT });
     expect(started.structuredContent).toMatchObject({ status: "running" });
     const runId = String(started.structuredContent?.runId);
 
     await frontDoor.restartApi();
-    // Each get_run waits up to REWIND_MCP_WAIT_MS for the run, then answers it as it is.
+    await frontDoor.go(runId, "after restart");
+    // Each get_run waits up to REWIND_MCP_WAIT_MS for the run to end, then answers it as it is.
     const ended = await waitFor(
-      `run ${runId} to be answered completed by get_run after the restart`,
+      `get_run to answer run ${runId} ended after the restart`,
       () => call(url, "get_run", { runId }),
       { until: (answer) => answer.structuredContent?.status !== "running", timeoutMs: 30_000, intervalMs: 0 },
     );
     expect(ended.structuredContent).toMatchObject({
       runId,
       status: "completed",
-      result: { args: { message: "slept" } },
+      result: { args: { message: "after restart" } },
     });
   });
 });

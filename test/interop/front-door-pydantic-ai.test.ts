@@ -9,7 +9,7 @@
  */
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ECHO_SCRIPT, sleepingScript, startFrontDoorStack, type FrontDoorStack } from "../helpers/front-door-stack.ts";
+import { ECHO_SCRIPT, startFrontDoorStack, WAITING_SCRIPT, type FrontDoorStack } from "../helpers/front-door-stack.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 import { ensurePydanticAi } from "../helpers/pydantic-ai.ts";
 import { startPythonProgram, type PythonProgram } from "../helpers/python-program.ts";
@@ -21,7 +21,7 @@ let python: string;
 const programs: PythonProgram[] = [];
 
 beforeAll(async () => {
-  [frontDoor, python] = await Promise.all([startFrontDoorStack({ waitMs: 2_000 }), ensurePydanticAi()]);
+  [frontDoor, python] = await Promise.all([startFrontDoorStack(), ensurePydanticAi()]);
 }, 120_000);
 
 afterEach(async () => {
@@ -69,13 +69,14 @@ describe("a Pydantic AI agent", () => {
   });
 
   it("reads a run started before the API restarted with get_run, in the same conversation after it", async () => {
-    const program = agent("run-after-restart", frontDoor.urls.plain, { script: sleepingScript(3) });
+    const program = agent("run-after-restart", frontDoor.urls.plain, { script: WAITING_SCRIPT });
     const started = await program.next("tool-return");
     expect(started).toMatchObject({ tool: "run_script", content: { status: "running" } });
     const runId = String((started["content"] as { runId: string }).runId);
 
     await program.next("waiting");
     await frontDoor.restartApi();
+    await frontDoor.go(runId, "after restart");
     program.send("restarted");
 
     // The model asks get_run while the run is running, each call waiting up to REWIND_MCP_WAIT_MS.
@@ -83,7 +84,7 @@ describe("a Pydantic AI agent", () => {
     while ((read["content"] as { status?: string }).status === "running") read = await program.next("tool-return");
     expect(read).toMatchObject({
       tool: "get_run",
-      content: { runId, status: "completed", result: { args: { message: "slept" } } },
+      content: { runId, status: "completed", result: { args: { message: "after restart" } } },
     });
     await program.finished();
   });
