@@ -27,7 +27,7 @@ export interface FollowOptions {
 const FIRST_PAUSE_MS = 100;
 const LONGEST_PAUSE_MS = 2_000;
 
-type Runs = Pick<RunService, "get" | "decide" | "answerInput">;
+type Runs = Pick<RunService, "get" | "decide" | "answerInput" | "decideScript" | "scriptSource">;
 
 /** The run when it ended, or as it was when following stopped; undefined when the scope has no such run. */
 export async function followRun(
@@ -47,20 +47,21 @@ export async function followRun(
     const next = questions.find((q) => !asked.has(q.key));
     if (ask && next) {
       asked.add(next.key);
-      const answer = await ask(next.question).catch((error: unknown) => {
-        if (options.signal.aborted) throw error;
-        return undefined;
-      });
+      const answer = await next
+        .question()
+        .then(ask)
+        .catch((error: unknown) => {
+          if (options.signal.aborted) throw error;
+          return undefined;
+        });
       // A client that did not answer (an error, its timeout) is not asked again by this follow.
       if (answer) await next.decide(answer);
       else ask = undefined;
       pauseMs = FIRST_PAUSE_MS;
       continue;
     }
-    const parked = view.parked?.length ?? 0;
-    const othersDecide =
-      view.status === "parked" &&
-      (questions.length < parked || next !== undefined || view.scriptApproval?.state === "waiting");
+    const waiting = (view.parked?.length ?? 0) + (view.scriptApproval?.state === "waiting" ? 1 : 0);
+    const othersDecide = view.status === "parked" && (questions.length < waiting || next !== undefined);
     if (options.deadline !== undefined && (othersDecide || Date.now() >= options.deadline)) return view;
     const left = options.deadline === undefined ? pauseMs : Math.max(0, options.deadline - Date.now());
     await pause(Math.min(pauseMs, left), undefined, { signal: options.signal });

@@ -1,7 +1,7 @@
 /**
  * What the front door may ask the client's user about a parked run, and what the answer does. A
- * call parked for approval becomes a yes/no question (accept approves it, decline rejects it,
- * cancel leaves it waiting); a call whose MCP server asked for input forwards the server's own
+ * call parked for approval, or a run waiting for its script's approval, becomes a yes/no question
+ * (accept approves, decline rejects, cancel leaves it waiting); a call whose MCP server asked for input forwards the server's own
  * question and schema, and the answer goes back to the server as it is. Either way the answer
  * decides the call through the run service, exactly as the API's routes do: the same update, the
  * same journal entry, `decidedBy` naming the API key's principal and, when the session names one,
@@ -15,12 +15,16 @@ import type { Answer, FrontDoorScope, Question } from "./front-door-types.ts";
 /** One thing to ask: `key` tells it apart from what was asked before, across reads of the run. */
 export interface ParkedQuestion {
   key: string;
-  question: Question;
+  /** The question, made when it is asked (a script's approval reads the script then). */
+  question(): Promise<Question>;
   /** Applies the user's answer; a decision the run no longer takes (409, 422) is left as it is. */
   decide(answer: Answer): Promise<void>;
 }
 
-type Decisions = Pick<RunService, "decide" | "answerInput">;
+type Decisions = Pick<RunService, "decide" | "answerInput" | "decideScript" | "scriptSource">;
+
+/** At most this much of a script goes into the question about its approval. */
+const SCRIPT_CHARS = 4_000;
 
 const NO_FIELDS = { type: "object", properties: {} } as const;
 
@@ -52,18 +56,49 @@ async function settle(decision: Promise<unknown>): Promise<void> {
   }
 }
 
-/** The questions the run's parked calls raise, in the order of their calls. */
+/** A run waiting for its script's approval: the script (as it runs: types blanked), to approve or reject. */
+function scriptQuestion(view: RunView, scope: FrontDoorScope, runs: Decisions, decider: Decider): ParkedQuestion {
+  return {
+    key: "script",
+    async question() {
+      const { input } = await runs.scriptSource(view.id, scope.namespace);
+      const script = input.script.replace(/[ \t]+$/gm, "");
+      const shown = script.length <= SCRIPT_CHARS ? script : `${script.slice(0, SCRIPT_CHARS)}…`;
+      return {
+        message: `Run ${view.id} waits for its script to be approved before it starts. Accept runs it, decline rejects it.\n\n${shown}`,
+        requestedSchema: NO_FIELDS,
+      };
+    },
+    async decide(answer) {
+      if (answer.action === "cancel") return;
+      const decision =
+        answer.action === "accept"
+          ? { approve: true, ...decider }
+          : { approve: false, reason: "declined by the user of the MCP client", ...decider };
+      await settle(runs.decideScript(view.id, scope.namespace, decision));
+    },
+  };
+}
+
+/** The questions the run raises: its script's approval, then its parked calls in the order of their calls. */
 export function questionsFor(view: RunView, scope: FrontDoorScope, runs: Decisions): ParkedQuestion[] {
   const decider = { principal: scope.principal, ...(scope.endUser ? { by: scope.endUser } : {}) };
+  const script = view.scriptApproval?.state === "waiting" ? [scriptQuestion(view, scope, runs, decider)] : [];
+  return [...script, ...callQuestions(view, scope, runs, decider)];
+}
+
+type Decider = { principal: string; by?: string };
+
+function callQuestions(view: RunView, scope: FrontDoorScope, runs: Decisions, decider: Decider): ParkedQuestion[] {
   return (view.parked ?? []).flatMap((call): ParkedQuestion[] => {
     if (call.reason === "approval")
       return [
         {
           key: `${call.seq}/approval`,
-          question: {
+          question: async () => ({
             message: `Run ${view.id} wants to call ${call.tool} with ${argsPreview(call.args)}. Approve this call? Accept approves it, decline rejects it.`,
             requestedSchema: NO_FIELDS,
-          },
+          }),
           async decide(answer) {
             if (answer.action === "cancel") return;
             const decision =
@@ -80,7 +115,7 @@ export function questionsFor(view: RunView, scope: FrontDoorScope, runs: Decisio
     return [
       {
         key: `${call.seq}/input/${String(call.details?.["requestId"])}`,
-        question: { message, requestedSchema: schema },
+        question: async () => ({ message, requestedSchema: schema }),
         decide: (answer) => settle(runs.answerInput(view.id, scope.namespace, call.seq, answer)),
       },
     ];

@@ -19,7 +19,10 @@ const LIST_PAGE = 50;
 const CANCEL_WAIT_MS = 10_000;
 const CANCEL_POLL_MS = 200;
 
-type Runs = Pick<RunService, "get" | "list" | "cancel" | "journal" | "decide" | "answerInput">;
+type Runs = Pick<
+  RunService,
+  "get" | "list" | "cancel" | "journal" | "decide" | "answerInput" | "decideScript" | "scriptSource"
+>;
 
 export function createRunTasks(runs: Runs, scope: FrontDoorScope): TaskHandlers {
   return {

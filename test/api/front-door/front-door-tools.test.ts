@@ -31,6 +31,7 @@ let stack: RewindStack;
 let server: TestMcpServer;
 let toolset: string;
 let gated: string;
+let reviewed: string;
 let otherToolset: string;
 const clients = frontDoorClients(() => stack.api.url, { key: KEY });
 const connect = clients.connect;
@@ -69,9 +70,10 @@ beforeAll(async () => {
     }),
   ]);
   const servers = { mcpServers: { tools: { url: server.url } } };
-  [toolset, gated, otherToolset] = await Promise.all([
+  [toolset, gated, reviewed, otherToolset] = await Promise.all([
     register(servers),
     register({ ...servers, policies: { "tools.echo": { approval: true } } }),
+    register({ ...servers, scriptApproval: "required" }),
     // Another document: a toolset's id is its content's, and each namespace registering it has it.
     register({ mcpServers: { theirs: { url: server.url } } }, OTHER_KEY),
   ]);
@@ -273,6 +275,28 @@ describe("a run parked for approval", () => {
       shown: textOf,
     });
     expect(structured(done)).toMatchObject({ runId, status: "completed", result: { args: { message: "ship it" } } });
+  });
+});
+
+describe("a run waiting for its script's approval", () => {
+  const script = 'import { tools } from "rewind:tools";\nexport default async () => (await tools.echo({}), "ran");';
+
+  it("shows the client's user the script: accepted, it runs; declined, it fails ScriptRejected and never ran", async () => {
+    const yes = await connect(reviewed, { answer: () => ({ action: "accept", content: {} }) });
+    const ran = await runToEnd(yes, { script });
+    expect(structured(ran)).toMatchObject({ status: "completed", result: "ran" });
+    expect(yes.asked[0]?.message).toMatch(/waits for its script to be approved before it starts/);
+    expect(yes.asked[0]?.message).toContain("tools.echo({})");
+
+    const no = await connect(reviewed, { answer: () => ({ action: "decline" }) });
+    const rejected = await runToEnd(no, { script });
+    expect([rejected.isError, structured(rejected)["error"]]).toEqual([
+      true,
+      expect.objectContaining({ type: "ScriptRejected" }),
+    ]);
+    const runId = String(structured(rejected)["runId"]);
+    const journal = await stack.request("GET", `/v1/runs/${runId}/journal`, undefined, auth);
+    expect(journal.body["entries"]).toEqual([]);
   });
 });
 
