@@ -63,6 +63,11 @@ export function shellEnv(node: string, env: Record<string, string> = {}): Record
 const COMMAND_TIMEOUT_MS = 180_000;
 /** How long an npm install may take: it unpacks about 300 MB, beside the rest of the suite. */
 export const INSTALL_TIMEOUT_MS = 420_000;
+/**
+ * How long building and packing both packages may take: two TypeScript compilations of about 35 s
+ * each on a quiet machine, which took over 180 s beside CI's other installs.
+ */
+const PACK_TIMEOUT_MS = 420_000;
 
 /**
  * Runs a command to its end and answers its exit code and output (never rejects on a failed exit);
@@ -102,6 +107,7 @@ export async function packPackages(node: string, out: string): Promise<string[]>
     {
       cwd: REPO_ROOT,
       env: shellEnv(node),
+      timeoutMs: PACK_TIMEOUT_MS,
     },
   );
   if (built.code !== 0) throw new Error(`packing failed:\n${built.stdout}${built.stderr}`);
