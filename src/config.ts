@@ -71,6 +71,13 @@ export interface Config {
     /** Worker Deployment version this worker serves (Worker Versioning); unset: versioning off. */
     deployment?: WorkerDeployment | undefined;
     /**
+     * Set when the Worker Versioning settings name no version though some are there (a deployment
+     * name without a build id, or the reverse): the sentence a worker refuses to start with. The
+     * API serves no version and ignores them, so one env file can give every process
+     * REWIND_DEPLOYMENT_NAME while each worker's own settings add its REWIND_BUILD_ID.
+     */
+    deploymentIncomplete?: string | undefined;
+    /**
      * REWIND_CONNECT_TIMEOUT: how long `rewind worker` and `rewind api`, started while nothing
      * answers at TEMPORAL_ADDRESS, wait for the cluster before exiting non-zero (a duration: `30s`,
      * `5m`, or milliseconds). Unset: they wait for as long as it takes.
@@ -346,38 +353,43 @@ function events(env: Env): Config["events"] {
   return { url, secret };
 }
 
-function deployment(env: Env): WorkerDeployment | undefined {
+/**
+ * Worker Versioning's settings: the version they name, or why they name none when some are set
+ * (only a worker needs them whole: see `deploymentIncomplete`). A value that is set is checked
+ * whatever the process.
+ */
+function deployment(env: Env): Pick<Config["temporal"], "deployment" | "deploymentIncomplete"> {
   const name = env["REWIND_DEPLOYMENT_NAME"] || undefined;
   const buildId = env["REWIND_BUILD_ID"] || undefined;
   const behavior = env["REWIND_VERSIONING_BEHAVIOR"] || undefined;
+  if (behavior !== undefined && behavior !== "pinned" && behavior !== "auto-upgrade")
+    throw new ConfigError(`REWIND_VERSIONING_BEHAVIOR must be pinned or auto-upgrade, got "${behavior}"`);
   if (!name && !buildId) {
-    if (behavior)
-      throw new ConfigError(
-        "REWIND_VERSIONING_BEHAVIOR needs REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID (it only applies to a versioned worker)",
-      );
-    return undefined;
+    return behavior
+      ? {
+          deploymentIncomplete:
+            "REWIND_VERSIONING_BEHAVIOR needs REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID (it only applies to a versioned worker)",
+        }
+      : {};
   }
-  if (!name || !buildId)
-    throw new ConfigError(
-      "REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID go together: set both to run a versioned worker, or neither",
-    );
   // The server's rules: a version is named `<deployment>.<build id>` (or with `:`), so the name
   // holds neither; names starting with `__` are its own (e.g. `__unversioned__`).
-  if (!/^(?!__)[^\s.:]{1,255}$/.test(name)) {
+  if (name !== undefined && !/^(?!__)[^\s.:]{1,255}$/.test(name)) {
     throw new ConfigError(
       `REWIND_DEPLOYMENT_NAME must be at most 255 characters without spaces, "." or ":", not starting with "__", got "${name}"`,
     );
   }
-  if (!/^(?!__)\S{1,255}$/.test(buildId)) {
+  if (buildId !== undefined && !/^(?!__)\S{1,255}$/.test(buildId)) {
     throw new ConfigError(
       `REWIND_BUILD_ID must be at most 255 characters without spaces, not starting with "__", got "${buildId}"`,
     );
   }
-  const defaultBehavior = behavior ?? "pinned";
-  if (defaultBehavior !== "pinned" && defaultBehavior !== "auto-upgrade") {
-    throw new ConfigError(`REWIND_VERSIONING_BEHAVIOR must be pinned or auto-upgrade, got "${defaultBehavior}"`);
-  }
-  return { name, buildId, defaultBehavior };
+  if (!name || !buildId)
+    return {
+      deploymentIncomplete:
+        "REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID go together: set both to run a versioned worker, or neither",
+    };
+  return { deployment: { name, buildId, defaultBehavior: behavior ?? "pinned" } };
 }
 
 const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ["http/protobuf", "http/json", "grpc"];
@@ -562,7 +574,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       taskQueue: env["REWIND_TASK_QUEUE"] ?? "rewind",
       uiUrl: env["TEMPORAL_UI_URL"] || undefined,
       cliPath: env["TEMPORAL_CLI_PATH"] || undefined,
-      deployment: deployment(env),
+      ...deployment(env),
       connectTimeoutMs: duration(env, "REWIND_CONNECT_TIMEOUT"),
     },
     sandbox: {

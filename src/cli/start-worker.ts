@@ -3,7 +3,7 @@
  * createRewindWorker that the `dev` and `worker` commands share.
  */
 import path from "node:path";
-import type { Config } from "../config.ts";
+import { ConfigError, type Config } from "../config.ts";
 import { resolveSecretKey } from "../credentials/index.ts";
 import { createTargetPolicy } from "../http-tool/index.ts";
 import type { Logger } from "../shared/index.ts";
@@ -50,6 +50,8 @@ export async function startWorker(
   logger: Logger,
   options: StartWorkerOptions = {},
 ): Promise<RewindWorker> {
+  // Only a worker serves a version: the API takes the same env file without a build id.
+  if (config.temporal.deploymentIncomplete) throw new ConfigError(config.temporal.deploymentIncomplete);
   // The SDK's runtime metrics are appended to Rewind's wherever this process serves them.
   await installTemporalRuntimeWithMetrics(logger, SDK_LEVEL[config.logLevel]);
   const metrics = await processMetrics(config, logger);

@@ -54,16 +54,12 @@ describe("worker deployment configuration", () => {
   });
 
   it.each([
-    [{ REWIND_DEPLOYMENT_NAME: "rewind" }, "REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID go together"],
-    [{ REWIND_BUILD_ID: "v1" }, "REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID go together"],
-    [
-      { REWIND_VERSIONING_BEHAVIOR: "pinned" },
-      "REWIND_VERSIONING_BEHAVIOR needs REWIND_DEPLOYMENT_NAME and REWIND_BUILD_ID",
-    ],
     [
       { REWIND_DEPLOYMENT_NAME: "rewind", REWIND_BUILD_ID: "v1", REWIND_VERSIONING_BEHAVIOR: "PINNED" },
       'REWIND_VERSIONING_BEHAVIOR must be pinned or auto-upgrade, got "PINNED"',
     ],
+    [{ REWIND_VERSIONING_BEHAVIOR: "sometimes" }, "REWIND_VERSIONING_BEHAVIOR must be pinned or auto-upgrade"],
+    [{ REWIND_DEPLOYMENT_NAME: "re.wind" }, "REWIND_DEPLOYMENT_NAME must be"],
     [{ REWIND_DEPLOYMENT_NAME: "re.wind", REWIND_BUILD_ID: "v1" }, "REWIND_DEPLOYMENT_NAME must be"],
     [{ REWIND_DEPLOYMENT_NAME: "re:wind", REWIND_BUILD_ID: "v1" }, "REWIND_DEPLOYMENT_NAME must be"],
     [{ REWIND_DEPLOYMENT_NAME: "__rewind", REWIND_BUILD_ID: "v1" }, "REWIND_DEPLOYMENT_NAME must be"],
