@@ -481,6 +481,20 @@ export function temporalSettings(env: Env = process.env, cwd: string = process.c
   };
 }
 
+/**
+ * The environment's Temporal settings as they are written (TEMPORAL_*: address, namespace, TLS,
+ * API key, a profile of Temporal's TOML file), for the drivers that start Rewind processes on a
+ * cluster they are pointed at (the soak, the bench): they give every process these, with the
+ * address and namespace of their own flags on top.
+ */
+export function temporalEnvironment(env: Env = process.env): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] => entry[0].startsWith("TEMPORAL_") && entry[1] !== undefined,
+    ),
+  );
+}
+
 function publicUrl(raw: string | undefined, fallback: string): string {
   if (raw === undefined || raw === "") return fallback;
   let url: URL | undefined;

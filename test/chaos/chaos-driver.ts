@@ -1,22 +1,21 @@
 /**
  * The chaos driver: many runs against idempotent MCP servers that count effects per key, while
  * one or more Rewind workers (one task queue) are SIGKILLed at random moments, the Temporal dev
- * server is restarted on its SQLite file, and an MCP server goes down for longer than a retry
- * interval. It then checks the promises: every run completed with the right result, no run is
+ * server is restarted on its SQLite file (or an existing cluster's services, through the hook it
+ * came with: chaos-temporal.ts), and an MCP server goes down for longer than a retry interval. It then checks the promises: every run completed with the right result, no run is
  * stuck (every journaled call ended, yet the run never ends), every effect happened once per
  * key, no at-most-once call was attempted twice, every event was delivered. Every fault is
  * injected only while a run is still going (running, with calls not yet performed), and the
- * report counts the faults that were. Used by `test/chaos/chaos.test.ts` and `npm run soak`.
+ * report counts the faults that were. Used by `test/chaos/chaos.test.ts`, `npm run soak` and the
+ * cluster checks (`test/cluster/`).
  */
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Client } from "@temporalio/client";
-import { connectClient } from "../../src/temporal/index.ts";
+import type { Client } from "@temporalio/client";
 import { startApi, type RunningApi } from "../../src/cli/start-api.ts";
 import { loadConfig } from "../../src/config.ts";
-import { getFreePort, loadDevServerConfig, startDevServer, type DevServer } from "../../src/dev/index.ts";
 import type { JournalEntry } from "../../src/shared/journal.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import { startEventReceiver } from "../helpers/event-receiver.ts";
@@ -25,12 +24,19 @@ import { IDEMPOTENCY_KEY, effectCounterTool } from "../helpers/mcp-test-tools.ts
 import { REPO_ROOT } from "../helpers/paths.ts";
 import { TEST_SECRET_KEY } from "../helpers/secret-key.ts";
 import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
+import { clusterTemporal, devServerTemporal, type ChaosCluster, type ChaosTemporal } from "./chaos-temporal.ts";
+import { cleanUpRound } from "./round-cleanup.ts";
 
 /** Longer than the Temporal client's retries of one call (10 attempts, backoff up to 10 s). */
 const CLOSE_AFTER_RETRIES_MS = 120_000;
 
 export interface ChaosOptions {
-  cliPath: string;
+  /**
+   * Where the round runs: a Temporal dev server of its own (the `temporal` CLI at `cliPath`), or
+   * an existing cluster, where it uses a task queue and a Rewind namespace of its own, touches
+   * no other workflow, and terminates what it left open when it ends.
+   */
+  temporal: { cliPath: string } | { cluster: ChaosCluster };
   /** Runs started, short and long together. */
   runs: number;
   /** How many of the runs are long (sequential calls, then 16 in parallel); default 40 %. */
@@ -41,7 +47,7 @@ export interface ChaosOptions {
   workers?: number;
   /** Worker SIGKILLs, spread over the runs' lifetime; each killed worker is started again. */
   kills: number;
-  /** Restart the Temporal server once, mid-run. */
+  /** Restart the Temporal server once, mid-run (on a cluster: only with its `restart` hook). */
   restartServer: boolean;
   /** Stop the MCP server for this long, once. */
   mcpOutageMs: number;
@@ -56,6 +62,8 @@ export interface ChaosOptions {
 }
 
 export interface ChaosReport {
+  /** `dev server`, or the cluster's address. */
+  temporal: string;
   workers: number;
   runs: number;
   longRuns: number;
@@ -95,6 +103,8 @@ export interface ChaosReport {
   atMostOnceLost: string[];
   eventsExpected: number;
   eventsDelivered: number;
+  /** On a cluster: workflows of the round still open at its end, terminated (stuck runs, records). */
+  terminatedAtEnd: number;
   seconds: number;
   /**
    * Set when a run was stuck or unfinished: the round's directory, kept with the Temporal
@@ -251,22 +261,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const longRuns = Math.min(options.runs, options.longRuns ?? Math.floor(options.runs * 0.4));
   const stuckAfterMs = options.stuckAfterMs ?? 60_000;
   const dir = await mkdtemp(path.join(tmpdir(), "rewind-chaos-"));
-  const devConfig = await loadDevServerConfig(path.join(REPO_ROOT, "temporal-dev.yml"));
-  const port = await getFreePort();
-  const dbFile = path.join(dir, "temporal.sqlite");
-  const startServer = () =>
-    startDevServer({
-      cliPath: options.cliPath,
-      config: devConfig,
-      port,
-      uiPort: false,
-      dbFile,
-      logFile: path.join(dir, "temporal.log"),
-    });
-  let server: DevServer = await startServer();
+  const temporal: ChaosTemporal =
+    "cluster" in options.temporal
+      ? clusterTemporal(options.temporal.cluster)
+      : await devServerTemporal(options.temporal.cliPath, dir);
   const taskQueue = `chaos-${randomUUID()}`;
+  // A Rewind namespace of the round's own: its toolset and events endpoint are records no other
+  // round on the same Temporal namespace shares.
+  const tenant = `chaos-${randomUUID().slice(0, 8)}`;
   const env = {
-    TEMPORAL_ADDRESS: server.address,
+    ...temporal.env,
     REWIND_TASK_QUEUE: taskQueue,
     REWIND_STATE_DIR: path.join(REPO_ROOT, ".rewind"),
     REWIND_SECRET_KEY: TEST_SECRET_KEY.toString("base64"),
@@ -276,7 +280,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     {
       ...env,
       REWIND_PORT: "0",
-      REWIND_API_KEYS: `chaos-key-${"x".repeat(16)}:chaos`,
+      REWIND_API_KEYS: `chaos-key-${"x".repeat(16)}:${tenant}`,
       REWIND_TRUSTED_TARGETS: "127.0.0.1",
     },
     REPO_ROOT,
@@ -297,6 +301,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   }));
   const plan = planRuns(options.runs, longRuns, options.longRunCalls ?? { min: 30, max: 100 });
   const report: ChaosReport = {
+    temporal: temporal.owned ? "dev server" : temporal.address,
     workers: workerCount,
     runs: options.runs,
     longRuns,
@@ -320,10 +325,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     atMostOnceLost: [],
     eventsExpected: 0,
     eventsDelivered: 0,
+    terminatedAtEnd: 0,
     seconds: 0,
   };
   try {
-    api = await startApi(config, server.address, undefined, silentLogger);
+    api = await startApi(config, temporal.address, undefined, silentLogger);
     const call = async (method: string, route: string, body?: unknown) => {
       const response = await fetch(api!.url + route, {
         method,
@@ -407,8 +413,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       }
     };
     // Temporal itself, for what the API does not show: a run's pending activities and workflow task.
-    const temporal = await chaosClient(server.address);
-    temporalClient = temporal;
+    const client = await temporal.client();
+    temporalClient = client;
     /** Reads every open run's status, and every JOURNAL_EVERY_MS its journal; all runs at once. */
     let journalsReadAt = 0;
     let progressAt = 0;
@@ -426,7 +432,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
             }
             if (!ended(run) && readJournals) await readJournal(run);
             if (!ended(run) && !stuck(run) && readJournals && Date.now() - run.changedAt >= stuckAfterMs) {
-              const { raw } = await temporal.workflow
+              const { raw } = await client.workflow
                 .getHandle(run.id)
                 .describe()
                 .catch(() => ({ raw: undefined }));
@@ -532,11 +538,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           await slot.worker?.kill("SIGKILL");
           report.kills += 1;
           report.killsPerWorker[index]! += 1;
-          if (k === Math.floor(options.kills / 3) && options.restartServer && (await beforeFault("server restart"))) {
-            await server.stop();
-            server = await startServer();
+          const restart = temporal.restart;
+          if (
+            k === Math.floor(options.kills / 3) &&
+            options.restartServer &&
+            restart &&
+            (await beforeFault("server restart"))
+          ) {
+            await restart();
             report.serverRestarts += 1;
-            log("temporal server restarted on its SQLite file");
+            log(temporal.owned ? "temporal server restarted on its SQLite file" : "the cluster's services restarted");
           }
           if (
             k === Math.floor((2 * options.kills) / 3) &&
@@ -574,7 +585,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const run of plan) {
       if (!ended(run)) {
         await readJournal(run);
-        const where = await inspectOpen(temporal, run.id);
+        const where = await inspectOpen(client, run.id);
         const quiet = Math.round((Date.now() - run.changedAt) / 1000);
         const head = `${run.id} (${run.long ? "long" : "short"}, ${performed(run)}/${run.calls} calls performed)`;
         if (!run.journal) {
@@ -628,21 +639,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await pause(500);
     }
     report.eventsExpected = report.completed;
+    // On a cluster others share, what the round leaves open is ended (its histories stay readable).
+    if (!temporal.owned) report.terminatedAtEnd = await cleanUpRound(client, taskQueue, log);
   } finally {
     report.seconds = Math.round((Date.now() - began) / 1000);
     for (const slot of slots) await slot.worker?.kill("SIGKILL").catch(() => undefined);
     // A probe of a run may still be retrying against the stopped server; closing the channel
-    // under it throws from the client's retry timer. Close once its retries are over.
+    // under it throws from the client's retry timer. Close once its retries are over. A cluster
+    // the round does not stop answers them: its connections close at once.
+    const closeAfter = temporal.owned ? CLOSE_AFTER_RETRIES_MS : 0;
     const closing = temporalClient;
-    if (closing)
-      setTimeout(() => void closing.connection.close().catch(() => undefined), CLOSE_AFTER_RETRIES_MS).unref();
+    if (closing) setTimeout(() => void closing.connection.close().catch(() => undefined), closeAfter).unref();
     // The API's client may be retrying a request of the last poll against the stopped server too.
     const stopping = api;
-    if (stopping) setTimeout(() => void stopping.stop().catch(() => undefined), CLOSE_AFTER_RETRIES_MS).unref();
+    if (stopping) setTimeout(() => void stopping.stop().catch(() => undefined), closeAfter).unref();
     await mcp.close().catch(() => undefined);
     await receiver.close().catch(() => undefined);
-    await server.stop().catch(() => undefined);
-    if (report.stuckRuns.length > 0 || report.unfinishedRuns.length > 0) report.keptDir = dir;
+    await temporal.stop().catch(() => undefined);
+    if (temporal.owned && (report.stuckRuns.length > 0 || report.unfinishedRuns.length > 0)) report.keptDir = dir;
     else await rm(dir, { recursive: true, force: true });
   }
   return report;
@@ -666,9 +680,4 @@ async function inspectOpen(client: Client, id: string): Promise<string> {
   } catch (error) {
     return `Temporal: describe failed (${String(error)})`;
   }
-}
-
-/** A client on the chaos server, for tests that look into histories. */
-export async function chaosClient(address: string): Promise<Client> {
-  return new Client({ connection: await connectClient({ address }) });
 }

@@ -21,7 +21,7 @@ describe("chaos", () => {
     "keeps every promise through worker kills, a server restart and an MCP outage (%i worker process(es))",
     async (workers) => {
       const report = await runChaos({
-        cliPath: inject("temporalCliPath"),
+        temporal: { cliPath: inject("temporalCliPath") },
         runs: RUNS,
         longRuns: LONG_RUNS,
         workers,

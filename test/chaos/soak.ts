@@ -4,12 +4,20 @@
  * and the running totals, then the totals. Exits non-zero if any promise broke: a stuck or
  * unfinished run, a wrong result, an effect twice, an at-most-once call repeated, an event not
  * delivered, or a fault that hit no run still going.
+ *
+ * Each round starts a dev server of its own, unless `--temporal ADDRESS [--namespace NS]` names
+ * a cluster (TLS or an API key through the usual TEMPORAL_* settings; the namespace set up by
+ * `rewind setup`): then each round starts only its workers, its API and its MCP server, on a
+ * task queue and a Rewind namespace of its own, and terminates what it left open. Server restarts
+ * happen there only through `--restart-command` (e.g. `scripts/temporal-cluster.sh restart`).
  */
+import { execFile } from "node:child_process";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { parseArgs, promisify } from "node:util";
+import { temporalEnvironment } from "../../src/config.ts";
 import { findOrInstallTemporalCli } from "../../src/dev/index.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
-import { brokenPromises, runChaos, type ChaosReport } from "./chaos-driver.ts";
+import { brokenPromises, runChaos, type ChaosOptions, type ChaosReport } from "./chaos-driver.ts";
 
 const { values } = parseArgs({
   options: {
@@ -18,6 +26,9 @@ const { values } = parseArgs({
     "long-runs": { type: "string", default: "8" },
     workers: { type: "string", default: "1" },
     kills: { type: "string", default: "10" },
+    temporal: { type: "string" },
+    namespace: { type: "string" },
+    "restart-command": { type: "string" },
     verbose: { type: "boolean", default: false },
   },
 });
@@ -33,20 +44,44 @@ if (
   !counts.every((n) => Number.isInteger(n) && n >= 1) ||
   !Number.isInteger(longRuns) ||
   longRuns < 0 ||
-  longRuns > runs
+  longRuns > runs ||
+  ((values.namespace !== undefined || values["restart-command"] !== undefined) && values.temporal === undefined)
 ) {
   process.stderr.write(
-    "usage: npm run soak -- [--minutes 30] [--workers 1] [--runs 20] [--long-runs 8] [--kills 10] [--verbose]\n",
+    "usage: npm run soak -- [--minutes 30] [--workers 1] [--runs 20] [--long-runs 8] [--kills 10] [--verbose]\n" +
+      "                       [--temporal ADDRESS [--namespace NS] [--restart-command 'scripts/temporal-cluster.sh restart']]\n",
   );
   process.exit(2);
 }
 
-const cliPath = await findOrInstallTemporalCli({
-  stateDir: path.join(REPO_ROOT, ".rewind"),
-  log: (line) => process.stderr.write(`${line}\n`),
-});
+/** Runs the restart command through the shell, as it was given. */
+const restartCommand = values["restart-command"];
+const restart = restartCommand
+  ? async () => {
+      await promisify(execFile)("sh", ["-c", restartCommand], { cwd: REPO_ROOT });
+    }
+  : undefined;
+const temporal: ChaosOptions["temporal"] =
+  values.temporal === undefined
+    ? {
+        cliPath: await findOrInstallTemporalCli({
+          stateDir: path.join(REPO_ROOT, ".rewind"),
+          log: (line) => process.stderr.write(`${line}\n`),
+        }),
+      }
+    : {
+        cluster: {
+          env: {
+            ...temporalEnvironment(),
+            TEMPORAL_ADDRESS: values.temporal,
+            ...(values.namespace ? { TEMPORAL_NAMESPACE: values.namespace } : {}),
+          },
+          ...(restart ? { restart } : {}),
+        },
+      };
 const until = Date.now() + minutes * 60_000;
 const totals = {
+  temporal: values.temporal ?? "dev server",
   workers,
   rounds: 0,
   runs: 0,
@@ -63,6 +98,7 @@ const totals = {
   atMostOnce: 0,
   eventsExpected: 0,
   eventsDelivered: 0,
+  terminatedAtEnd: 0,
   stuck: 0,
   unfinished: 0,
   wrongResults: 0,
@@ -75,7 +111,7 @@ const totals = {
 const log = values.verbose ? (line: string) => process.stderr.write(`  ${line}\n`) : undefined;
 while (Date.now() < until) {
   const report: ChaosReport = await runChaos({
-    cliPath,
+    temporal,
     runs,
     longRuns,
     workers,
@@ -101,6 +137,7 @@ while (Date.now() < until) {
   totals.atMostOnce += report.atMostOnceCalls;
   totals.eventsExpected += report.eventsExpected;
   totals.eventsDelivered += report.eventsDelivered;
+  totals.terminatedAtEnd += report.terminatedAtEnd;
   for (const [kind, count] of Object.entries(broken)) totals[kind as keyof typeof broken] += count;
   const ok = Object.values(broken).every((count) => count === 0);
   const figures = Object.entries(broken)
