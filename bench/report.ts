@@ -65,7 +65,7 @@ export function renderReport(results: BenchResults): string {
   const out: string[] = [];
   const meta = results.meta;
   out.push(
-    `Rewind bench — ${String(meta["date"])} — ${String(meta["mode"])} — commit ${String(meta["commit"])} — Node ${String(meta["node"])}, ${String(meta["cpus"])}, ${String(meta["memory"])}, load average ${JSON.stringify(meta["loadAverageAtStart"])} at start`,
+    `Rewind bench — ${String(meta["date"])} — ${String(meta["mode"])} — commit ${String(meta["commit"])} — Node ${String(meta["node"])}, ${String(meta["cpus"])}, ${String(meta["memory"])}, load average ${JSON.stringify(meta["loadAverageAtStart"])} at start — Temporal: ${String(meta["temporal"] ?? "dev server")}`,
   );
 
   if (results.overhead) {
@@ -148,7 +148,10 @@ export function renderReport(results: BenchResults): string {
           ["once per run: last call completed → run closed", ...columns.map((c) => ms(c.history.tailMs))],
           ["history events per call", ...columns.map((c) => num(c.history.events / c.mode.n, 2))],
           ["payload bytes per call", ...columns.map((c) => num(c.history.payloadBytes / c.mode.n, 0))],
-          ["CPU per call: Temporal dev server", ...cpu("temporal")],
+          [
+            `CPU per call: Temporal ${meta["temporal"] === undefined || meta["temporal"] === "dev server" ? "dev server" : "services"}`,
+            ...cpu("temporal"),
+          ],
           ["CPU per call: workers' process", ...cpu("workers")],
           ["CPU per call: bench + API process", ...cpu("bench")],
           ["CPU per call: MCP server", ...cpu("mcp")],

@@ -9,13 +9,18 @@
  *   npm run bench -- --only=overhead,scaling
  *   npm run bench -- --only large-results
  *   npm run bench -- --profile         # also CPU-profile the workers' process (bench/results/profiles-…)
+ *   npm run bench -- --temporal 127.0.0.1:17233 --namespace rewind   # on an existing cluster
+ *
+ * With `--temporal` no dev server is started: the cluster's namespace (set up by `rewind setup`)
+ * gets the bench's runs on task queues of their own, TLS or an API key come from the usual
+ * TEMPORAL_* settings, and what is left open on those queues is terminated at the end.
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { createConsoleLogger } from "../src/cli/console-logger.ts";
-import { ACCELERATORS, parseAccelerators } from "../src/config.ts";
+import { ACCELERATORS, parseAccelerators, temporalEnvironment } from "../src/config.ts";
 import { installTemporalRuntime } from "../src/temporal/temporal-runtime.ts";
 import { FULL, QUICK, type BenchContext } from "./context.ts";
 import { renderReport, type BenchResults } from "./report.ts";
@@ -52,14 +57,38 @@ const SCENARIOS = [
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
-function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Set<Scenario>; acceleratorsOff: string } {
+interface BenchArgs {
+  quick: boolean;
+  profile: boolean;
+  only: Set<Scenario>;
+  acceleratorsOff: string;
+  /** `--temporal ADDRESS`: an existing cluster instead of a dev server of the bench's own. */
+  temporal: string | undefined;
+  namespace: string | undefined;
+}
+
+/** `--name value` or `--name=value`; advances past the value. */
+function flagValue(argv: string[], i: number, name: string): [string, number] {
+  const arg = argv[i] ?? "";
+  if (arg.startsWith(`${name}=`)) return [arg.slice(name.length + 1), i];
+  const value = argv[i + 1];
+  if (value === undefined || value.startsWith("--")) throw new Error(`${name} needs a value`);
+  return [value, i + 1];
+}
+
+function parseArgs(argv: string[]): BenchArgs {
   let quick = false;
   let profile = false;
   let acceleratorsOff = "";
+  let temporal: string | undefined;
+  let namespace: string | undefined;
   let only = new Set<Scenario>(SCENARIOS);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
-    if (arg === "--quick") quick = true;
+    if (arg === "--temporal" || arg.startsWith("--temporal=")) [temporal, i] = flagValue(argv, i, "--temporal");
+    else if (arg === "--namespace" || arg.startsWith("--namespace="))
+      [namespace, i] = flagValue(argv, i, "--namespace");
+    else if (arg === "--quick") quick = true;
     else if (arg === "--profile") profile = true;
     else if (arg === "--only" || arg.startsWith("--only=")) {
       const list = arg === "--only" ? (argv[++i] ?? "") : arg.slice("--only=".length);
@@ -74,7 +103,8 @@ function parseArgs(argv: string[]): { quick: boolean; profile: boolean; only: Se
       parseAccelerators(acceleratorsOff);
     } else throw new Error(`unknown argument ${arg}; use --quick, --profile, --only=${SCENARIOS.join(",")}`);
   }
-  return { quick, profile, only, acceleratorsOff };
+  if (namespace !== undefined && temporal === undefined) throw new Error("--namespace goes with --temporal");
+  return { quick, profile, only, acceleratorsOff, temporal, namespace };
 }
 
 function commit(): string {
@@ -96,13 +126,16 @@ const HELP = `usage: npm run bench -- [--quick] [--profile] [--only=<scenario,�
   --profile      also CPU-profile the workers' process (bench/results/profiles-…)
   --accelerators-off=a,b
                  Rewind with these accelerators off (or all): ${ACCELERATORS.join(", ")}
+  --temporal ADDRESS [--namespace NS]
+                 on that Temporal cluster (set up by \`rewind setup\`; TLS and API key from the
+                 TEMPORAL_* settings), not on a dev server of the bench's own
   --help, -h     this text
 
 Prints the tables and the targets' verdicts, and writes every sample to bench/results/<timestamp>.json.
 `;
 
 /** Wrong arguments: one sentence and the options, exit code 2 (not a stack trace). */
-function argsOrExit(argv: string[]): ReturnType<typeof parseArgs> {
+function argsOrExit(argv: string[]): BenchArgs {
   if (argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(HELP);
     process.exit(0);
@@ -135,14 +168,24 @@ const results: BenchResults = {
     loadAverageAtStart: os.loadavg().map((l) => Number(l.toFixed(2))),
     scenarios: [...args.only],
     acceleratorsOff: args.acceleratorsOff || "none",
+    temporal: args.temporal ? `cluster ${args.temporal}, namespace ${args.namespace ?? "default"}` : "dev server",
   },
 };
 
 // Workflow replays run in this process; keep the SDK's own log to warnings.
 installTemporalRuntime(createConsoleLogger("warn", "temporal-sdk"), "WARN");
-log("starting the Temporal dev server, the MCP server, the API and the workers");
+log(`starting ${args.temporal ? "" : "the Temporal dev server, "}the MCP server, the API and the workers`);
 const profileDir = args.profile ? path.join(resultsDir, `profiles-${stamp}`) : undefined;
-const stack = await startBenchStack({ log, profileDir, acceleratorsOff: args.acceleratorsOff });
+const cluster = args.temporal
+  ? {
+      env: {
+        ...temporalEnvironment(),
+        TEMPORAL_ADDRESS: args.temporal,
+        ...(args.namespace ? { TEMPORAL_NAMESPACE: args.namespace } : {}),
+      },
+    }
+  : undefined;
+const stack = await startBenchStack({ log, profileDir, acceleratorsOff: args.acceleratorsOff, cluster });
 log(
   `stack ready: Temporal ${stack.address}, API ${stack.api.url}, MCP ${stack.mcpUrl}, workers pid ${stack.workersPid}`,
 );

@@ -1,11 +1,13 @@
 /**
  * Starts everything one bench run needs and stops it again: an in-memory, headless Temporal dev
- * server on a free port, the MCP server (child process), the Rewind API (in this process, as
- * `npm start` runs it), both workers (child process), Temporal clients, a toolset registered
- * with the MCP server, and an MCP pool for the direct calls. Rewind (API and worker) and the plain
- * worker each keep payloads over the threshold in a file store of their own, in a folder under
- * .rewind/ made for this run and removed when it stops. A scenario may start a second workers'
- * process on the same task queues.
+ * server on a free port (or, with `cluster`, none: the cluster named is used as it is), the MCP
+ * server (child process), the Rewind API (in this process, as `npm start` runs it), both workers
+ * (child process), Temporal clients, a toolset registered with the MCP server, and an MCP pool for
+ * the direct calls. Rewind (API and worker) and the plain worker each keep payloads over the
+ * threshold in a file store of their own, in a folder under .rewind/ made for this run and
+ * removed when it stops. A scenario may start a second workers' process on the same task queues.
+ * Its task queues are its own; on a cluster, what is still open on them when it stops (the
+ * toolsets' records, a run a scenario gave up on) is terminated.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -16,13 +18,21 @@ import { Client } from "@temporalio/client";
 import { connectClient } from "../src/temporal/index.ts";
 import { startApi, type RunningApi } from "../src/cli/start-api.ts";
 import { loadConfig, type Config } from "../src/config.ts";
-import { findOrInstallTemporalCli, loadDevServerConfig, startDevServer, startOnFreePort } from "../src/dev/index.ts";
+import {
+  findOrInstallTemporalCli,
+  loadDevServerConfig,
+  startDevServer,
+  startOnFreePort,
+  type DevServer,
+} from "../src/dev/index.ts";
+import { connectionSettings } from "../src/temporal/index.ts";
+import { terminateOpenWorkflows } from "../test/helpers/task-queue-cleanup.ts";
 import { createMcpPool, type McpPool } from "../src/mcp/index.ts";
 import { createExternalStorage, rewindDataConverter } from "../src/payloads/external-storage.ts";
 import { silentLogger } from "../src/shared/logger.ts";
 import { plainDataConverter } from "./baseline/data-converter.ts";
 import { ipcClient, waitForReady, type IpcClient } from "./ipc.ts";
-import { findPid, type ProcessName } from "./process-cpu.ts";
+import { findPid, findPids, type StackPids } from "./process-cpu.ts";
 import type { WorkersOptions } from "./workers-main.ts";
 
 export const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -33,6 +43,11 @@ export interface StackOptions {
   profileDir?: string | undefined;
   /** REWIND_ACCELERATORS_OFF for Rewind's API and worker (`--accelerators-off`); default: none. */
   acceleratorsOff?: string;
+  /**
+   * An existing cluster (`--temporal`, `--namespace`): its TEMPORAL_* settings, as every process
+   * of the bench gets them. Unset: a dev server of the bench's own.
+   */
+  cluster?: { env: Record<string, string> } | undefined;
   log(line: string): void;
 }
 
@@ -64,8 +79,11 @@ export interface BenchStack {
   mcp: IpcClient;
   workers: IpcClient;
   workersPid: number;
-  /** Processes of the stack, for CPU accounting (the dev server's only where /proc can find it). */
-  pids: Partial<Record<ProcessName, number>>;
+  /**
+   * Processes of the stack, for CPU accounting (Temporal's only where /proc can find it: the dev
+   * server, or the services of a cluster on this machine).
+   */
+  pids: StackPids;
   /** Starts one more workers' process serving the same task queues (Rewind's and the plain one). */
   addWorkers(): Promise<WorkersProcess>;
   stop(): Promise<void>;
@@ -95,14 +113,20 @@ function forkChild(file: string, args: string[], execArgv: string[]): { child: C
   return { child, output: () => tail };
 }
 
+/** A headless, in-memory dev server on a free port. */
+async function startBenchDevServer(stateDir: string, log: (line: string) => void): Promise<DevServer> {
+  const cliPath = await findOrInstallTemporalCli({ stateDir, log });
+  const devConfig = await loadDevServerConfig(path.join(REPO_ROOT, "temporal-dev.yml"));
+  return startOnFreePort((port) =>
+    startDevServer({ cliPath, config: devConfig, port, uiPort: false, dbFile: undefined, log }),
+  );
+}
+
 export async function startBenchStack(options: StackOptions): Promise<BenchStack> {
   const stateDir = path.join(REPO_ROOT, ".rewind");
-  const cliPath = await findOrInstallTemporalCli({ stateDir, log: options.log });
-  const devConfig = await loadDevServerConfig(path.join(REPO_ROOT, "temporal-dev.yml"));
-  const server = await startOnFreePort((port) =>
-    startDevServer({ cliPath, config: devConfig, port, uiPort: false, dbFile: undefined, log: options.log }),
-  );
-  const stops: (() => Promise<void>)[] = [() => server.stop()];
+  const server = options.cluster ? undefined : await startBenchDevServer(stateDir, options.log);
+  const temporalEnv = options.cluster?.env ?? { TEMPORAL_ADDRESS: server?.address ?? "" };
+  const stops: (() => Promise<void>)[] = server ? [() => server.stop()] : [];
   const stopAll = async () => {
     for (const stop of stops.reverse())
       await stop().catch((error: unknown) => options.log(`stop failed: ${String(error)}`));
@@ -122,9 +146,9 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
     const mcpUrl = String(mcpReady.info["url"]);
 
     const apiEnv = {
+      ...temporalEnv,
       REWIND_STATE_DIR: stateDir,
       REWIND_PORT: "0",
-      TEMPORAL_ADDRESS: server.address,
       REWIND_TASK_QUEUE: `bench-${randomUUID()}`,
       REWIND_SECRET_KEY: Buffer.alloc(32, 42).toString("base64"),
       REWIND_LOG_LEVEL: "warn",
@@ -132,12 +156,13 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       ...(options.acceleratorsOff ? { REWIND_ACCELERATORS_OFF: options.acceleratorsOff } : {}),
     };
     const config = loadConfig(apiEnv, REPO_ROOT);
-    const api = await startApi(config, server.address, undefined, silentLogger);
+    const address = config.temporal.address ?? "";
+    const api = await startApi(config, address, undefined, silentLogger);
     stops.push(() => api.stop());
 
     const plainTaskQueue = `bench-plain-${randomUUID()}`;
     const workersOptions: WorkersOptions = {
-      address: server.address,
+      address,
       namespace: config.temporal.namespace,
       rewindTaskQueue: config.temporal.taskQueue,
       plainTaskQueue,
@@ -181,7 +206,7 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
     const first = await launchWorkers(profileArgs);
     const workers = first.workers;
 
-    const connection = await connectClient({ address: server.address });
+    const connection = await connectClient(connectionSettings(config.temporal, address));
     stops.push(() => connection.close());
     const client = new Client({
       connection,
@@ -193,6 +218,16 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       namespace: config.temporal.namespace,
       dataConverter: plainDataConverter(payloadDirs.plain, config.payloads.thresholdBytes),
     });
+    // On a cluster others share: the bench's own task queues are left with nothing open.
+    if (!server)
+      stops.push(async () => {
+        await terminateOpenWorkflows(
+          client,
+          [config.temporal.taskQueue, plainTaskQueue],
+          "the bench run that started it is over",
+          options.log,
+        );
+      });
     const directPool = createMcpPool({});
     stops.push(() => directPool.close());
 
@@ -206,7 +241,7 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       throw new Error(`registering the toolset answered ${registered.status}: ${JSON.stringify(body)}`);
 
     return {
-      address: server.address,
+      address,
       config,
       api,
       client,
@@ -225,11 +260,22 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
         bench: process.pid,
         workers: first.pid,
         mcp: mcpChild.child.pid,
-        temporal: findPid(["start-dev", "--port", server.address.slice(server.address.lastIndexOf(":") + 1)]),
+        temporal: server
+          ? findPid(["start-dev", "--port", server.address.slice(server.address.lastIndexOf(":") + 1)])
+          : temporalServicePids(),
       },
     };
   } catch (error) {
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * The processes of a cluster's services on this machine (`temporal-server … start --service …`,
+ * as scripts/temporal-cluster.sh starts them), summed as Temporal's CPU; none found: not measured.
+ */
+function temporalServicePids(): number[] | undefined {
+  const pids = findPids(["start", "--service"]);
+  return pids.length > 0 ? pids : undefined;
 }

@@ -10,9 +10,9 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@temporalio/client";
-import { NativeConnection, Worker } from "@temporalio/worker";
+import { Worker } from "@temporalio/worker";
 import { startApi, type RunningApi } from "../src/cli/start-api.ts";
-import { loadConfig } from "../src/config.ts";
+import { loadConfig, temporalSettings } from "../src/config.ts";
 import { silentLogger } from "../src/shared/logger.ts";
 import { createConsoleLogger } from "../src/cli/console-logger.ts";
 import { DEFAULT_EAGER_CALLS, type Accelerators, type PayloadsConfig } from "../src/config.ts";
@@ -20,6 +20,7 @@ import { createMcpPool } from "../src/mcp/index.ts";
 import { NO_METRICS, createPrometheusMetrics, type StepStart } from "../src/metrics/index.ts";
 import { createRewindWorker } from "../src/worker/create-worker.ts";
 import { installTemporalRuntime } from "../src/temporal/temporal-runtime.ts";
+import { connectionSettings, connectNative } from "../src/temporal/index.ts";
 import { createPlainActivities } from "./baseline/activities.ts";
 import { plainDataConverter } from "./baseline/data-converter.ts";
 import { announceReady, serveIpc } from "./ipc.ts";
@@ -52,12 +53,14 @@ const REPO_ROOT = path.resolve(BENCH_DIR, "..");
 
 const options = JSON.parse(process.argv[2] ?? "{}") as WorkersOptions;
 installTemporalRuntime(createConsoleLogger("warn", "temporal-sdk"), "WARN");
+/** How both workers reach Temporal: the API's settings (a cluster's TLS or API key among them). */
+const temporal = connectionSettings(temporalSettings(options.apiEnv, REPO_ROOT), options.address);
 
 /** Steps the sandbox took, cold (a replay from the journal) and warm: where a run's isolate was. */
 const steps: Record<StepStart, number> = { cold: 0, warm: 0 };
 
 const rewind = await createRewindWorker({
-  address: options.address,
+  ...temporal,
   namespace: options.namespace,
   taskQueue: options.rewindTaskQueue,
   sandbox: { memoryMb: options.memoryMb, cpuMsPerStep: options.cpuMsPerStep },
@@ -77,7 +80,7 @@ const rewind = await createRewindWorker({
   },
 });
 const plainPool = createMcpPool({});
-const plainConnection = await NativeConnection.connect({ address: options.address });
+const plainConnection = await connectNative(temporal);
 const plain = await Worker.create({
   connection: plainConnection,
   namespace: options.namespace,

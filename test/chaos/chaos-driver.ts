@@ -23,9 +23,9 @@ import { startMcpServer, type TestMcpServer, type TestToolDefinition } from "../
 import { IDEMPOTENCY_KEY, effectCounterTool } from "../helpers/mcp-test-tools.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
 import { TEST_SECRET_KEY } from "../helpers/secret-key.ts";
+import { terminateOpenWorkflows } from "../helpers/task-queue-cleanup.ts";
 import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.ts";
 import { clusterTemporal, devServerTemporal, type ChaosCluster, type ChaosTemporal } from "./chaos-temporal.ts";
-import { cleanUpRound } from "./round-cleanup.ts";
 
 /** Longer than the Temporal client's retries of one call (10 attempts, backoff up to 10 s). */
 const CLOSE_AFTER_RETRIES_MS = 120_000;
@@ -64,6 +64,8 @@ export interface ChaosOptions {
 export interface ChaosReport {
   /** `dev server`, or the cluster's address. */
   temporal: string;
+  /** The round's own task queue: its runs, records and event deliveries, nothing else. */
+  taskQueue: string;
   workers: number;
   runs: number;
   longRuns: number;
@@ -302,6 +304,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const plan = planRuns(options.runs, longRuns, options.longRunCalls ?? { min: 30, max: 100 });
   const report: ChaosReport = {
     temporal: temporal.owned ? "dev server" : temporal.address,
+    taskQueue,
     workers: workerCount,
     runs: options.runs,
     longRuns,
@@ -640,7 +643,13 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     report.eventsExpected = report.completed;
     // On a cluster others share, what the round leaves open is ended (its histories stay readable).
-    if (!temporal.owned) report.terminatedAtEnd = await cleanUpRound(client, taskQueue, log);
+    if (!temporal.owned)
+      report.terminatedAtEnd = await terminateOpenWorkflows(
+        client,
+        [taskQueue],
+        "the chaos round that started it is over",
+        log,
+      );
   } finally {
     report.seconds = Math.round((Date.now() - began) / 1000);
     for (const slot of slots) await slot.worker?.kill("SIGKILL").catch(() => undefined);
