@@ -90,6 +90,13 @@ export interface Config {
   /** A warm isolate not stepped for this long is given back (0: never). Default 30 s. */
   warmIdleMs: number;
   /**
+   * REWIND_SHUTDOWN_GRACE: told to stop, a worker stops polling at once and gives the calls it
+   * has in flight this long to end before it cancels them (a cancelled call is sent again by
+   * another worker under the same key, or ends `outcomeUnknown` if it is at most once). Default
+   * 20 s, inside the 30 s a supervisor such as Kubernetes waits by default before SIGKILL.
+   */
+  shutdownGraceMs: number;
+  /**
    * Runs whose workflow state a worker keeps in memory between their tasks (Temporal's sticky
    * cache; about half a megabyte each). A run beyond it is replayed from its history at its next
    * task. Default 500.
@@ -231,6 +238,9 @@ function parseApiKeys(raw: string | undefined): Map<string, string> {
   }
   return keys;
 }
+
+/** How long a stopping worker lets its calls in flight end unless REWIND_SHUTDOWN_GRACE says otherwise. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 20_000;
 
 /** How long an unused spare MCP session is kept unless REWIND_SPARE_SESSION_SECONDS says otherwise. */
 export const DEFAULT_SPARE_SESSION_IDLE_MS = 30_000;
@@ -597,6 +607,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     warmIsolates: integer(env, "REWIND_WARM_ISOLATES", 256, 0, 100_000),
     warmIdleMs: integer(env, "REWIND_WARM_IDLE_SECONDS", 30, 0, 86_400) * 1000,
+    shutdownGraceMs: duration(env, "REWIND_SHUTDOWN_GRACE") ?? DEFAULT_SHUTDOWN_GRACE_MS,
     maxCachedWorkflows: integer(env, "REWIND_MAX_CACHED_WORKFLOWS", DEFAULT_MAX_CACHED_WORKFLOWS, 1, 1_000_000),
     eagerCalls: accelerators["eager-calls"] ? integer(env, "REWIND_EAGER_CALLS", DEFAULT_EAGER_CALLS, 0, 1_000) : 0,
     spareSessionIdleMs: accelerators["spare-sessions"]

@@ -66,6 +66,7 @@ export async function startWorker(
     sandbox: config.sandbox,
     warmIsolates: config.warmIsolates,
     warmIdleMs: config.warmIdleMs,
+    shutdownGraceMs: config.shutdownGraceMs,
     maxCachedWorkflows: config.maxCachedWorkflows,
     eagerCalls: config.eagerCalls,
     spareSessionIdleMs: config.spareSessionIdleMs,

@@ -51,6 +51,11 @@ export interface RewindWorkerOptions extends TemporalConnectionSettings {
   warmIdleMs?: number;
   /** Where the workflow bundle is cached. */
   cacheDir: string;
+  /**
+   * How long `shutdown()` lets the activities in flight (tool calls) end before cancelling them
+   * (`Config.shutdownGraceMs`). Default 0: at once, as the Temporal SDK does.
+   */
+  shutdownGraceMs?: number;
   /** Runs kept in Temporal's sticky cache (see `Config.maxCachedWorkflows`). Default 500. */
   maxCachedWorkflows?: number;
   /** Calls a workflow task hands straight back to this worker (see `Config.eagerCalls`). Default 16. */
@@ -218,6 +223,7 @@ export async function createRewindWorker(options: RewindWorkerOptions): Promise<
         }),
     activities,
     maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
+    shutdownGraceTime: options.shutdownGraceMs ?? 0,
     maxEagerActivityReservationsPerWorkflowTask: options.eagerCalls ?? DEFAULT_EAGER_CALLS,
     ...(options.identity ? { identity: options.identity } : {}),
     ...workerDeploymentOptions(options.deployment),
