@@ -31,7 +31,13 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: "shared", include: ["test/**/*.test.ts"], exclude: OWN_PROCESS, isolate: false },
+        // test/cluster/ runs against a self-hosted cluster: `npm run test:cluster` (vitest.cluster.config.ts).
+        test: {
+          name: "shared",
+          include: ["test/**/*.test.ts"],
+          exclude: [...OWN_PROCESS, "test/cluster/**"],
+          isolate: false,
+        },
       },
       { extends: true, test: { name: "own-process", include: OWN_PROCESS, isolate: true } },
     ],

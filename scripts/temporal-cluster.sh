@@ -289,8 +289,8 @@ stop() {
   stop_postgres
 }
 
-# The cluster checks: a fresh cluster, `rewind setup` of the namespace, then the cluster's test
-# files (vitest.cluster.config.ts), which read the cluster's settings from $STATE/cluster.json.
+# The cluster checks: a fresh cluster, then the cluster's test files (vitest.cluster.config.ts),
+# which read the cluster's settings from .rewind/cluster-checks.json.
 run_tests() {
   stop_services
   stop_postgres
@@ -299,8 +299,8 @@ run_tests() {
   local started=$SECONDS status=0
   trap 'stop' EXIT
   start >/dev/null
-  cat >"$STATE/cluster.json" <<EOF
-{ "address": "127.0.0.1:$PORT", "namespace": "$NAMESPACE", "restartCommand": ["bash", "$ROOT/scripts/temporal-cluster.sh", "restart"], "logs": "$LOGS", "servicePids": "$STATE" }
+  cat >"$ROOT/.rewind/cluster-checks.json" <<EOF
+{ "address": "127.0.0.1:$PORT", "namespace": "$NAMESPACE", "restartCommand": ["bash", "$ROOT/scripts/temporal-cluster.sh", "restart"], "logs": "$LOGS" }
 EOF
   say "cluster ready in $((SECONDS - started)) s; running the cluster checks"
   (cd "$ROOT" && npx vitest run --config vitest.cluster.config.ts "$@") || status=$?
