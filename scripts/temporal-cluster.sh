@@ -17,14 +17,16 @@
 #
 # Settings (environment): REWIND_CLUSTER_DIR (default .rewind/cluster: builds, state, logs),
 # REWIND_CLUSTER_PORT (the frontend's gRPC port, default 17233; the other ports follow from it),
-# REWIND_CLUSTER_SHARDS (default 4), REWIND_CLUSTER_LOG_LEVEL (default warn), GOTOOLCHAIN (default
-# go1.27.3: the server needs Go 1.26.10 or newer). Go's module and build caches live under
-# .rewind/go/, reused by every build. Every wait names what it waits for, and says so when it
+# REWIND_CLUSTER_SHARDS (default 4), REWIND_CLUSTER_LOG_LEVEL (default warn), GOTOOLCHAIN (the
+# server needs Go 1.26.10 or newer: with an older `go` and no GOTOOLCHAIN, go1.27.3 is fetched).
+# Go's module and build caches live under .rewind/go/, reused by every build. Every wait names what it waits for, and says so when it
 # gives up.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TEMPORAL_VERSION=v1.32.2
+GO_NEEDED=1.26.10   # the `go` line of the server's go.mod at that version
+GO_TOOLCHAIN=go1.27.3
 DIR=${REWIND_CLUSTER_DIR:-$ROOT/.rewind/cluster}
 BIN=$DIR/temporal-$TEMPORAL_VERSION/bin
 STATE=$DIR/state
@@ -101,13 +103,20 @@ build() {
     say "temporal-server and temporal-sql-tool $TEMPORAL_VERSION: built already ($BIN)"
     return
   fi
-  command -v go >/dev/null || die "go is not installed: it builds the Temporal server (any Go that can fetch go$( echo 1.26.10) or newer through GOTOOLCHAIN)"
+  command -v go >/dev/null || die "go is not installed: it builds the Temporal server (Go $GO_NEEDED or newer, or one that fetches it through GOTOOLCHAIN)"
   mkdir -p "$BIN" "$GO_CACHE_DIR/mod" "$GO_CACHE_DIR/build"
   say "building temporal-server and temporal-sql-tool $TEMPORAL_VERSION from the Go module proxy (minutes the first time; Go caches in $GO_CACHE_DIR)"
   local started=$SECONDS
   (
-    export GOTOOLCHAIN=${GOTOOLCHAIN:-go1.27.3}
-    [ "$GOTOOLCHAIN" = local ] && export GOTOOLCHAIN=go1.27.3
+    # The server's go.mod needs Go $GO_NEEDED: an older local Go fetches a newer toolchain.
+    local have
+    have=$(go env GOVERSION | sed 's/^go//')
+    if [ -z "${GOTOOLCHAIN:-}" ] || [ "$GOTOOLCHAIN" = local ]; then
+      if [ "$(printf '%s\n%s\n' "$GO_NEEDED" "$have" | sort -V | head -n 1)" != "$GO_NEEDED" ]; then
+        export GOTOOLCHAIN=$GO_TOOLCHAIN
+        say "go $have is older than $GO_NEEDED: GOTOOLCHAIN=$GOTOOLCHAIN"
+      fi
+    fi
     export GOMODCACHE=$GO_CACHE_DIR/mod GOCACHE=$GO_CACHE_DIR/build GOBIN=$BIN GOFLAGS=-buildvcs=false
     cd "$DIR"
     go install "go.temporal.io/server/cmd/server@$TEMPORAL_VERSION" "go.temporal.io/server/cmd/tools/sql@$TEMPORAL_VERSION"
@@ -229,13 +238,19 @@ namespace_ready() {
   "$TEMPORAL_CLI" operator namespace describe --address "127.0.0.1:$PORT" -n temporal-system >/dev/null
 }
 
+wait_for_service() {
+  wait_for 90 "the $1 service on 127.0.0.1:$(service_port "$1")" \
+    --pid "$(service_pid "$1")" "$LOGS/$1.log" listening "$(service_port "$1")"
+}
+
 start_services() {
   local service
-  for service in "${SERVICES[@]}"; do start_service "$service"; done
-  for service in "${SERVICES[@]}"; do
-    wait_for 90 "the $service service on 127.0.0.1:$(service_port "$service")" \
-      --pid "$(service_pid "$service")" "$LOGS/$service.log" listening "$(service_port "$service")" || return 1
-  done
+  # Each service writes the cluster's metadata into a new database when it starts; started at
+  # once, two of them race to insert it and one exits. The first alone, then the others.
+  start_service frontend
+  wait_for_service frontend || return 1
+  for service in "${SERVICES[@]:1}"; do start_service "$service"; done
+  for service in "${SERVICES[@]:1}"; do wait_for_service "$service" || return 1; done
   wait_for 90 "the frontend's health check to answer SERVING" \
     --pid "$(service_pid frontend)" "$LOGS/frontend.log" frontend_ready || return 1
   wait_for 90 "the frontend to describe the temporal-system namespace" \
