@@ -2,9 +2,10 @@
  * The chaos driver: many runs against idempotent MCP servers that count effects per key, while
  * one or more Rewind workers (one task queue) are SIGKILLed at random moments, the Temporal dev
  * server is restarted on its SQLite file (or an existing cluster's services, through the hook it
- * came with: chaos-temporal.ts), and an MCP server goes down for longer than a retry interval. It then checks the promises: every run completed with the right result, no run is
- * stuck (every journaled call ended, yet the run never ends), every effect happened once per
- * key, no at-most-once call was attempted twice, every event was delivered. Every fault is
+ * came with: chaos-temporal.ts), and an MCP server goes down for longer than a retry interval.
+ * It then checks the promises: every run completed with the right result, no run is stuck
+ * (every journaled call ended, yet the run never ends), every effect happened once per key, no
+ * at-most-once call was attempted twice, every event was delivered. Every fault is
  * injected only while a run is still going (running, with calls not yet performed), and the
  * report counts the faults that were. Used by `test/chaos/chaos.test.ts`, `npm run soak` and the
  * cluster checks (`test/cluster/`).
