@@ -176,7 +176,9 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
       cpuMsPerStep: config.sandbox.cpuMsPerStep,
       payloads: config.payloads,
       plainPayloadsDir: payloadDirs.plain,
-      apiEnv,
+      // On its command line, which `ps` shows: the cluster's secrets come from the environment it inherits.
+      apiEnv: withoutSecrets(apiEnv),
+      cluster: server === undefined,
     };
     if (options.profileDir) await mkdir(options.profileDir, { recursive: true });
     const profileArgs = options.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${options.profileDir}`] : [];
@@ -278,4 +280,11 @@ export async function startBenchStack(options: StackOptions): Promise<BenchStack
 function temporalServicePids(): number[] | undefined {
   const pids = findPids(["start", "--service"]);
   return pids.length > 0 ? pids : undefined;
+}
+
+/** Temporal settings that are secrets themselves (an API key, a client key's PEM), left out. */
+function withoutSecrets(env: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter(([name]) => name !== "TEMPORAL_API_KEY" && name !== "TEMPORAL_TLS_CLIENT_KEY_DATA"),
+  );
 }

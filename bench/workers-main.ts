@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@temporalio/client";
 import { Worker } from "@temporalio/worker";
 import { startApi, type RunningApi } from "../src/cli/start-api.ts";
-import { loadConfig, temporalSettings } from "../src/config.ts";
+import { loadConfig, temporalEnvironment, temporalSettings } from "../src/config.ts";
 import { silentLogger } from "../src/shared/logger.ts";
 import { createConsoleLogger } from "../src/cli/console-logger.ts";
 import { DEFAULT_EAGER_CALLS, type Accelerators, type PayloadsConfig } from "../src/config.ts";
@@ -43,8 +43,13 @@ export interface WorkersOptions {
   payloads: PayloadsConfig;
   /** The plain worker's file store, with the same threshold. */
   plainPayloadsDir: string;
-  /** The API's environment: `startEagerApi` starts one in this process, as `npm start` does. */
+  /**
+   * The API's environment, without the cluster's secrets (they are this process's environment):
+   * `startEagerApi` starts one in this process, as `npm start` does.
+   */
   apiEnv: Record<string, string>;
+  /** On an existing cluster (`--temporal`): its TEMPORAL_* settings are also this process's environment's. */
+  cluster: boolean;
 }
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -53,8 +58,10 @@ const REPO_ROOT = path.resolve(BENCH_DIR, "..");
 
 const options = JSON.parse(process.argv[2] ?? "{}") as WorkersOptions;
 installTemporalRuntime(createConsoleLogger("warn", "temporal-sdk"), "WARN");
-/** How both workers reach Temporal: the API's settings (a cluster's TLS or API key among them). */
-const temporal = connectionSettings(temporalSettings(options.apiEnv, REPO_ROOT), options.address);
+/** The API's settings; a cluster's secrets (an API key) are the environment's this process inherited. */
+const apiEnv = options.cluster ? { ...temporalEnvironment(), ...options.apiEnv } : options.apiEnv;
+/** How both workers reach Temporal: a cluster's TLS or API key among the settings. */
+const temporal = connectionSettings(temporalSettings(apiEnv, REPO_ROOT), options.address);
 
 /** Steps the sandbox took, cold (a replay from the journal) and warm: where a run's isolate was. */
 const steps: Record<StepStart, number> = { cold: 0, warm: 0 };
@@ -126,7 +133,7 @@ serveIpc({
     return { ...steps };
   },
   async startEagerApi() {
-    eagerApi ??= startApi(loadConfig(options.apiEnv, REPO_ROOT), options.address, undefined, silentLogger, {
+    eagerApi ??= startApi(loadConfig(apiEnv, REPO_ROOT), options.address, undefined, silentLogger, {
       worker: rewind,
       metrics: eagerApiMetrics,
     });
