@@ -19,8 +19,9 @@
 # REWIND_CLUSTER_PORT (the frontend's gRPC port, default 17233; the other ports follow from it),
 # REWIND_CLUSTER_SHARDS (default 4), REWIND_CLUSTER_LOG_LEVEL (default warn), GOTOOLCHAIN (the
 # server needs Go 1.26.10 or newer: with an older `go` and no GOTOOLCHAIN, go1.27.3 is fetched).
-# Go's module and build caches live under .rewind/go/, reused by every build. Every wait names what it waits for, and says so when it
-# gives up.
+# Go's module and build caches live under .rewind/go/, reused by every build. Every wait names
+# what it waits for, and says so when it gives up. The cluster starts with no namespace but
+# `temporal-system`: `rewind setup` creates the one `env` names.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
