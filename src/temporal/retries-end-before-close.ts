@@ -8,6 +8,11 @@
  * backoff timers already set (the SDK caps each at 5 s, jittered) before it shuts the channel: the
  * attempt a timer makes still finds the channel open, fails or succeeds, and its caller hears of
  * it. Calls made after close() fail in their caller's own stack, as the SDK has them.
+ *
+ * Behind that, a guard between the retries and the channel: once the channel is closing, an
+ * attempt gets a call that ends at once with CANCELLED instead of a new call on the channel. The
+ * marker timers order the backoffs against close() by the event loop's timer lists, and a loaded
+ * CI run once saw a retry reach the shut channel all the same; the guard does not depend on timers.
  */
 import {
   Connection,
@@ -17,11 +22,47 @@ import {
   type GrpcRetryOptions,
 } from "@temporalio/client";
 
+type Interceptor = NonNullable<ConnectionOptions["interceptors"]>[number];
+/** What an interceptor answers: grpc-js types it as its InterceptingCall class, and uses its methods only. */
+type CallOf = ReturnType<Interceptor>;
+
+/** gRPC's CANCELLED status code. */
+const CANCELLED = 1;
+
+/**
+ * A call that never reaches the channel: started, it ends with CANCELLED (on a later turn, once
+ * its starter has sent its message and half-closed, as the SDK's retry does right after start).
+ */
+function cancelledCall(): CallOf {
+  const call = {
+    start(metadata: unknown, listener: { onReceiveStatus(status: unknown): void }) {
+      setImmediate(() =>
+        listener.onReceiveStatus({ code: CANCELLED, details: "the connection to Temporal is closed", metadata }),
+      );
+    },
+    sendMessage() {},
+    sendMessageWithContext() {},
+    halfClose() {},
+    startRead() {},
+    cancelWithStatus() {},
+    getPeer: () => "",
+    getAuthContext: () => null,
+  };
+  return call as unknown as CallOf;
+}
+
 /** The backoff timers one connection's retries have set, and whether it is closing. */
 class RetryTimers {
   private closing = false;
   private pending = 0;
   private allFired: (() => void) | undefined;
+  /** Set as the channel is about to close: attempts from then on get `cancelledCall()`. */
+  channelClosing = false;
+
+  /** The interceptor between the retries and the channel (see the file's header). */
+  guard(): Interceptor {
+    return (options, nextCall) => (this.channelClosing ? cancelledCall() : (nextCall(options) as CallOf));
+  }
 
   /**
    * The SDK's default retry policy, told no once closing. Each backoff gets a marker timer of
@@ -64,6 +105,7 @@ class ConnectionClosedAfterRetries extends Connection {
 
   override async close(): Promise<void> {
     await this.retryTimers?.stop();
+    if (this.retryTimers) this.retryTimers.channelClosing = true;
     await super.close();
   }
 }
@@ -75,7 +117,7 @@ export function lazyConnectionWithRetriesEndingBeforeClose(options: Options): Co
   const timers = new RetryTimers();
   const connection = ConnectionClosedAfterRetries.lazy({
     ...options,
-    interceptors: [makeGrpcRetryInterceptor(timers.options())],
+    interceptors: [makeGrpcRetryInterceptor(timers.options()), timers.guard()],
   });
   if (!(connection instanceof ConnectionClosedAfterRetries)) throw new TypeError("Connection.lazy built another class");
   connection.retryTimers = timers;

@@ -17,14 +17,14 @@ const CLOSE_AFTER_MS = [300, 700, 1_200];
 const OBSERVE_MS = 6_500;
 
 /** The child's script: one call per closing delay, each connection closed that long after its call began. */
-function script(open: string, port: number): string {
+function script(open: string, port: number, close = "await connection.close();"): string {
   return `
 ${open}
 const outcomes = await Promise.all(${JSON.stringify(CLOSE_AFTER_MS)}.map(async (delay) => {
   const connection = openConnection({ address: "127.0.0.1:${port}" });
   const call = connection.workflowService.getSystemInfo({}).then(() => "answered", (error) => "failed: " + error.message);
   await new Promise((resolve) => setTimeout(resolve, delay));
-  await connection.close();
+  ${close}
   return call;
 }));
 console.log("calls: " + JSON.stringify(outcomes));
@@ -67,6 +67,21 @@ describe("a connection closed while a retry waits", () => {
     expect(calls, `the child printed no outcome:\n${output}`).toBeDefined();
     const outcomes = JSON.parse(calls ?? "[]") as string[];
     expect(outcomes).toHaveLength(CLOSE_AFTER_MS.length);
+    for (const outcome of outcomes) expect(outcome).toMatch(/^failed: .*(UNAVAILABLE|ECONNREFUSED|closed|CANCELLED)/i);
+    expect(output).toMatch(/no uncaught error/);
+    expect(code).toBe(0);
+  }, 30_000);
+
+  it("with connectClient's guard alone (close not waiting for the backoffs): the retries still never reach the shut channel", async () => {
+    const port = await getFreePort();
+    const open = `import { Connection } from "@temporalio/client";
+import { lazyConnectionWithRetriesEndingBeforeClose as openConnection } from "./src/temporal/index.ts";`;
+    // The SDK's own close, right away: only the guard stands between a waiting retry and the channel.
+    const close = "connection.retryTimers.channelClosing = true; await Connection.prototype.close.call(connection);";
+    const { code, output } = await runChild(script(open, port, close));
+    expect(output).not.toMatch(/Channel has been shut down/);
+    const outcomes = JSON.parse(/calls: (.*)/.exec(output)?.[1] ?? "[]") as string[];
+    expect(outcomes, output).toHaveLength(CLOSE_AFTER_MS.length);
     for (const outcome of outcomes) expect(outcome).toMatch(/^failed: .*(UNAVAILABLE|ECONNREFUSED|closed|CANCELLED)/i);
     expect(output).toMatch(/no uncaught error/);
     expect(code).toBe(0);
