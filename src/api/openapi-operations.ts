@@ -5,9 +5,9 @@
  * the one place to touch when a route is added. The contract test fails when it misses one.
  */
 import type { z } from "zod";
-import { registerToolsetBody } from "../contract/index.ts";
+import { END_USER_HEADER, registerToolsetBody } from "../contract/index.ts";
 import { declarationsQuery, toolSearchQuery } from "./routes/toolsets.ts";
-import { END_USER_HEADER, mcpQuery } from "./routes/mcp.ts";
+import { mcpQuery } from "./routes/mcp.ts";
 import { saveRunBody } from "./routes/run-save.ts";
 import { storeWorkflowBody } from "./routes/workflows.ts";
 import {

@@ -7,6 +7,9 @@
 import { z } from "zod";
 import { errorBody } from "./response-schemas.ts";
 
+/** The header that names the end user a front door's session acts for (or `?endUser=`). */
+export const END_USER_HEADER = "X-Rewind-End-User";
+
 /** The methods a client sends the front door. */
 export const MCP_METHODS = [
   "initialize",

@@ -5,6 +5,7 @@
  * names, descriptions and input schemas are the server's own, listed once at connection: an
  * adapter shows a model exactly what an MCP client would see, and nothing here repeats them.
  */
+import { END_USER_HEADER } from "../contract/index.ts";
 import { openMcpConnection, type McpConnection } from "../mcp/index.ts";
 
 export interface CodeModeOptions {
@@ -43,9 +44,6 @@ export interface CodeModeConnection {
   tools: CodeModeTool[];
   close(): Promise<void>;
 }
-
-/** The header that names the end user a toolset's MCP server acts for. */
-export const END_USER_HEADER = "x-rewind-end-user";
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 

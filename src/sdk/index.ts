@@ -41,7 +41,6 @@ export { temporalSettings, ConfigError, type TemporalSettings } from "../config.
 export type { TemporalTls } from "../temporal/index.ts";
 export {
   connectCodeMode,
-  END_USER_HEADER,
   type CodeModeAnswer,
   type CodeModeConnection,
   type CodeModeOptions,
@@ -49,3 +48,4 @@ export {
 } from "./code-mode.ts";
 export { rewindAiSdkTools, type RewindAiSdkTools } from "./ai-sdk-tools.ts";
 export { rewindAgentsTools, type RewindAgentsTools } from "./openai-agents-tools.ts";
+export { END_USER_HEADER } from "../contract/index.ts";

@@ -8,7 +8,7 @@
  */
 import { Router, type Request } from "express";
 import { z } from "zod";
-import { TOOLSET_ID_PATTERN } from "../../contract/index.ts";
+import { END_USER_HEADER, TOOLSET_ID_PATTERN } from "../../contract/index.ts";
 import type { ToolsetRegistry } from "../../toolsets/index.ts";
 import { namespaceOf, principalOf } from "../auth.ts";
 import type { FrontDoor } from "../front-door/index.ts";
@@ -20,8 +20,6 @@ export interface McpRouteDeps {
   toolsets: ToolsetRegistry;
   frontDoor: FrontDoor;
 }
-
-export const END_USER_HEADER = "X-Rewind-End-User";
 
 export const mcpQuery = z.strictObject({
   endUser: endUserName
