@@ -27,7 +27,7 @@ import type {
 import type { SchemaValidator } from "./call-gate.ts";
 import { ScriptLoadError } from "./isolate.ts";
 import { DEFAULT_PACING, ReplayPacer } from "./replay-pacer.ts";
-import { ScriptSession, SyncEntryCut } from "./script-session.ts";
+import { ScriptSession, SyncEntryCut, type WallBackstop } from "./script-session.ts";
 import { RUNTIME_VERSION_ERROR_TYPE, SANDBOX_RUNTIME_VERSION, runtimeVersionOf } from "../shared/index.ts";
 import type { StepMetrics } from "../metrics/index.ts";
 
@@ -57,6 +57,8 @@ export interface SandboxOptions {
    * against the call's timeout, so past this the workflow feeds the call instead.
    */
   speculativeStepWaitMs?: number;
+  /** The wall-time backstop of an entry into a script (default `DEFAULT_WALL_BACKSTOP`). */
+  wallBackstop?: WallBackstop;
   validate: SchemaValidator;
   /** Where each step's duration goes; default: nowhere. */
   metrics?: StepMetrics;
@@ -279,6 +281,7 @@ class WarmSandbox implements Sandbox {
         runtimeVersion: version,
         memoryMb: this.options.memoryMb,
         cpuMsPerStep: this.options.cpuMsPerStep,
+        ...(this.options.wallBackstop ? { wallBackstop: this.options.wallBackstop } : {}),
         validate: this.options.validate,
       });
     } catch (error) {

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import type { CallEvent, EventBatch, IssuedCall, ToolErrorData, PinnedToolset } from "../shared/index.ts";
-import { BUILTIN_TOOLS, EMPTY_CHAIN, batchChain, type ScriptError } from "../shared/index.ts";
+import { BUILTIN_TOOLS, EMPTY_CHAIN, MACHINE_BUSY_ERROR_TYPE, batchChain, type ScriptError } from "../shared/index.ts";
 import { createCallGate, type GateVerdict, type SchemaValidator } from "./call-gate.ts";
 import { createScriptIsolate, type EntryBudget, type IsolateFault, type ScriptIsolate } from "./isolate.ts";
 import type { ReplayPacer } from "./replay-pacer.ts";
@@ -24,7 +24,30 @@ export interface SessionOptions {
   runtimeVersion: number;
   memoryMb: number;
   cpuMsPerStep: number;
+  /** The wall-time backstop of an entry (default {@link DEFAULT_WALL_BACKSTOP}). */
+  wallBackstop?: WallBackstop;
   validate: SchemaValidator;
+}
+
+/**
+ * How long an entry may take in wall time: `perCpuMs` times the CPU time it may still use, plus
+ * `extraMs`. isolated-vm's timeout counts wall time, which a busy machine stretches; the backstop
+ * stops only an entry the machine could not give its CPU.
+ */
+export interface WallBackstop {
+  perCpuMs: number;
+  extraMs: number;
+}
+
+export const DEFAULT_WALL_BACKSTOP: WallBackstop = { perCpuMs: 10, extraMs: 1_000 };
+
+/**
+ * Thrown by a step whose entry ran into the wall-time backstop within its CPU time: the machine,
+ * not the script, is at fault, so the step is taken again later (`MACHINE_BUSY_ERROR_TYPE`)
+ * instead of failing the run. The session is disposed; the next step replays it.
+ */
+export class MachineBusyError extends Error {
+  override name = MACHINE_BUSY_ERROR_TYPE;
 }
 
 export type Settlement = { ok: true; value: unknown } | { ok: false; error: ScriptError };
@@ -94,13 +117,6 @@ function isLongWait(tool: string, args: unknown): boolean {
   if (tool !== BUILTIN_TOOLS.sleep || typeof args !== "object" || args === null || !("ms" in args)) return false;
   return typeof args.ms === "number" && args.ms >= LONG_WAIT_MS;
 }
-
-/**
- * The wall-time backstop of an entry, per ms of CPU time it may still use: it stops only a
- * script a machine this busy could not give its CPU; the limit itself is CPU time.
- */
-const WALL_PER_CPU_MS = 10;
-const WALL_BACKSTOP_EXTRA_MS = 1_000;
 
 /** Thrown by a cold replay's synchronous entry cut at its cap: the replay is made again, asynchronously. */
 export class SyncEntryCut extends Error {
@@ -252,16 +268,19 @@ export class ScriptSession {
    */
   private budget(): EntryBudget {
     const cpuMs = Math.max(1, this.options.cpuMsPerStep - this.cpuUsed());
-    return { cpuMs, wallMs: cpuMs * WALL_PER_CPU_MS + WALL_BACKSTOP_EXTRA_MS };
+    const backstop = this.options.wallBackstop ?? DEFAULT_WALL_BACKSTOP;
+    return { cpuMs, wallMs: cpuMs * backstop.perCpuMs + backstop.extraMs };
   }
 
   private overBudget(): IsolateFault | undefined {
     return this.cpuUsed() > this.options.cpuMsPerStep ? { kind: "timeout" } : undefined;
   }
 
+  /** What ends the step, if anything: a script's fault, or a `MachineBusyError` thrown. */
   private fault(fault: IsolateFault | undefined): ScriptError | undefined {
     const flooded = this.stepCalls > MAX_STEP_CALLS;
     if (!fault && !flooded) return undefined;
+    const cpuUsed = this.cpuUsed();
     this.dispose();
     if (flooded || !fault)
       return {
@@ -269,7 +288,10 @@ export class ScriptSession {
         limit: "calls",
         message: `the script issued more than ${MAX_STEP_CALLS} calls in one step`,
       };
-    if (fault.kind === "timeout") {
+    if (
+      fault.kind === "timeout" ||
+      ((fault.kind === "wall" || fault.kind === "cut") && cpuUsed > this.options.cpuMsPerStep)
+    ) {
       return {
         name: "LimitExceeded",
         limit: "cpu",
@@ -277,11 +299,9 @@ export class ScriptSession {
       };
     }
     if (fault.kind === "wall" || fault.kind === "cut") {
-      return {
-        name: "LimitExceeded",
-        limit: "cpu",
-        message: `the script's step could not get its CPU time (limit ${this.options.cpuMsPerStep} ms) within ${WALL_PER_CPU_MS} times that of wall time: the machine is too busy`,
-      };
+      throw new MachineBusyError(
+        `the script's step got ${Math.round(cpuUsed)} ms of its ${this.options.cpuMsPerStep} ms of CPU time before its wall-time backstop: the machine is too busy; the step is taken again`,
+      );
     }
     if (fault.kind === "memory") {
       return {

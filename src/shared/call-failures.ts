@@ -44,3 +44,10 @@ export const HOST_TOOL_ERROR_TYPE = CALL_FAILURE.hostToolError;
  * a worker that has the runtime takes it.
  */
 export const RUNTIME_VERSION_ERROR_TYPE = "RuntimeVersionError";
+
+/**
+ * The failure a sandbox step refuses with when its entry ran into the wall-time backstop before
+ * it had used its CPU time: the machine, not the script, is at fault. The local activity tries
+ * again; past its attempts the workflow task fails, not the run, and Temporal retries it.
+ */
+export const MACHINE_BUSY_ERROR_TYPE = "MachineBusyError";

@@ -12,7 +12,7 @@ import { HttpError } from "../../src/api/http-error.ts";
 import { buildOpenApiDocument } from "../../src/api/openapi.ts";
 import { createApiClient, RewindApiError } from "../../src/sdk/index.ts";
 import { API_ERRORS, API_ERROR_CODES, CLIENT_ERROR_CODES } from "../../src/shared/api-error-codes.ts";
-import { CALL_FAILURE, RUNTIME_VERSION_ERROR_TYPE } from "../../src/shared/call-failures.ts";
+import { CALL_FAILURE, MACHINE_BUSY_ERROR_TYPE, RUNTIME_VERSION_ERROR_TYPE } from "../../src/shared/call-failures.ts";
 import { silentLogger } from "../../src/shared/logger.ts";
 import { RUN_FAILURE_TYPES } from "../../src/shared/run.ts";
 import { RETIRED_TOOL_ERROR_CODES, TOOL_ERROR_CODES } from "../../src/shared/tool-error.ts";
@@ -29,8 +29,9 @@ describe("docs/errors.md", () => {
     for (const code of all) expect(rowOf(code), `docs/errors.md has no row for ${code}`).toBeDefined();
   });
 
-  it("names the retired ToolError codes and RuntimeVersionError", () => {
-    for (const code of [...RETIRED_TOOL_ERROR_CODES, RUNTIME_VERSION_ERROR_TYPE]) expect(doc).toContain(`\`${code}\``);
+  it("names the retired ToolError codes and the step refusals (RuntimeVersionError, MachineBusyError)", () => {
+    for (const code of [...RETIRED_TOOL_ERROR_CODES, RUNTIME_VERSION_ERROR_TYPE, MACHINE_BUSY_ERROR_TYPE])
+      expect(doc).toContain(`\`${code}\``);
   });
 
   it("gives every API error code with the status it answers with, and the client's own codes", () => {

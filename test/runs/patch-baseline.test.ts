@@ -54,7 +54,7 @@ describe("the release baseline", () => {
     expect(done.result).toBe(42);
     const history = await stack.client.workflow.getHandle(id).fetchHistory();
     const events = history.events ?? [];
-    expect(patchMarkers(events)).toEqual([PATCHES.releaseBaseline4]);
+    expect(patchMarkers(events)).toEqual([PATCHES.releaseBaseline5]);
     const upserts = events.filter((e) => e.upsertWorkflowSearchAttributesEventAttributes);
     const changeVersions = upserts.filter(
       (e) =>
@@ -85,6 +85,6 @@ describe("the release baseline", () => {
     const done = await waitForRun(stack, id);
     // Before oneWayToEnd a cancelled run's status was left at running.
     expect(done.status).toBe("cancelled");
-    expect(patchMarkers((await handle.fetchHistory()).events ?? [])).toEqual([PATCHES.releaseBaseline4]);
+    expect(patchMarkers((await handle.fetchHistory()).events ?? [])).toEqual([PATCHES.releaseBaseline5]);
   });
 });

@@ -6,6 +6,7 @@
 import { stripTypeScriptTypes } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { retryingWhileBusy } from "../helpers/busy-retry.ts";
 import { ReplayPacer } from "../../src/sandbox/replay-pacer.ts";
 import { validateAgainstSchema } from "../../src/schemas/index.ts";
 import type { EventBatch } from "../../src/shared/journal.ts";
@@ -140,12 +141,9 @@ describe("cold replay", () => {
     const box = createSandbox({ memoryMb: 64, cpuMsPerStep: 200, warmSessions: 0, validate: validateAgainstSchema });
     sandboxes.push(box);
     const history = [{ at: 5_000, events: [{ seq: 1, ok: true as const, value: null }] }];
-    const result = await box.advance({
-      runId: "run_spin",
-      consumedBatches: 1,
-      batches: [],
-      cold: cold(script, null, history, 1),
-    });
+    const result = await retryingWhileBusy(() =>
+      box.advance({ runId: "run_spin", consumedBatches: 1, batches: [], cold: cold(script, null, history, 1) }),
+    );
     expect(result).toMatchObject({ kind: "failed", error: { limit: "cpu" } });
   });
 });

@@ -5,8 +5,9 @@
  */
 import { stripTypeScriptTypes } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
+import { retryingWhileBusy } from "../helpers/busy-retry.ts";
 import { waitFor } from "../helpers/wait-for.ts";
-import { createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
+import { MachineBusyError, createSandbox, type Sandbox } from "../../src/sandbox/index.ts";
 import { validateAgainstSchema } from "../../src/schemas/index.ts";
 import { EMPTY_CHAIN, batchChain, type AdvanceResult } from "../../src/shared/step.ts";
 import { SANDBOX_RUNTIME_VERSION } from "../../src/shared/runtime-version.ts";
@@ -28,8 +29,11 @@ const cold = (
   history: { at: number; events: { seq: number; ok: true; value: unknown }[] }[] = [],
 ) => ({ script: stripTypeScriptTypes(script), input, toolset, startedAt: 1_000, history, knownCalls });
 
+/** One cold step of `script`, taken again while the machine is too busy to give it its CPU time. */
 async function once(script: string, input: unknown = null): Promise<AdvanceResult> {
-  return make().advance({ runId: "run_once", consumedBatches: 0, batches: [], cold: cold(script, input) });
+  return retryingWhileBusy(() =>
+    make().advance({ runId: "run_once", consumedBatches: 0, batches: [], cold: cold(script, input) }),
+  );
 }
 
 const SLEEPER = `import { sleep } from "rewind:tools";
@@ -356,12 +360,16 @@ export default async function main() {
       warmSessions: 0,
       validate: validateAgainstSchema,
     });
-    const bomb = await roomy.advance({
-      runId: "run_bomb",
-      consumedBatches: 0,
-      batches: [],
-      cold: cold("export default async () => { const a: number[][] = []; for (;;) a.push(new Array(1e6).fill(1)); };"),
-    });
+    const bomb = await retryingWhileBusy(() =>
+      roomy.advance({
+        runId: "run_bomb",
+        consumedBatches: 0,
+        batches: [],
+        cold: cold(
+          "export default async () => { const a: number[][] = []; for (;;) a.push(new Array(1e6).fill(1)); };",
+        ),
+      }),
+    );
     roomy.dispose();
     expect(bomb).toMatchObject({ kind: "failed", error: { limit: "memory" } });
     // A loop hidden in a microtask chain is bounded too.
@@ -369,6 +377,44 @@ export default async function main() {
       kind: "failed",
       error: { limit: "cpu" },
     });
+  });
+
+  it("throws MachineBusyError, not a script failure, when an entry meets the wall-time backstop within its CPU time; the next step replays", async () => {
+    // A backstop of 150 ms of wall time against 10 s of CPU: a machine that could not give the step its CPU.
+    sandbox = createSandbox({
+      memoryMb: 64,
+      cpuMsPerStep: 10_000,
+      warmSessions: 8,
+      wallBackstop: { perCpuMs: 0, extraMs: 150 },
+      validate: validateAgainstSchema,
+    });
+    const script = 'import { sleep } from "rewind:tools";\nexport default async () => { await sleep(1); for (;;) {} };';
+    const first = await sandbox.advance({ runId: "run_starved", consumedBatches: 0, batches: [], cold: cold(script) });
+    expect(first).toMatchObject({ kind: "waiting", calls: [{ seq: 1, tool: "rewind.sleep" }] });
+    const fed = {
+      runId: "run_starved",
+      consumedBatches: 0,
+      batches: [{ at: 2_000, events: [{ seq: 1, ok: true as const, value: null }] }],
+    };
+    const began = performance.now();
+    const starved = sandbox.advance(fed);
+    await expect(starved).rejects.toBeInstanceOf(MachineBusyError);
+    await expect(starved).rejects.toMatchObject({
+      name: "MachineBusyError",
+      message: expect.stringMatching(/machine is too busy/),
+    });
+    expect(performance.now() - began).toBeLessThan(5_000);
+    // The isolate was given back: the step is taken again from the journal.
+    expect(await sandbox.advance(fed)).toEqual({ kind: "needsColdStart" });
+    expect(sandbox.warmCount).toBe(0);
+    // A step well within the backstop is not touched by it.
+    const quick = await sandbox.advance({
+      runId: "run_quick",
+      consumedBatches: 0,
+      batches: [],
+      cold: cold("export default async () => 42;"),
+    });
+    expect(quick).toMatchObject({ kind: "done", result: 42 });
   });
 
   it("collects console output of a step, bounded", async () => {

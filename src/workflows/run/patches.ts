@@ -149,4 +149,13 @@ export const PATCHES = {
   credentialWaits: "rewind-credential-waits",
   /** 2026-12-01: a new run records this one marker for every change above it (see `releaseBaseline2`). */
   releaseBaseline4: "rewind-release-baseline-2026-12-01",
+  /**
+   * 2026-12-06: a sandbox step a worker refuses for lacking the run's runtime (RuntimeVersionError)
+   * fails the workflow task, so another worker takes it. Before, the check looked for the refusal
+   * inside an ActivityFailure, but a local activity's failure reaches the workflow as the
+   * ApplicationFailure itself: the run failed RunBroken. Runs recorded before replay that end.
+   */
+  runtimeRefusalFailsTheTask: "rewind-runtime-refusal-fails-the-task",
+  /** 2026-12-06: a new run records this one marker for every change above it (see `releaseBaseline2`). */
+  releaseBaseline5: "rewind-release-baseline-2026-12-06",
 } as const;

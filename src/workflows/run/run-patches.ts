@@ -33,6 +33,7 @@ type PatchId = (typeof PATCHES)[keyof typeof PATCHES];
 const ALL: readonly PatchId[] = Object.values(PATCHES);
 /** Baselines, newest first: a run records the newest one as it starts. */
 const BASELINES: readonly PatchId[] = [
+  PATCHES.releaseBaseline5,
   PATCHES.releaseBaseline4,
   PATCHES.releaseBaselineOfC3c2ddd,
   PATCHES.releaseBaseline3,

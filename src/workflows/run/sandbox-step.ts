@@ -5,8 +5,10 @@
  */
 import { ActivityFailure, ApplicationFailure, proxyLocalActivities } from "@temporalio/workflow";
 import type { Activities } from "../../activities/index.ts";
-import { RUNTIME_VERSION_ERROR_TYPE } from "../../shared/index.ts";
+import { MACHINE_BUSY_ERROR_TYPE, RUNTIME_VERSION_ERROR_TYPE } from "../../shared/index.ts";
 import type { AdvanceInput, AdvanceResult } from "../../shared/index.ts";
+import { PATCHES } from "./patches.ts";
+import { isPatched } from "./run-patches.ts";
 
 const { advanceScript: advanceOnThisWorker } = proxyLocalActivities<Activities>({
   startToCloseTimeout: "5 minutes",
@@ -14,20 +16,26 @@ const { advanceScript: advanceOnThisWorker } = proxyLocalActivities<Activities>(
 });
 
 /**
- * One `advanceScript`. A worker without the run's sandbox runtime (a run of a newer release, on an
- * older worker) fails the workflow task rather than the run, so Temporal retries it until a
- * worker that has the runtime takes it.
+ * One `advanceScript`. Two refusals of a step are not the run's failure: a worker without the
+ * run's sandbox runtime (a run of a newer release, on an older worker), and a machine too busy to
+ * give the step its CPU time past the local activity's attempts. Each fails the workflow task
+ * rather than the run, so Temporal retries it until a worker that has the runtime, or the CPU,
+ * takes it. A local activity's failure reaches the workflow as the activity's own
+ * ApplicationFailure (an ActivityFailure around it is matched too).
  */
 export async function advanceScript(input: AdvanceInput): Promise<AdvanceResult> {
   try {
     return await advanceOnThisWorker(input);
   } catch (error) {
+    const refusal = error instanceof ActivityFailure ? error.cause : error;
+    if (!(refusal instanceof ApplicationFailure)) throw error;
+    // No history before this type existed holds it: no patch is needed.
+    if (refusal.type === MACHINE_BUSY_ERROR_TYPE) throw new Error(refusal.message);
     if (
-      error instanceof ActivityFailure &&
-      error.cause instanceof ApplicationFailure &&
-      error.cause.type === RUNTIME_VERSION_ERROR_TYPE
+      refusal.type === RUNTIME_VERSION_ERROR_TYPE &&
+      (error instanceof ActivityFailure || isPatched(PATCHES.runtimeRefusalFailsTheTask))
     )
-      throw new Error(error.cause.message);
+      throw new Error(refusal.message);
     throw error;
   }
 }
