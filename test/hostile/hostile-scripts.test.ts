@@ -89,6 +89,12 @@ afterAll(async () => {
 /** How long the floods below may take to end: 1 000 timers and 150 calls, beside a loaded suite (one took over 30 s). */
 const FLOOD_MS = 120_000;
 
+/**
+ * How long a run ended by its CPU limit may take: on a loaded machine its step can meet the
+ * wall-time backstop first (MachineBusyError) and is taken again until it gets its CPU.
+ */
+const CPU_BOUND_MS = 120_000;
+
 async function run(script: string, input?: unknown, timeoutMs = 30_000): Promise<ApiBody & { id: string }> {
   const answer = await stack.request("POST", "/v1/runs", { script, toolset, input }, auth);
   expect(answer.status, JSON.stringify(answer.body)).toBe(201);
@@ -285,24 +291,28 @@ describe("deep structures", () => {
     try { const r: any = await tools.echo({ message: "deep", a } as any); return typeof r; } catch (e) { return e instanceof ToolError ? [e.code, e.seq] : String(e); } }`;
 
   it("refuses 100 000-deep and 5 000-deep arguments with invalidArguments and sends 500-deep ones", async () => {
-    const [deepest, deep, fine] = await Promise.all([run(send(100_000)), run(send(5_000)), run(send(500))]);
+    const [deepest, deep, fine] = await Promise.all([
+      run(send(100_000), undefined, CPU_BOUND_MS),
+      run(send(5_000)),
+      run(send(500)),
+    ]);
     // V8 spends ~0.7 s of CPU before its JSON.stringify gives up at 100 000 levels, so a slow
     // machine may end this step by the 1 s CPU limit instead; both are clean outcomes.
     if (deepest.status === "completed") expect(deepest.result).toEqual(["invalidArguments", 0]);
     else failedWith(deepest, "LimitExceeded", /CPU time limit of 1000 ms/);
     expect(deep.result).toEqual(["invalidArguments", 1]);
     expect(fine.result).toBe("object");
-  });
+  }, 300_000);
 
   it("fails runs returning 100 000-deep and 5 000-deep results with a message saying why", async () => {
     const [deepest, deep] = await Promise.all([
-      run(`export default async function main() { ${nest(100_000)} return a; }`),
+      run(`export default async function main() { ${nest(100_000)} return a; }`, undefined, CPU_BOUND_MS),
       run(`export default async function main() { ${nest(5_000)} return a; }`),
     ]);
     if (deepest.error?.type === "LimitExceeded") failedWith(deepest, "LimitExceeded", /CPU time limit of 1000 ms/);
     else failedWith(deepest, "ScriptFailed", /result is not JSON: Maximum call stack size exceeded/);
     failedWith(deep, "ScriptFailed", /result nests deeper than 512 levels/);
-  });
+  }, 300_000);
 });
 
 describe("runaway control flow", () => {
@@ -310,12 +320,22 @@ describe("runaway control flow", () => {
     // Two at a time: enough to overlap, not so many that six 64 MB heaps peak together.
     const [recursion, thenLoop] = await Promise.all([
       run("export default async function main() { const f = (n: number): number => f(n + 1) + 1; return f(0); }"),
-      run("export default async function main() { await Promise.resolve().then(() => { while (true) {} }); }"),
+      run(
+        "export default async function main() { await Promise.resolve().then(() => { while (true) {} }); }",
+        undefined,
+        CPU_BOUND_MS,
+      ),
     ]);
     const [regex, getter] = await Promise.all([
-      run('export default async function main() { return /(a+)+$/.test("a".repeat(40) + "b"); }'),
+      run(
+        'export default async function main() { return /(a+)+$/.test("a".repeat(40) + "b"); }',
+        undefined,
+        CPU_BOUND_MS,
+      ),
       run(
         TOOLS + "export default async function main() { await tools.echo({ get message(): string { for (;;) {} } }); }",
+        undefined,
+        CPU_BOUND_MS,
       ),
     ]);
     const [strings, hoard] = await Promise.all([
@@ -330,7 +350,7 @@ describe("runaway control flow", () => {
     failedWith(getter, "LimitExceeded", /CPU time limit of 1000 ms/);
     failedWith(strings, "ScriptFailed", /Invalid string length/);
     failedWith(hoard, "LimitExceeded", /memory limit of 64 MB/);
-  });
+  }, 300_000);
 
   it("fails a script waiting for a promise nothing will settle", async () => {
     failedWith(
