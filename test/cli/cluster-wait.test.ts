@@ -3,8 +3,10 @@
  * starts everything at once): on a loopback port where no Temporal listens yet they say, one line
  * per attempt, what they wait for and why, and do not exit; the API answers `GET /readyz` with
  * 503 meanwhile. Once a dev server starts on that port the worker serves a run end to end and
- * `/readyz` turns 200. REWIND_CONNECT_TIMEOUT makes them give up, naming what they waited for; a
- * refused TLS handshake still fails at once (a missing namespace too: namespace-setup.test.ts).
+ * `/readyz` turns 200. `rewind setup` and `rewind payloads prune` (a deploy step, a cron job) wait
+ * alike and then do their work. REWIND_CONNECT_TIMEOUT makes them all give up, naming what they
+ * waited for; a refused TLS handshake still fails at once (a missing namespace too:
+ * namespace-setup.test.ts).
  */
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -55,6 +57,8 @@ describe("started before the cluster", () => {
     const env = settings(address, { REWIND_PUBLIC_URL: api });
     const worker = start(["worker"], env);
     const apiProcess = start(["api"], { ...env, REWIND_PORT: String(apiPort) });
+    const setup = start(["setup"], env);
+    const prune = start(["payloads", "prune", "--dry-run"], env);
     const waiting = (who: string, attempt: number) =>
       new RegExp(
         `${who} is waiting for Temporal at ${address} \\(plaintext \\(no TLS\\)\\): nothing answers \\(connection refused\\); attempt ${attempt}, next in `,
@@ -62,9 +66,16 @@ describe("started before the cluster", () => {
     await Promise.all([
       worker.waitFor(waiting("the worker", 2), 45_000),
       apiProcess.waitFor(waiting("the API", 2), 45_000),
+      setup.waitFor(waiting("rewind setup", 2), 45_000),
+      prune.waitFor(waiting("rewind payloads prune", 2), 45_000),
       apiProcess.waitFor(new RegExp(`the API listens at ${api}; GET /readyz answers 503 until Temporal answers`)),
     ]);
-    expect(running(worker) && running(apiProcess), "both still waiting, neither exited").toBe(true);
+    expect([worker, apiProcess, setup, prune].map(running), "all four still waiting, none exited").toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
     expect(worker.output()).not.toContain("check TEMPORAL_ADDRESS");
 
     const notReady = await fetch(`${api}/readyz`);
@@ -91,6 +102,12 @@ describe("started before the cluster", () => {
     expect(worker.output()).toMatch(
       new RegExp(`the worker: Temporal at ${address} \\(plaintext \\(no TLS\\)\\) answers after`),
     );
+    // The one-shot commands did their work once it answered.
+    expect(await setup.exited, setup.output()).toEqual({ code: 0, signal: null });
+    expect(setup.output()).toMatch(/rewind setup: Temporal at .* answers after/);
+    expect(setup.output()).toContain("ready: `rewind api` and `rewind worker` can start with these settings");
+    expect(await prune.exited, prune.output()).toEqual({ code: 0, signal: null });
+    expect(prune.output()).toMatch(/would delete \d+ payloads? /);
     await waitFor("GET /readyz to answer 200", async () => (await fetch(`${api}/readyz`)).status, {
       until: (status) => status === 200,
       timeoutMs: 15_000,
@@ -117,15 +134,22 @@ describe("started before the cluster", () => {
     expect(await apiProcess.exited).toEqual({ code: 0, signal: null });
   });
 
-  it("REWIND_CONNECT_TIMEOUT makes the worker and the API give up, naming what they waited for", async () => {
+  it("REWIND_CONNECT_TIMEOUT makes the worker, the API and the one-shot commands give up, naming what they waited for", async () => {
     const address = `127.0.0.1:${await getFreePort()}`;
     const env = settings(address, { REWIND_CONNECT_TIMEOUT: "2s", REWIND_PORT: "0" });
     const began = Date.now();
-    const [worker, api] = await Promise.all([runRewind(["worker"], env, 30_000), runRewind(["api"], env, 30_000)]);
+    const [worker, api, setup, prune] = await Promise.all([
+      runRewind(["worker"], env, 30_000),
+      runRewind(["api"], env, 30_000),
+      runRewind(["setup"], env, 30_000),
+      runRewind(["payloads", "prune"], env, 30_000),
+    ]);
     expect(Date.now() - began, "gave up at the bound, not later").toBeLessThan(20_000);
     for (const [who, result] of [
       ["the worker", worker],
       ["the API", api],
+      ["rewind setup", setup],
+      ["rewind payloads prune", prune],
     ] as const) {
       expect(result.code, result.output).toBe(1);
       expect(result.output.trimEnd().split("\n").at(-1)).toMatch(

@@ -9,7 +9,8 @@
 import { Client } from "@temporalio/client";
 import { ConfigError, type Config } from "../../config.ts";
 import { createExternalStorage, rewindDataConverter, prunePayloads, storeListing } from "../../payloads/index.ts";
-import { connectClient, connectionSettings } from "../../temporal/index.ts";
+import { connectionSettings } from "../../temporal/index.ts";
+import { connectWhenClusterAnswers } from "../cluster-wait-options.ts";
 import { parseDuration } from "../../shared/index.ts";
 import { parseCommand, UsageError } from "../args.ts";
 import { printJson, printLine } from "../output.ts";
@@ -42,7 +43,11 @@ async function prune(argv: string[], config: Config): Promise<number> {
   const address = config.temporal.address;
   if (!address) throw new ConfigError("rewind payloads prune needs TEMPORAL_ADDRESS (e.g. 127.0.0.1:7233)");
   const storage = storeListing(config.payloads.store);
-  const connection = await connectClient(connectionSettings(config.temporal, address));
+  const connection = await connectWhenClusterAnswers(
+    "rewind payloads prune",
+    config,
+    connectionSettings(config.temporal, address),
+  );
   try {
     const client = new Client({
       connection,

@@ -2,12 +2,15 @@
  * `rewind setup [--retention 30d] [--json]`: prepares the Temporal namespace Rewind runs in
  * (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE and the TLS / API key settings, as for the worker):
  * creates it if missing and registers Rewind's search attributes, or prints what the operator must
- * do where the cluster refuses (Temporal Cloud). Safe to run at every deploy. Answers the exit
- * code: 0 ready, 1 the operator must act, 2 wrong arguments; connection errors are thrown.
+ * do where the cluster refuses (Temporal Cloud). Safe to run at every deploy, even before the
+ * cluster is up: it waits for it as the worker does (REWIND_CONNECT_TIMEOUT bounds the wait).
+ * Answers the exit code: 0 ready, 1 the operator must act, 2 wrong arguments; a refused
+ * connection is thrown.
  */
 import { ConfigError, type Config } from "../../config.ts";
 import { parseDuration } from "../../shared/index.ts";
-import { connectClient, connectionSettings, describeTransport, setupNamespace } from "../../temporal/index.ts";
+import { connectionSettings, describeTransport, setupNamespace } from "../../temporal/index.ts";
+import { connectWhenClusterAnswers } from "../cluster-wait-options.ts";
 import { parseCommand, UsageError } from "../args.ts";
 import { printJson, printLine } from "../output.ts";
 
@@ -34,7 +37,7 @@ async function setup(argv: string[], config: Config): Promise<number> {
       "rewind setup needs TEMPORAL_ADDRESS (the embedded dev server of `rewind dev` sets itself up)",
     );
   const settings = connectionSettings(config.temporal, address);
-  const connection = await connectClient(settings);
+  const connection = await connectWhenClusterAnswers("rewind setup", config, settings);
   try {
     const report = await setupNamespace(connection, {
       namespace: config.temporal.namespace,
