@@ -20,6 +20,11 @@ export interface SandboxLimits {
 export interface Config {
   /** Directory for the embedded stack's state: SQLite file, temporal CLI, keys. Default `.rewind`. */
   stateDir: string;
+  /**
+   * Started by an npm script (`npm start`: npm sets `npm_lifecycle_event`). `rewind dev` then
+   * stops when npm is gone, even killed outright, instead of outliving it.
+   */
+  launchedByNpmScript: boolean;
   api: {
     host: string;
     port: number;
@@ -578,6 +583,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const accelerators = parseAccelerators(env["REWIND_ACCELERATORS_OFF"]);
   return {
     stateDir,
+    launchedByNpmScript: Boolean(env["npm_lifecycle_event"]),
     api: {
       host,
       port,

@@ -2,7 +2,8 @@
  * `rewind dev` (what `npm start` runs): the whole stack in one process tree. Unless
  * TEMPORAL_ADDRESS points at a cluster, it finds or installs the temporal CLI and starts a dev
  * server on the SQLite file under the state dir, so runs survive a restart; then the worker and
- * the API. Ctrl-C stops the API, drains the worker and stops the server, in that order.
+ * the API. Ctrl-C stops the API, drains the worker and stops the server, in that order; so does
+ * the end of the `npm start` that launched it, however it ended.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,7 +13,7 @@ import type { Logger } from "../shared/index.ts";
 import { connectClient, setupNamespace } from "../temporal/index.ts";
 import { startApi } from "./start-api.ts";
 import { startWorker } from "./start-worker.ts";
-import { onStopSignal } from "./stop-signals.ts";
+import { onStopSignal, stopWhenLauncherDies } from "./stop-signals.ts";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 
@@ -111,6 +112,11 @@ export async function runDev(config: Config, logger: Logger): Promise<void> {
     logger.info("stopped");
   };
   onStopSignal((signal) => void stop(signal));
+  // `npm start` killed outright (SIGKILL) must not leave the stack running without it.
+  if (config.launchedByNpmScript)
+    stopWhenLauncherDies((pid) =>
+      logger.warn(`the npm process that started this stack (pid ${pid}) is gone: stopping`),
+    );
   try {
     await workerDone;
   } finally {

@@ -10,6 +10,8 @@
  *   other end the kernel closes when the wrapper dies, so `disconnect` fires here at once, with no
  *   polling and no race on who the parent is (polling `process.ppid` needs an interval; a stdin
  *   pipe would take stdin from the commands that read it). It counts as a SIGTERM.
+ * - For `rewind dev` under `npm start`, the death of npm, which opens no channel: the process
+ *   checks every second whether it was reparented (`stopWhenLauncherDies`).
  */
 
 /** Watches the parent when it opened an IPC channel (bin/rewind.js does); otherwise does nothing. */
@@ -31,4 +33,21 @@ export function onStopSignal(stop: (signal: NodeJS.Signals) => void): void {
   };
   process.on("SIGINT", once);
   process.on("SIGTERM", once);
+}
+
+/**
+ * Stops this process (a real SIGTERM, so the stop handlers run) once the process that launched
+ * it is gone: it was reparented, which is how a child learns that its parent was killed
+ * outright. Checked every `intervalMs`; `onGone` is told first.
+ */
+export function stopWhenLauncherDies(onGone: (launcherPid: number) => void, intervalMs = 1_000): void {
+  const launcher = process.ppid;
+  if (launcher <= 1) return;
+  const timer = setInterval(() => {
+    if (process.ppid === launcher) return;
+    clearInterval(timer);
+    onGone(launcher);
+    process.kill(process.pid, "SIGTERM");
+  }, intervalMs);
+  timer.unref();
 }

@@ -3,6 +3,8 @@
  * and the one server a test run shares. It owns the child's whole life — port checks before the
  * spawn, readiness before returning, the server's own log lines in the error when it dies early,
  * and a SIGTERM-then-SIGKILL stop (plus a kill on our exit, so no server outlives its parent).
+ * A server on a SQLite file is recorded beside it, so one whose owner was killed outright is
+ * stopped by the next start on that file (orphaned-server.ts).
  */
 
 import { spawn } from "node:child_process";
@@ -12,6 +14,7 @@ import { dirname } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { startDevArgs, type DevServerConfig } from "./dev-server-config.ts";
 import { assertPortFree } from "./free-port.ts";
+import { forgetServer, recordServer, stopOrphanedServer } from "./orphaned-server.ts";
 import { waitForTemporal } from "./wait-for-temporal.ts";
 
 export interface StartDevServerOptions {
@@ -53,6 +56,7 @@ export async function startDevServer(options: StartDevServerOptions): Promise<De
   const { config } = options;
   const port = options.port ?? config.port;
   const uiPort = options.uiPort ?? config.uiPort;
+  if (options.dbFile !== undefined) await stopOrphanedServer(options.dbFile, (line) => options.log?.(line));
   await assertPortFree(port, config.ip, "Temporal gRPC");
   if (uiPort !== false) await assertPortFree(uiPort, config.ip, "Temporal Web UI");
   if (options.dbFile !== undefined) await mkdir(dirname(options.dbFile), { recursive: true });
@@ -77,9 +81,20 @@ export async function startDevServer(options: StartDevServerOptions): Promise<De
     child.once("exit", (code, signal) => resolve(signal === null ? `exit code ${code}` : `signal ${signal}`));
   });
   let hasExited = false;
-  void exited.then(() => {
+  let forget: (() => Promise<void>) | undefined;
+  if (options.dbFile !== undefined && child.pid !== undefined) {
+    const dbFile = options.dbFile;
+    const recorded = recordServer(dbFile, child.pid).catch(() => undefined);
+    forget = async () => {
+      await recorded;
+      await forgetServer(dbFile).catch(() => undefined);
+    };
+  }
+  // Once the server is gone: its log closed and its record removed (what `stop` waits for).
+  const cleanedUp = exited.then(async () => {
     hasExited = true;
     logStream?.end();
+    await forget?.();
   });
   const killOnExit = (): void => {
     child.kill("SIGKILL");
@@ -90,11 +105,11 @@ export async function startDevServer(options: StartDevServerOptions): Promise<De
   const stop = async (): Promise<void> => {
     stopping ??= (async () => {
       process.removeListener("exit", killOnExit);
-      if (hasExited) return;
+      if (hasExited) return cleanedUp;
       child.kill("SIGTERM");
       const graceful = await Promise.race([exited.then(() => true), sleep(options.stopGraceMs ?? 10_000, false)]);
       if (!graceful) child.kill("SIGKILL");
-      await exited;
+      await cleanedUp;
     })();
     return stopping;
   };

@@ -12,6 +12,7 @@
 import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { isAlive } from "./process-alive.ts";
 
 export interface InstallLockOptions {
   /** Give up waiting for another process after this many milliseconds. Default 20 minutes. */
@@ -88,14 +89,5 @@ async function isStale(lockDir: string, ownerPid: number | undefined): Promise<b
     return Date.now() - mtimeMs > 60_000;
   } catch {
     return true; // removed while we looked: retry at once
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
