@@ -6,6 +6,7 @@
  * Only what is known to be silence counts as silence: anything else keeps failing fast.
  */
 import net from "node:net";
+import { TemporalUnreachableError } from "./connection.ts";
 import { temporalCallFailure } from "./unreachable.ts";
 
 /**
@@ -19,7 +20,7 @@ const REFUSAL =
 const SILENCES: [RegExp, string][] = [
   [/ConnectionRefused|Connection refused|ECONNREFUSED/, "connection refused"],
   [/dns error|failed to lookup address|ENOTFOUND|EAI_AGAIN/, "its name does not resolve"],
-  [/TimedOut|timed out|ETIMEDOUT|Deadline expired/i, "no answer in time"],
+  [/TimedOut|timed out|ETIMEDOUT|Deadline expired|Timeout ?expired/i, "no answer in time"],
   [/HostUnreachable|NetworkUnreachable|EHOSTUNREACH|ENETUNREACH|No route to host/, "no route to it"],
   [/ConnectionReset|Connection reset|ECONNRESET/, "connection reset"],
   [/service is currently unavailable|\bUnavailable\b/, "the server says it is unavailable"],
@@ -47,7 +48,11 @@ function textsOf(error: unknown): string[] {
  * refused, or when the failure is not one known to be silence.
  */
 export function clusterSilence(error: unknown): string | undefined {
-  const texts = textsOf(error);
+  if (error instanceof TemporalUnreachableError && error.silent)
+    return "it accepts connections but does not answer in time";
+  // Our own wrapper's words name the transport ("no TLS"), which the refusal words would take for
+  // a refusal: only what it wraps is read.
+  const texts = textsOf(error instanceof TemporalUnreachableError ? error.cause : error);
   if (texts.some((text) => REFUSAL.test(text))) return undefined;
   const failure = temporalCallFailure(error);
   if (failure) return failure.kind === "unavailable" ? `unavailable: ${failure.reason}` : "no answer in time";

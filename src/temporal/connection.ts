@@ -71,6 +71,16 @@ export function nativeConnectionOptions(settings: TemporalConnectionSettings): N
 /** A connection that could not be opened: the message names the address, the transport and the cause. */
 export class TemporalUnreachableError extends Error {
   override name = "TemporalUnreachableError";
+  /**
+   * Whether nothing answered at all: the client's deadline passed and the native client, asked
+   * again, had nothing to say either (a port that accepts connections and never speaks: a proxy
+   * before its backend is up). A refusal or a diagnosed failure is not silent.
+   */
+  readonly silent: boolean;
+  constructor(message: string, options: { cause: unknown; silent: boolean }) {
+    super(message, { cause: options.cause });
+    this.silent = options.silent;
+  }
 }
 
 /** `TLS with a client certificate`, `plaintext`…: how a connection was attempted, for error messages. */
@@ -118,7 +128,7 @@ function unreachable(settings: TemporalConnectionSettings, error: unknown, detai
   const reason = transportReason(error instanceof Error ? error.message : String(error));
   return new TemporalUnreachableError(
     `cannot connect to Temporal at ${settings.address} (${describeTransport(settings)}): ${reason}${detail ? ` (${detail})` : ""}; ${advice(settings)}`,
-    { cause: error },
+    { cause: error, silent: detail === undefined && /before the deadline/i.test(reason) },
   );
 }
 

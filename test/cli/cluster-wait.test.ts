@@ -9,6 +9,7 @@
  * namespace-setup.test.ts).
  */
 import { randomUUID } from "node:crypto";
+import net from "node:net";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -159,6 +160,30 @@ describe("started before the cluster", () => {
       );
     }
   });
+
+  it("a port that accepts connections and never speaks (a proxy before its backend is up) is waited on, not a refusal", async () => {
+    const silent = net.createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const address = `127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
+      const env = settings(address, { REWIND_CONNECT_TIMEOUT: "2s", REWIND_PORT: "0" });
+      const [worker, api] = await Promise.all([runRewind(["worker"], env, 90_000), runRewind(["api"], env, 90_000)]);
+      for (const [who, result] of [
+        ["the worker", worker],
+        ["the API", api],
+      ] as const) {
+        expect(result.code, result.output).toBe(1);
+        expect(result.output).not.toContain("cannot connect to Temporal");
+        expect(result.output.trimEnd().split("\n").at(-1)).toMatch(
+          new RegExp(
+            `^rewind: ${who} gave up waiting for Temporal at ${address} \\(plaintext \\(no TLS\\)\\) after [\\d.]+ s \\(REWIND_CONNECT_TIMEOUT=2 s\\): nothing answers \\((it accepts connections but does not answer in time|no answer in time)\\)$`,
+          ),
+        );
+      }
+    } finally {
+      silent.close();
+    }
+  }, 120_000);
 
   it("a cluster that answers and refuses (TLS towards a plaintext server) still fails at once, with today's advice", async () => {
     const env = settings(inject("temporalAddress"), { TEMPORAL_TLS: "true", REWIND_PORT: "0" });

@@ -11,6 +11,7 @@ import { ConfigError, loadConfig } from "../../src/config.ts";
 import { getFreePort } from "../../src/dev/index.ts";
 import { clusterSilence } from "../../src/temporal/cluster-silence.ts";
 import { ClusterWaitTimeoutError, waitForCluster } from "../../src/temporal/cluster-wait.ts";
+import { TemporalUnreachableError } from "../../src/temporal/connection.ts";
 
 /** A Rust core failure as the SDK throws it: a TransportError with the core's text. */
 function coreError(message: string): Error {
@@ -52,6 +53,26 @@ describe("clusterSilence", () => {
     expect(clusterSilence(Object.assign(new Error("connect ETIMEDOUT 10.0.0.1:7233"), { code: "ETIMEDOUT" }))).toBe(
       "no answer in time",
     );
+    // A port that accepts connections and never speaks: the client's deadline, and nothing the native client could add.
+    expect(
+      clusterSilence(
+        new TemporalUnreachableError(
+          "cannot connect to Temporal at 127.0.0.1:1 (plaintext (no TLS)): Failed to connect before the deadline; check TEMPORAL_ADDRESS",
+          { cause: new Error("Failed to connect before the deadline"), silent: true },
+        ),
+      ),
+    ).toBe("it accepts connections but does not answer in time");
+    // The native client's words for it, behind our wrapper, whose own words ("no TLS") are not read as a refusal.
+    expect(
+      clusterSilence(
+        new TemporalUnreachableError("cannot connect to Temporal at 127.0.0.1:1 (plaintext (no TLS)): …", {
+          cause: coreError(
+            "Failed to call GetSystemInfo: code: 'The operation was cancelled', message: \"Timeout expired\", source: tonic::transport::Error(Transport, TimeoutExpired(()))",
+          ),
+          silent: false,
+        }),
+      ),
+    ).toBe("no answer in time");
     // Wrapped, as connectNative wraps it: the cause is followed.
     expect(clusterSilence(new Error("cannot connect", { cause: coreError("Os { kind: ConnectionRefused }") }))).toBe(
       "connection refused",
@@ -84,6 +105,15 @@ describe("clusterSilence", () => {
     ).toBeUndefined();
     expect(clusterSilence(new Error('Temporal namespace "x" does not exist at 127.0.0.1:7233'))).toBeUndefined();
     expect(clusterSilence(new Error("something nobody has seen before"))).toBeUndefined();
+    // A plaintext client at a TLS port: the deadline passed, but the native client names what answered.
+    expect(
+      clusterSilence(
+        new TemporalUnreachableError(
+          "cannot connect to Temporal at 127.0.0.1:1 (plaintext (no TLS)): Failed to connect before the deadline (stream closed because of a broken pipe)",
+          { cause: new Error("Failed to connect before the deadline"), silent: false },
+        ),
+      ),
+    ).toBeUndefined();
   });
 });
 
