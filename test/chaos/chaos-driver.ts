@@ -117,7 +117,7 @@ export interface ChaosReport {
 }
 
 /** What broke in a round, by kind; a round is clean when every count is 0. */
-export function brokenPromises(report: ChaosReport) {
+export function brokenPromises(report: ChaosReport): Record<BrokenPromise, number> {
   return {
     stuck: report.stuckRuns.length,
     unfinished: report.unfinishedRuns.length,
@@ -129,6 +129,28 @@ export function brokenPromises(report: ChaosReport) {
     faultsOnNoOpenRun: report.faults - report.faultsOnOpenRuns,
   };
 }
+
+type BrokenPromise =
+  | "stuck"
+  | "unfinished"
+  | "wrongResults"
+  | "duplicateEffects"
+  | "atMostOnceRepeated"
+  | "atMostOnceLost"
+  | "eventsNotDelivered"
+  | "faultsOnNoOpenRun";
+
+/** Every count of `brokenPromises` at 0: a clean round, and what a soak's running totals start from. */
+export const NO_BROKEN_PROMISES: Readonly<Record<BrokenPromise, number>> = {
+  stuck: 0,
+  unfinished: 0,
+  wrongResults: 0,
+  duplicateEffects: 0,
+  atMostOnceRepeated: 0,
+  atMostOnceLost: 0,
+  eventsNotDelivered: 0,
+  faultsOnNoOpenRun: 0,
+};
 
 const SHORT_SCRIPT = `import { svc, sleep, ToolError } from "rewind:tools";
 export default async function main(input: { n: number }) {

@@ -17,7 +17,7 @@ import { parseArgs, promisify } from "node:util";
 import { temporalEnvironment } from "../../src/config.ts";
 import { findOrInstallTemporalCli } from "../../src/dev/index.ts";
 import { REPO_ROOT } from "../helpers/paths.ts";
-import { brokenPromises, runChaos, type ChaosOptions, type ChaosReport } from "./chaos-driver.ts";
+import { NO_BROKEN_PROMISES, brokenPromises, runChaos, type ChaosOptions, type ChaosReport } from "./chaos-driver.ts";
 
 const { values } = parseArgs({
   options: {
@@ -99,14 +99,7 @@ const totals = {
   eventsExpected: 0,
   eventsDelivered: 0,
   terminatedAtEnd: 0,
-  stuck: 0,
-  unfinished: 0,
-  wrongResults: 0,
-  duplicateEffects: 0,
-  atMostOnceRepeated: 0,
-  atMostOnceLost: 0,
-  eventsNotDelivered: 0,
-  faultsOnNoOpenRun: 0,
+  ...NO_BROKEN_PROMISES,
 };
 const log = values.verbose ? (line: string) => process.stderr.write(`  ${line}\n`) : undefined;
 while (Date.now() < until) {
