@@ -68,6 +68,8 @@ function stringAttrs(field: Field): Html {
 function control(field: Field, id: string, value: string | undefined): Html {
   const name = PREFIX + field.property;
   const required = field.required ? html`required` : "";
+  const input = (type: string, limits: Html) =>
+    html`<input id="${id}" name="${name}" type="${type}" ${limits} value="${value ?? ""}" ${required} />`;
   switch (field.kind) {
     case "boolean":
       return html`<input
@@ -89,25 +91,10 @@ function control(field: Field, id: string, value: string | undefined): Html {
     }
     case "number":
     case "integer":
-      return html`<input
-        id="${id}"
-        name="${name}"
-        type="number"
-        ${numberAttrs(field)}
-        value="${value ?? ""}"
-        ${required}
-      />`;
+      return input("number", numberAttrs(field));
     case "string": {
       const format = field.schema["format"];
-      const type = (typeof format === "string" && INPUT_TYPES[format]) || "text";
-      return html`<input
-        id="${id}"
-        name="${name}"
-        type="${type}"
-        ${stringAttrs(field)}
-        value="${value ?? ""}"
-        ${required}
-      />`;
+      return input((typeof format === "string" && INPUT_TYPES[format]) || "text", stringAttrs(field));
     }
     case "json":
       return html`<textarea id="${id}" name="${name}" rows="3" data-json ${required}>${value ?? ""}</textarea>`;
