@@ -1,12 +1,17 @@
 /**
- * What the front door may ask the client's user about a parked run, and what the answer does. A
- * call parked for approval, or a run waiting for its script's approval, becomes a yes/no question
- * (accept approves, decline rejects, cancel leaves it waiting); a call whose MCP server asked for input forwards the server's own
- * question and schema, and the answer goes back to the server as it is. Either way the answer
- * decides the call through the run service, exactly as the API's routes do: the same update, the
- * same journal entry, `decidedBy` naming the API key's principal and, when the session names one,
- * the end user. Other reasons to park (credentials, a changed schema, an unknown outcome) need
- * the harness and are not asked.
+ * What the front door may ask the client's user about a parked run, and what the answer does:
+ * - a call parked for approval, a run waiting for its script's approval, and a call whose tool's
+ *   schema changed become yes/no questions (accept approves or sends anyway, decline rejects,
+ *   cancel leaves it waiting);
+ * - a call whose outcome is unknown asks what to do: send it again (same idempotency key) or fail
+ *   it; decline and cancel leave it waiting (resolving it with a result is the API's and the
+ *   console's);
+ * - a call whose MCP server asked for input forwards the server's own question and schema, and
+ *   the answer goes back to the server as it is.
+ * The answer decides the call through the run service, exactly as the API's routes do: the same
+ * update, the same journal entry, `decidedBy` naming the API key's principal and, when the session
+ * names one, the end user. A call parked on credentials is never asked: MCP forbids asking a user
+ * for secrets in a form, so the harness or the console renews them.
  */
 import { HttpError } from "../http-error.ts";
 import type { RunService, RunView } from "../run-service.ts";
@@ -27,6 +32,12 @@ type Decisions = Pick<RunService, "decide" | "answerInput" | "decideScript" | "s
 const SCRIPT_CHARS = 4_000;
 
 const NO_FIELDS = { type: "object", properties: {} } as const;
+
+/** What a user may do about a call whose outcome is unknown, by the value the form sends. */
+const UNKNOWN_OUTCOME_CHOICES = {
+  retry: "Send it again (the server sees the same key)",
+  fail: "Fail the call",
+} as const;
 
 function argsPreview(args: unknown): string {
   const json = JSON.stringify(args) ?? "";
@@ -90,34 +101,91 @@ export function questionsFor(view: RunView, scope: FrontDoorScope, runs: Decisio
 type Decider = { principal: string; by?: string };
 
 function callQuestions(view: RunView, scope: FrontDoorScope, runs: Decisions, decider: Decider): ParkedQuestion[] {
+  /** Accept decides `yes`, decline rejects; cancel leaves the call waiting. */
+  const yesOrNo = (seq: number): ParkedQuestion["decide"] => {
+    return async (answer) => {
+      if (answer.action === "cancel") return;
+      const decision =
+        answer.action === "accept"
+          ? { approve: true as const, ...decider }
+          : { approve: false as const, reason: "declined by the user of the MCP client", ...decider };
+      await settle(runs.decide(view.id, scope.namespace, seq, decision));
+    };
+  };
   return (view.parked ?? []).flatMap((call): ParkedQuestion[] => {
-    if (call.reason === "approval")
-      return [
-        {
-          key: `${call.seq}/approval`,
-          question: async () => ({
-            message: `Run ${view.id} wants to call ${call.tool} with ${argsPreview(call.args)}. Approve this call? Accept approves it, decline rejects it.`,
-            requestedSchema: NO_FIELDS,
-          }),
-          async decide(answer) {
-            if (answer.action === "cancel") return;
-            const decision =
-              answer.action === "accept"
-                ? { approve: true as const, ...decider }
-                : { approve: false as const, reason: "declined by the user of the MCP client", ...decider };
-            await settle(runs.decide(view.id, scope.namespace, call.seq, decision));
+    switch (call.reason) {
+      case "approval": {
+        const message = `Run ${view.id} wants to call ${call.tool} with ${argsPreview(call.args)}. Approve this call? Accept approves it, decline rejects it.`;
+        return [
+          {
+            key: `${call.seq}/approval`,
+            question: async () => ({ message, requestedSchema: NO_FIELDS }),
+            decide: yesOrNo(call.seq),
           },
-        },
-      ];
-    const schema = formSchema(call.details?.["requestedSchema"]);
-    const message = call.details?.["message"];
-    if (call.reason !== "elicitationRequested" || !schema || typeof message !== "string") return [];
-    return [
-      {
-        key: `${call.seq}/input/${String(call.details?.["requestId"])}`,
-        question: async () => ({ message, requestedSchema: schema }),
-        decide: (answer) => settle(runs.answerInput(view.id, scope.namespace, call.seq, answer)),
-      },
-    ];
+        ];
+      }
+      case "schemaChanged": {
+        const gone = call.details?.["current"] === null;
+        const message = gone
+          ? `Run ${view.id} wants to call ${call.tool} with ${argsPreview(call.args)}, but its server no longer lists that tool. Send the call anyway? Accept sends it, decline rejects it (the script gets ToolError schemaChanged).`
+          : `Run ${view.id} wants to call ${call.tool} with ${argsPreview(call.args)}, but the tool's schema changed since the toolset was registered and the arguments no longer fit it. Send them anyway? Accept sends them, decline rejects the call (the script gets ToolError schemaChanged).`;
+        return [
+          {
+            key: `${call.seq}/schemaChanged`,
+            question: async () => ({ message, requestedSchema: NO_FIELDS }),
+            decide: yesOrNo(call.seq),
+          },
+        ];
+      }
+      case "outcomeUnknown":
+        return [
+          {
+            key: `${call.seq}/outcomeUnknown`,
+            question: async () => ({
+              message: `Run ${view.id} called ${call.tool} with ${argsPreview(call.args)}, and the attempt ended without an answer: it may or may not have taken effect. Find out if you can, then choose. Decline leaves the call waiting for the harness.`,
+              requestedSchema: {
+                type: "object",
+                properties: {
+                  decision: {
+                    type: "string",
+                    title: "What to do with the call",
+                    enum: Object.keys(UNKNOWN_OUTCOME_CHOICES),
+                    enumNames: Object.values(UNKNOWN_OUTCOME_CHOICES),
+                  },
+                },
+                required: ["decision"],
+              },
+            }),
+            async decide(answer) {
+              if (answer.action !== "accept") return;
+              const choice = answer.content["decision"];
+              if (choice === "retry")
+                await settle(runs.decide(view.id, scope.namespace, call.seq, { retry: true, ...decider }));
+              else if (choice === "fail")
+                await settle(
+                  runs.decide(view.id, scope.namespace, call.seq, {
+                    fail: true,
+                    reason: "failed by the user of the MCP client: its outcome was unknown",
+                    ...decider,
+                  }),
+                );
+            },
+          },
+        ];
+      case "elicitationRequested": {
+        const schema = formSchema(call.details?.["requestedSchema"]);
+        const message = call.details?.["message"];
+        if (!schema || typeof message !== "string") return [];
+        return [
+          {
+            key: `${call.seq}/input/${String(call.details?.["requestId"])}`,
+            question: async () => ({ message, requestedSchema: schema }),
+            decide: (answer) => settle(runs.answerInput(view.id, scope.namespace, call.seq, answer)),
+          },
+        ];
+      }
+      default:
+        return [];
+    }
   });
 }

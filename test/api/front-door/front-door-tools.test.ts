@@ -16,7 +16,7 @@ import {
   type FrontDoorClient,
 } from "../../helpers/front-door-client.ts";
 import { startMcpServer, type TestMcpServer } from "../../helpers/mcp-test-server.ts";
-import { askingTool, echoTool, failingTool } from "../../helpers/mcp-test-tools.ts";
+import { askingTool, chargeOnRetryTool, echoTool, failingTool } from "../../helpers/mcp-test-tools.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../../helpers/rewind-stack.ts";
 import { registerToolset } from "../../helpers/toolset.ts";
 import { waitFor } from "../../helpers/wait-for.ts";
@@ -33,6 +33,8 @@ let toolset: string;
 let gated: string;
 let reviewed: string;
 let otherToolset: string;
+let unsure: string;
+let payServer: TestMcpServer;
 const clients = frontDoorClients(() => stack.api.url, { key: KEY });
 const connect = clients.connect;
 const started: string[] = [];
@@ -54,7 +56,7 @@ async function runToEnd(client: FrontDoorClient, args: Record<string, unknown>):
 }
 
 beforeAll(async () => {
-  [stack, server] = await Promise.all([
+  [stack, server, payServer] = await Promise.all([
     startRewindStack({
       env: {
         REWIND_API_KEYS: `${KEY}:${NAMESPACE},${OTHER_KEY}:other${NAMESPACE}`,
@@ -68,14 +70,19 @@ beforeAll(async () => {
         askingTool("ask_person", "Who are you?", PERSON),
       ],
     }),
+    startMcpServer({ tools: [chargeOnRetryTool()] }),
   ]);
   const servers = { mcpServers: { tools: { url: server.url } } };
-  [toolset, gated, reviewed, otherToolset] = await Promise.all([
+  [toolset, gated, reviewed, otherToolset, unsure] = await Promise.all([
     register(servers),
     register({ ...servers, policies: { "tools.echo": { approval: true } } }),
     register({ ...servers, scriptApproval: "required" }),
     // Another document: a toolset's id is its content's, and each namespace registering it has it.
     register({ mcpServers: { theirs: { url: server.url } } }, OTHER_KEY),
+    register({
+      mcpServers: { pay: { url: payServer.url } },
+      policies: { "pay.charge": { onInterruption: "at_most_once", onUnknown: "park" } },
+    }),
   ]);
 }, 120_000);
 
@@ -84,6 +91,7 @@ afterAll(async () => {
   for (const id of started) await stack?.request("POST", `/v1/runs/${id}/cancel`, undefined, auth);
   await stack?.stop();
   await server?.close();
+  await payServer?.close();
 });
 
 describe("the four tools", () => {
@@ -297,6 +305,88 @@ describe("a run waiting for its script's approval", () => {
     const runId = String(structured(rejected)["runId"]);
     const journal = await stack.request("GET", `/v1/runs/${runId}/journal`, undefined, auth);
     expect(journal.body["entries"]).toEqual([]);
+  });
+});
+
+describe("a call whose outcome is unknown", () => {
+  const charge =
+    'import { pay, ToolError } from "rewind:tools";\n' +
+    "export default async () => {\n" +
+    "  try { return await pay.charge({ amount: 5 }); }\n" +
+    "  catch (e) { return e instanceof ToolError ? e.code : String(e); }\n" +
+    "};";
+
+  it("asks the client's user to send it again or fail it: retry sends it with the same key, fail gives the script outcomeUnknown", async () => {
+    const retried = await connect(unsure, { answer: () => ({ action: "accept", content: { decision: "retry" } }) });
+    const sent = await runToEnd(retried, { script: charge });
+    expect(structured(sent)).toMatchObject({ status: "completed", result: { charged: true, attempt: 2 } });
+    expect(retried.asked[0]?.message).toMatch(
+      /called pay\.charge with \{"amount":5\}, and the attempt ended without an answer/,
+    );
+    expect((retried.asked[0] as { requestedSchema?: unknown } | undefined)?.requestedSchema).toMatchObject({
+      properties: { decision: { enum: ["retry", "fail"] } },
+      required: ["decision"],
+    });
+    const runId = String(structured(sent)["runId"]);
+    const entries = (await stack.request("GET", `/v1/runs/${runId}/journal`, undefined, auth)).body["entries"] as {
+      decidedBy?: Record<string, unknown>;
+    }[];
+    expect(entries[0]?.decidedBy).toMatchObject({ decision: "retried", principal: expect.stringContaining(NAMESPACE) });
+
+    const failed = await connect(unsure, { answer: () => ({ action: "accept", content: { decision: "fail" } }) });
+    expect(structured(await runToEnd(failed, { script: charge }))).toMatchObject({
+      status: "completed",
+      result: "outcomeUnknown",
+    });
+  });
+
+  it("declined, the call stays parked for the harness, which decides it through the API", async () => {
+    const client = await connect(unsure, { answer: () => ({ action: "decline" }) });
+    const first = await client.call("run_script", { script: charge });
+    const runId = String(structured(first)["runId"]);
+    started.push(runId);
+    await waitFor(`run ${runId} to park on its unknown outcome, asked once`, async () => {
+      const view = await stack.request("GET", `/v1/runs/${runId}`, undefined, auth);
+      return view.body.status === "parked" && client.asked.length > 0;
+    });
+    expect((await client.call("get_run", { runId })).structuredContent).toMatchObject({ status: "parked" });
+    expect((await stack.request("POST", `/v1/runs/${runId}/calls/1/retry`, {}, auth)).status).toBe(200);
+    expect((await waitForRun(stack, runId, 30_000, auth)).result).toEqual({ charged: true, attempt: 2 });
+  });
+});
+
+describe("a call whose tool is gone from its server", () => {
+  it("asks whether to send it anyway; declined, the script gets ToolError schemaChanged", async () => {
+    const notes = await startMcpServer({ tools: [echoTool("note")] });
+    try {
+      const changing = await register({ mcpServers: { notes: { url: notes.url } } });
+      const client = await connect(changing, { answer: () => ({ action: "decline" }) });
+      const first = await client.call("run_script", {
+        script:
+          'import { notes, sleep, ToolError } from "rewind:tools";\n' +
+          "export default async () => {\n" +
+          '  await notes.note({ message: "first" });\n' +
+          '  await sleep("3s");\n' +
+          '  try { await notes.note({ message: "second" }); return "sent"; }\n' +
+          "  catch (e) { return e instanceof ToolError ? e.code : String(e); }\n" +
+          "};",
+      });
+      const runId = String(structured(first)["runId"]);
+      started.push(runId);
+      await waitFor("the first call at the server", () => notes.calls.length > 0, { intervalMs: 50 });
+      notes.setTools([]);
+      const ended = await waitFor(`run ${runId} to end, read with get_run`, () => client.call("get_run", { runId }), {
+        until: (result) => structured(result)["status"] !== "running" && structured(result)["status"] !== "parked",
+        shown: textOf,
+      });
+      expect(structured(ended)).toMatchObject({ status: "completed", result: "schemaChanged" });
+      expect(client.asked[0]?.message).toMatch(
+        /wants to call notes\.note with \{"message":"second"\}, but its server no longer lists that tool/,
+      );
+      expect(notes.calls).toHaveLength(1);
+    } finally {
+      await notes.close();
+    }
   });
 });
 
