@@ -5,13 +5,14 @@
  * passes, or at once when the run waits for someone the client can't stand in for: a run that
  * waits for a person never holds a request open for days. Without one (`tasks/result`, which MCP
  * makes block until the task ends) only the run's end or the request's signal stops it. The run
- * is read from Temporal each time, so it is followed the same from any API process.
+ * is read from Temporal each time, so it is followed the same from any API process. Each change
+ * of what the run is doing (running, or what it waits for) is told to `progress`, once.
  */
 import { setTimeout as pause } from "node:timers/promises";
 import type { RunService, RunView } from "../run-service.ts";
 import type { Ask, FrontDoorScope } from "./front-door-types.ts";
 import { questionsFor } from "./parked-questions.ts";
-import { isEnded } from "./run-answers.ts";
+import { isEnded, waitingFor } from "./run-answers.ts";
 import { findRun } from "./scoped-runs.ts";
 
 export interface FollowOptions {
@@ -21,6 +22,15 @@ export interface FollowOptions {
   ask?: Ask | undefined;
   /** Aborts the wait (the client cancelled or went away, the session ended). */
   signal: AbortSignal;
+  /** Told what the run does whenever that changes (an MCP progress notification). */
+  progress?: ((message: string) => void) | undefined;
+}
+
+/** What the run is doing, in a line: running, or what it waits for. */
+function doing(view: RunView): string {
+  if (view.status !== "parked") return `Run ${view.id} is ${view.status}.`;
+  const waits = waitingFor(view);
+  return waits.length > 0 ? `Run ${view.id} is parked: ${waits.join("; ")}.` : `Run ${view.id} is parked.`;
 }
 
 /** Pauses between reads: short at first (most scripts end within a second), then at most 2 s. */
@@ -39,10 +49,14 @@ export async function followRun(
   let ask = options.ask;
   const asked = new Set<string>();
   let pauseMs = FIRST_PAUSE_MS;
+  let told: string | undefined;
   for (;;) {
     options.signal.throwIfAborted();
     const view = await findRun(runs, scope, runId);
     if (!view || isEnded(view.status)) return view;
+    const now = doing(view);
+    if (options.progress && now !== told) options.progress(now);
+    told = now;
     const questions = view.status === "parked" ? questionsFor(view, scope, runs) : [];
     const next = questions.find((q) => !asked.has(q.key));
     if (ask && next) {

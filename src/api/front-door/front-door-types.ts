@@ -66,6 +66,8 @@ export interface CallContext {
   ask?: Ask | undefined;
   /** Aborts when the client cancels the request, goes away, or the session ends. */
   signal: AbortSignal;
+  /** Present when the request carried a progress token: tells the client what the run is doing now. */
+  progress?: ((message: string) => void) | undefined;
   /** The W3C trace context the request carried, for the run's trace. */
   traceparent?: string | undefined;
 }

@@ -158,11 +158,32 @@ export async function openMcpSession(options: McpSessionOptions): Promise<McpSes
     };
   }
 
-  function contextOf(extra: Extra, taskId?: string): CallContext {
+  /** Progress notifications on the request's stream, when it carried a token: each one counts up. */
+  function progressFor(extra: Extra, token: string | number | undefined, taskId?: string): CallContext["progress"] {
+    if (token === undefined) return undefined;
+    let progress = 0;
+    return (message) => {
+      progress += 1;
+      void extra
+        .sendNotification({
+          method: "notifications/progress",
+          params: {
+            progressToken: token,
+            progress,
+            message,
+            ...(taskId ? { _meta: { [RELATED_TASK_META_KEY]: { taskId } } } : {}),
+          },
+        })
+        .catch(() => undefined);
+    };
+  }
+
+  function contextOf(extra: Extra, progressToken: string | number | undefined, taskId?: string): CallContext {
     const traceparent = extra.requestInfo?.headers["traceparent"];
     return {
       ask: askerFor(extra, taskId),
       signal: extra.signal,
+      progress: progressFor(extra, progressToken, taskId),
       ...(typeof traceparent === "string" ? { traceparent } : {}),
     };
   }
@@ -170,15 +191,15 @@ export async function openMcpSession(options: McpSessionOptions): Promise<McpSes
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: handlers.tools as Tool[] }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name, arguments: args, task } = request.params;
-    if (!task) return toResult(await answered(handlers.callTool(name, args, contextOf(extra))));
-    const started = await answered(handlers.startTask(name, args, contextOf(extra)));
+    const { name, arguments: args, task, _meta } = request.params;
+    if (!task) return toResult(await answered(handlers.callTool(name, args, contextOf(extra, _meta?.progressToken))));
+    const started = await answered(handlers.startTask(name, args, contextOf(extra, undefined)));
     return { task: started.task, _meta: { [MODEL_IMMEDIATE_RESPONSE]: started.note } };
   });
 
   server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
-    const { taskId } = request.params;
-    const answer = await answered(handlers.tasks.result(taskId, contextOf(extra, taskId)));
+    const { taskId, _meta } = request.params;
+    const answer = await answered(handlers.tasks.result(taskId, contextOf(extra, _meta?.progressToken, taskId)));
     if (!answer) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
     const result = toResult(answer);
     return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId } } };

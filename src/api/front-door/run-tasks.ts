@@ -32,7 +32,11 @@ export function createRunTasks(runs: Runs, scope: FrontDoorScope): TaskHandlers 
     },
 
     async result(taskId, context) {
-      const view = await followRun(runs, scope, taskId, { ask: context.ask, signal: context.signal });
+      const view = await followRun(runs, scope, taskId, {
+        ask: context.ask,
+        signal: context.signal,
+        progress: context.progress,
+      });
       return view && answerFor(runs, scope.namespace, view);
     },
 

@@ -82,6 +82,7 @@ export function createToolCalls(
       deadline: Date.now() + deps.waitMs,
       ask: context.ask,
       signal: context.signal,
+      progress: context.progress,
     });
     if (!view) return { isError: true, text: `No run ${runId} in this toolset.` };
     return answerFor(runs, scope.namespace, view);

@@ -286,6 +286,33 @@ describe("a run parked for approval", () => {
   });
 });
 
+describe("progress", () => {
+  it("tells a client that sent a progress token what the run does as it changes: running, then what it waits for", async () => {
+    const client = await connect(gated);
+    const told: { progress: number; message?: string }[] = [];
+    const result = (await client.client.callTool(
+      {
+        name: "run_script",
+        arguments: {
+          script:
+            'import { tools, sleep } from "rewind:tools";\n' +
+            'export default async () => { await sleep("1s"); return tools.echo({ message: "later" }); };',
+        },
+      },
+      undefined,
+      { onprogress: (progress) => told.push(progress) },
+    )) as CallToolResult;
+    const runId = String(structured(result)["runId"]);
+    started.push(runId);
+    expect(structured(result)).toMatchObject({ status: "parked" });
+    expect(told.map((p) => p.message)).toEqual([
+      `Run ${runId} is running.`,
+      `Run ${runId} is parked: call 2 tools.echo waits for approval.`,
+    ]);
+    expect(told.map((p) => p.progress)).toEqual([1, 2]);
+  });
+});
+
 describe("a run waiting for its script's approval", () => {
   const script = 'import { tools } from "rewind:tools";\nexport default async () => (await tools.echo({}), "ran");';
 
