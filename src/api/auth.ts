@@ -57,6 +57,12 @@ export function createKeyCheck(apiKeys: Map<string, string>): (presented: string
   return (presented) => findHolder(keys, presented);
 }
 
+/** The principals the API's keys give (`default/loopback` alone when it has none): who may hold a console session. */
+export function principalsOf(apiKeys: Map<string, string>): ReadonlySet<string> {
+  if (apiKeys.size === 0) return new Set([`${DEFAULT_NAMESPACE}/loopback`]);
+  return new Set([...apiKeys].map(([key, namespace]) => `${namespace}/${keyFingerprint(key)}`));
+}
+
 export function createAuth(apiKeys: Map<string, string>): RequestHandler {
   const holderOf = createKeyCheck(apiKeys);
   const keyed = apiKeys.size > 0;

@@ -7,6 +7,8 @@
  */
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApi } from "../../src/cli/start-api.ts";
+import { silentLogger } from "../../src/shared/logger.ts";
 import { startRewindStack, waitForRun, type RewindStack } from "../helpers/rewind-stack.ts";
 import { startRun } from "../helpers/toolset.ts";
 import { waitFor } from "../helpers/wait-for.ts";
@@ -63,7 +65,9 @@ describe("the console on loopback without API keys", () => {
     const first = await visit(`/runs/${id}`);
     expect(first.status).toBe(200);
     expect(first.text).toContain("default/loopback");
-    expect(first.setCookie).toMatch(/^rewind_console=[\w-]+; Path=\/ui; Expires=[^;]+; HttpOnly; SameSite=Strict$/);
+    expect(first.setCookie).toMatch(
+      /^rewind_console=sb1(?:\.[\w-]+){3}; Path=\/ui; Expires=[^;]+; HttpOnly; SameSite=Strict$/,
+    );
     const token = tokenOf(first.text);
     expect(token).not.toBe("");
     const cancel = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
@@ -78,6 +82,25 @@ describe("the console on loopback without API keys", () => {
     expect((await stack.request("GET", `/v1/runs/${id}`)).body.status).toBe("running");
     const done = await cancel({ _csrf: token });
     expect(done.status).toBe(303);
+    expect((await waitForRun(stack, id)).status).toBe("cancelled");
+  });
+
+  it("keeps a session across a restart of the API: the same cookie and form token decide on the new process", async () => {
+    const id = await startRun(stack, {
+      script: `import { sleep } from "rewind:tools";\nexport default async function main() { await sleep("1 hour"); }`,
+    });
+    const page = await visit(`/runs/${id}`);
+    const token = tokenOf(page.text);
+    expect(token).not.toBe("");
+    await stack.api.stop();
+    stack.api = await startApi(stack.config, stack.address, undefined, silentLogger);
+    const cancelled = await visit(`/runs/${id}/cancel`, {
+      method: "POST",
+      headers: { cookie: page.cookie, origin: stack.api.url },
+      body: new URLSearchParams({ _csrf: token }),
+    });
+    expect(cancelled.status, cancelled.text.replace(/\s+/g, " ").slice(-400)).toBe(303);
+    expect(cancelled.setCookie, "no new session was needed").toBe("");
     expect((await waitForRun(stack, id)).status).toBe("cancelled");
   });
 

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { html, join } from "../../src/api/console/html.ts";
 import { contentOf } from "../../src/api/console/elicitation-form.ts";
 import { createSessionStore, isSessionToken } from "../../src/api/console/sessions.ts";
+import { createSecretBox, generateSecretKey } from "../../src/credentials/secret-box.ts";
 import { detailsWaits, journalWaits, openBadge, waitWords, type Wait } from "../../src/api/console/waits.ts";
 import { findCallSites } from "../../src/declarations/index.ts";
 import type { JournalEntry } from "../../src/shared/index.ts";
@@ -141,17 +142,39 @@ describe("contentOf", () => {
 });
 
 describe("sessions", () => {
-  it("keep at most their bound, oldest out first, and expire", () => {
+  const holder = { namespace: "acme", principal: "acme/key-12345678" };
+  const key = generateSecretKey();
+
+  it("open in any process that has the secret key, until they expire; not with another key, tampered, or from another sealed value", () => {
     let now = 0;
-    const store = createSessionStore({ maxSessions: 2, ttlMs: 1000, now: () => now });
-    const holder = { namespace: "acme", principal: "acme/key-12345678" };
-    const [a, b, c] = [store.create(holder), store.create(holder), store.create(holder)];
-    expect(store.get(a.id)).toBeUndefined();
-    expect(store.get(b.id)).toBe(b);
-    expect(isSessionToken(c, c.csrf)).toBe(true);
-    expect(isSessionToken(c, b.csrf)).toBe(false);
-    expect(isSessionToken(c, undefined)).toBe(false);
+    const clock = { ttlMs: 1000, now: () => now };
+    const made = createSessionStore(createSecretBox(key), () => true, clock).create(holder);
+    const elsewhere = createSessionStore(createSecretBox(key), () => true, clock);
+    expect(elsewhere.get(made.id)).toEqual(made);
+    expect(made.id).not.toContain(made.csrf);
+    expect(createSessionStore(createSecretBox(generateSecretKey()), () => true, clock).get(made.id)).toBeUndefined();
+    const [version, iv, tag, data = ""] = made.id.split(".");
+    const flipped = `${version}.${iv}.${tag}.${data.startsWith("A") ? "B" : "A"}${data.slice(1)}`;
+    expect(elsewhere.get(flipped)).toBeUndefined();
+    // A credential sealed by the same box is not a session.
+    expect(
+      elsewhere.get(createSecretBox(key).seal(JSON.stringify({ ...holder, csrf: "x", expiresAt: 5000 }))),
+    ).toBeUndefined();
+    expect(isSessionToken(made, made.csrf)).toBe(true);
+    expect(isSessionToken(made, undefined)).toBe(false);
     now = 1000;
-    expect(store.get(c.id)).toBeUndefined();
+    expect(elsewhere.get(made.id)).toBeUndefined();
+  });
+
+  it("end when their key is no longer the API's, and when they sign out in the process that served it", () => {
+    const principals = new Set([holder.principal]);
+    const store = createSessionStore(createSecretBox(key), (principal) => principals.has(principal));
+    const [a, b] = [store.create(holder), store.create(holder)];
+    expect(isSessionToken(a, b.csrf)).toBe(false);
+    store.delete(a.id);
+    expect(store.get(a.id)).toBeUndefined();
+    expect(store.get(b.id)).toEqual(b);
+    principals.clear();
+    expect(store.get(b.id)).toBeUndefined();
   });
 });

@@ -201,7 +201,7 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     namespace: config.temporal.namespace,
     dataConverter: rewindDataConverter(createExternalStorage(config.payloads)),
   });
-  return {
+  const stack: RewindStack = {
     config,
     address,
     api,
@@ -209,7 +209,8 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
     worker,
     metrics,
     async request(method, route, body, headers = {}) {
-      const response = await fetch(api.url + route, {
+      // The stack's API as it is now: a test may replace it with a new process.
+      const response = await fetch(stack.api.url + route, {
         method,
         headers: body === undefined ? headers : { "content-type": "application/json", ...headers },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -218,12 +219,13 @@ export async function startRewindStack(options: StackOptions = {}): Promise<Rewi
       return { status: response.status, body: (text ? JSON.parse(text) : {}) as ApiBody };
     },
     async stop() {
-      await api.stop();
+      await stack.api.stop();
       await worker?.shutdown();
       await running;
       await connection.close();
     },
   };
+  return stack;
 }
 
 /** Polls GET /v1/runs/{id} until the run is neither running nor parked, or fails after `timeoutMs`. */

@@ -18,6 +18,7 @@ import { createRunsRouter, type RunsRouteDeps } from "../routes/runs.ts";
 import { createScriptApprovalRouter } from "../routes/script-approval.ts";
 import { serveAsset } from "./assets.ts";
 import { createConsoleActions } from "./console-actions.ts";
+import { principalsOf } from "../auth.ts";
 import { ConsoleRefusal, clearSessionCookie, createConsoleAuth, setSessionCookie } from "./console-auth.ts";
 import { jsonText } from "./format.ts";
 import type { Viewer } from "./layout.ts";
@@ -33,7 +34,7 @@ export interface ConsoleDeps extends RunsRouteDeps {
   apiKeys: Map<string, string>;
   logger: Logger;
   temporal?: TemporalReach | undefined;
-  /** How many sessions, for how long; the defaults are sessions.ts's. */
+  /** How long sessions last, how many sign-outs a process remembers; the defaults are sessions.ts's. */
   sessions?: SessionStoreOptions;
 }
 
@@ -81,7 +82,8 @@ export function createConsole(deps: ConsoleDeps): Express {
   const ui = express();
   ui.disable("x-powered-by");
   ui.set("query parser", "simple");
-  const sessions = createSessionStore(deps.sessions);
+  const principals = principalsOf(deps.apiKeys);
+  const sessions = createSessionStore(deps.box, (principal) => principals.has(principal), deps.sessions);
   const auth = createConsoleAuth(deps.apiKeys, sessions);
   const readRun = createRunReader(deps.runs);
   // The API's own routes for every decision: runs (calls, cancel, fork, credentials, rollback),

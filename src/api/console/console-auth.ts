@@ -2,9 +2,9 @@
  * Who may use the console, and proof that a form was sent by the console's own page.
  *
  * With API keys, a person signs in by posting a key to `/ui/session`; the answer sets a cookie
- * holding only a random session id (HttpOnly, so no script reads it; SameSite=Strict, so no other
- * site's page sends it; Secure over https), and the session (sessions.ts) maps it to the key's
- * namespace and principal. The key never goes into a URL or a cookie. Without keys, the console
+ * holding the session, sealed (sessions.ts: the key's namespace and principal, never the key;
+ * HttpOnly, so no script reads it; SameSite=Strict, so no other site's page sends it; Secure over
+ * https). The key never goes into a URL or a cookie. Without keys, the console
  * serves loopback callers as the API does, as `default/loopback`, and hands each browser a
  * session of that principal on its first visit, so its forms carry a token all the same: a page
  * of another site open in the same browser must not be able to post to a console on loopback.

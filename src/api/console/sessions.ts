@@ -1,14 +1,20 @@
 /**
- * Who is signed in to the console. A person signs in with an API key once; the browser then
- * holds only a random session id in an HttpOnly, SameSite=Strict cookie, and this store maps it
- * to the key's namespace and principal: the key itself is kept nowhere, neither here nor in the
- * browser. Each session has its own token for the forms it posts (CSRF). The store lives in the
- * API's memory, bounded (the oldest session goes first) and expiring, so a restart signs
- * everyone out, which is the price of keeping no secret on disk.
+ * Who is signed in to the console. A person signs in with an API key once; the browser then holds
+ * a session in an HttpOnly, SameSite=Strict cookie: the key's namespace and principal, the session's
+ * form token (CSRF) and its expiry, sealed with the secret key every API process has (AES-256-GCM,
+ * the SecretBox credentials use). The key itself is kept nowhere, neither in the cookie nor on the
+ * server. Any API process opens a session another made, and a restart signs nobody out.
+ *
+ * A session ends when it expires, when its key is no longer one of the API's keys (it is asked on
+ * every request), or when it signs out: the browser drops the cookie, and the process that served
+ * the sign-out refuses the session until it expires (a copy of the cookie taken before then still
+ * opens on the other processes until its expiry: keep sessions short where that matters).
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
+import type { SecretBox } from "../../credentials/index.ts";
 
 export interface ConsoleSession {
+  /** The cookie's value: the session, sealed. */
   id: string;
   namespace: string;
   principal: string;
@@ -18,8 +24,8 @@ export interface ConsoleSession {
 }
 
 export interface SessionStoreOptions {
-  /** Sessions kept at once; past it the oldest is dropped. Default 1,000. */
-  maxSessions?: number;
+  /** Sessions signed out in this process that it still remembers; past it the oldest is forgotten. Default 10,000. */
+  maxSignedOut?: number;
   /** How long a session lasts from sign-in. Default 12 hours. */
   ttlMs?: number;
   /** The clock; default Date.now. */
@@ -32,34 +38,60 @@ export interface SessionStore {
   delete(id: string): void;
 }
 
+/** What a sealed session says it is: nothing else the secret box seals opens as a session. */
+const KIND = "rewind.console-session/v1";
+
 const token = (): string => randomBytes(32).toString("base64url");
 
-export function createSessionStore(options: SessionStoreOptions = {}): SessionStore {
-  const { maxSessions = 1000, ttlMs = 12 * 60 * 60 * 1000, now = Date.now } = options;
-  const sessions = new Map<string, ConsoleSession>();
+/** The session a cookie holds, if it is one: undefined for anything else (another value, tampered, another key). */
+function openSession(box: SecretBox, id: string): ConsoleSession | undefined {
+  let fields: Record<string, unknown>;
+  try {
+    fields = JSON.parse(box.open(id)) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  const { kind, namespace, principal, csrf, expiresAt } = fields;
+  if (kind !== KIND || typeof namespace !== "string" || typeof principal !== "string") return undefined;
+  if (typeof csrf !== "string" || typeof expiresAt !== "number") return undefined;
+  return { id, namespace, principal, csrf, expiresAt };
+}
+
+/**
+ * `isHolder`: whether a principal is still one of the API's (its key not removed since the
+ * session was made).
+ */
+export function createSessionStore(
+  box: SecretBox,
+  isHolder: (principal: string) => boolean,
+  options: SessionStoreOptions = {},
+): SessionStore {
+  const { maxSignedOut = 10_000, ttlMs = 12 * 60 * 60 * 1000, now = Date.now } = options;
+  /** Sessions signed out here, by cookie value, with their expiry. */
+  const signedOut = new Map<string, number>();
   return {
     create(holder) {
-      while (sessions.size >= maxSessions) {
-        const oldest = sessions.keys().next();
-        if (oldest.done) break;
-        sessions.delete(oldest.value);
-      }
-      const session = { id: token(), ...holder, csrf: token(), expiresAt: now() + ttlMs };
-      sessions.set(session.id, session);
-      return session;
+      const csrf = token();
+      const expiresAt = now() + ttlMs;
+      const id = box.seal(JSON.stringify({ kind: KIND, ...holder, csrf, expiresAt }));
+      return { id, ...holder, csrf, expiresAt };
     },
     get(id) {
-      if (!id) return undefined;
-      const session = sessions.get(id);
-      if (!session) return undefined;
-      if (session.expiresAt <= now()) {
-        sessions.delete(id);
-        return undefined;
-      }
+      if (!id || signedOut.has(id)) return undefined;
+      const session = openSession(box, id);
+      if (!session || session.expiresAt <= now() || !isHolder(session.principal)) return undefined;
       return session;
     },
     delete(id) {
-      sessions.delete(id);
+      const session = openSession(box, id);
+      if (!session) return;
+      for (const [old, expiresAt] of signedOut) if (expiresAt <= now()) signedOut.delete(old);
+      while (signedOut.size >= maxSignedOut) {
+        const oldest = signedOut.keys().next();
+        if (oldest.done) break;
+        signedOut.delete(oldest.value);
+      }
+      signedOut.set(id, session.expiresAt);
     },
   };
 }
