@@ -251,6 +251,32 @@ describe("the console in a browser", () => {
     expect((await waitForRun(stack, id, 20_000, asA)).result).toEqual({ charged: true });
   });
 
+  it("sends a call whose outcome is unknown again, or fails it with a reason the script gets", async () => {
+    const script = `import { pay, ToolError } from "rewind:tools";
+export default async function main() {
+  try { return await pay.charge({ amount: 7 }); }
+  catch (e) { return e instanceof ToolError ? [e.code, e.message] : String(e); }
+}
+`;
+    const retried = await startRun(script);
+    await runParked(retried);
+    await page.goto(ui(`/runs/${retried}`));
+    await see("the decision", ".decision", "outcome is unknown");
+    await page.getByRole("button", { name: "Send call 1 again (same key)" }).click();
+    await see("the run to show completed", "[data-state]", "completed");
+    expect((await waitForRun(stack, retried, 20_000, asA)).result).toEqual({ charged: true, attempt: 2 });
+
+    const failed = await startRun(script);
+    await runParked(failed);
+    await page.goto(ui(`/runs/${failed}`));
+    await see("the decision", ".decision", "outcome is unknown");
+    await page.getByLabel("Why fail it").fill("the ledger shows no charge");
+    await page.getByRole("button", { name: "Fail call 1" }).click();
+    await see("the run to show completed", "[data-state]", "completed");
+    const done = await waitForRun(stack, failed, 20_000, asA);
+    expect(done.result).toEqual(["outcomeUnknown", expect.stringContaining("the ledger shows no charge")]);
+  });
+
   it("approves a run's script before anything of it runs", async () => {
     const id = await startRun(`export default async function main() { return "ran"; }\n`, asA, false, {
       approveScript: true,
