@@ -75,4 +75,7 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   const message = error instanceof ConfigError ? error.message : error instanceof Error ? error.message : String(error);
   process.stderr.write(`rewind: ${message}\n`);
   process.exitCode = 1;
+  // A command that failed ends: what it left behind (a connection attempt still retrying, for one)
+  // gets a second to close, not the power to keep the process alive.
+  setTimeout(() => process.exit(), 1_000).unref();
 });
