@@ -867,5 +867,6 @@ describe("oversized bodies", () => {
         }
       }
     }
-  });
+    // Four 18 MB requests for each of some thirty routes: a loaded machine needs more than the default minute.
+  }, 300_000);
 });

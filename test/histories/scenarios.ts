@@ -538,11 +538,13 @@ export default async function main(input: { ms: number }) {
     expected: { status: "failed", error: "CPU" },
   },
   {
+    // 32 MB at a time: a few steps reach the heap limit. With 8 MB at a time, V8's garbage
+    // collections near the limit once spent the step's 2 s of CPU first on a loaded machine.
     name: "memory-limit",
     start: (w) =>
       startRun(w, {
         script:
-          'export default async function main() {\n  const hoard: string[][] = [];\n  for (;;) hoard.push(new Array(1_000_000).fill("x"));\n}',
+          'export default async function main() {\n  const hoard: string[][] = [];\n  for (;;) hoard.push(new Array(4_000_000).fill("x"));\n}',
       }),
     expected: { status: "failed", error: "memory limit" },
   },
