@@ -15,6 +15,7 @@
  * if (!outcome.ok) console.error(outcome.error.message);
  */
 import type { Diagnostic } from "../declarations/index.ts";
+import type { Sandbox } from "../sandbox/index.ts";
 import { stableJson } from "../shared/index.ts";
 import type { CallEvent, IssuedCall, JournalEntry, Cassette, AdvanceResult, ScriptError } from "../shared/index.ts";
 
@@ -84,7 +85,8 @@ async function loadEngine() {
 
 export async function replayCassette(options: ReplayOptions): Promise<ReplayOutcome> {
   const { cassette } = options;
-  const { compileScript, createSandbox, createTypeChecker, renderDts, validateAgainstSchema } = await loadEngine();
+  const { compileScript, createSandbox, createTypeChecker, renderDts, validateAgainstSchema, MachineBusyError } =
+    await loadEngine();
   let script = cassette.script;
   if (options.script !== undefined) {
     const compiled = await compileScript(createTypeChecker(), options.script, {
@@ -102,55 +104,69 @@ export async function replayCassette(options: ReplayOptions): Promise<ReplayOutc
       };
     script = compiled.javascript;
   }
-  const sandbox = createSandbox({
-    memoryMb: options.memoryMb ?? 128,
-    cpuMsPerStep: options.cpuMsPerStep ?? 2000,
-    warmSessions: 1,
-    validate: validateAgainstSchema,
-  });
-  const issued = new Set<number>();
-  try {
-    const check = (result: AdvanceResult): ReplayOutcome | undefined => {
-      if (result.kind === "needsColdStart") throw new Error("the sandbox lost the replay's session");
-      for (const call of result.calls) {
-        const expected = cassette.entries[call.seq - 1];
-        if (!expected || expected.tool !== call.tool || stableJson(expected.args) !== stableJson(call.args))
-          return diverged(call.seq, expected, call);
-        issued.add(call.seq);
-      }
-      if (result.kind === "done") return { ok: true, result: result.result, calls: issued.size };
-      if (result.kind === "failed")
-        return { ok: false, error: { kind: "script", message: result.error.message, error: result.error } };
-      return undefined;
-    };
-    const runId = cassette.runId;
-    let outcome = check(
-      await sandbox.advance({
-        runId,
-        consumedBatches: 0,
-        batches: [],
-        cold: {
-          script,
-          input: cassette.input,
-          toolset: cassette.toolset,
-          startedAt: cassette.startedAt,
-          history: [],
-          knownCalls: 0,
-          ...(cassette.runtimeVersion === undefined ? {} : { runtimeVersion: cassette.runtimeVersion }),
-        },
-      }),
-    );
-    for (const [index, batch] of cassette.batches.entries()) {
-      if (outcome) return outcome;
-      const missing = batch.seqs.find((seq) => !issued.has(seq));
-      if (missing !== undefined) return diverged(missing, cassette.entries[missing - 1], undefined);
-      const events = batch.seqs.map((seq) => eventOf(cassette.entries[seq - 1] as JournalEntry));
-      outcome = check(await sandbox.advance({ runId, consumedBatches: index, batches: [{ at: batch.at, events }] }));
+  // A machine too busy to give a step its CPU time is not the script's verdict: the replay, which
+  // is deterministic, is made again from the start, as a run's step would be.
+  for (let attempt = 1; ; attempt++) {
+    const sandbox = createSandbox({
+      memoryMb: options.memoryMb ?? 128,
+      cpuMsPerStep: options.cpuMsPerStep ?? 2000,
+      warmSessions: 1,
+      validate: validateAgainstSchema,
+    });
+    try {
+      return await replayIn(sandbox, cassette, script);
+    } catch (error) {
+      if (!(error instanceof MachineBusyError) || attempt >= BUSY_ATTEMPTS) throw error;
+    } finally {
+      sandbox.dispose();
     }
-    if (outcome) return outcome;
-    const next = issued.size + 1;
-    return diverged(next, cassette.entries[next - 1], undefined);
-  } finally {
-    sandbox.dispose();
   }
+}
+
+/** Attempts of a replay the machine was too busy for, before its MachineBusyError is the answer. */
+const BUSY_ATTEMPTS = 3;
+
+/** The replay itself, step by step, in `sandbox`. */
+async function replayIn(sandbox: Sandbox, cassette: Cassette, script: string): Promise<ReplayOutcome> {
+  const issued = new Set<number>();
+  const check = (result: AdvanceResult): ReplayOutcome | undefined => {
+    if (result.kind === "needsColdStart") throw new Error("the sandbox lost the replay's session");
+    for (const call of result.calls) {
+      const expected = cassette.entries[call.seq - 1];
+      if (!expected || expected.tool !== call.tool || stableJson(expected.args) !== stableJson(call.args))
+        return diverged(call.seq, expected, call);
+      issued.add(call.seq);
+    }
+    if (result.kind === "done") return { ok: true, result: result.result, calls: issued.size };
+    if (result.kind === "failed")
+      return { ok: false, error: { kind: "script", message: result.error.message, error: result.error } };
+    return undefined;
+  };
+  const runId = cassette.runId;
+  let outcome = check(
+    await sandbox.advance({
+      runId,
+      consumedBatches: 0,
+      batches: [],
+      cold: {
+        script,
+        input: cassette.input,
+        toolset: cassette.toolset,
+        startedAt: cassette.startedAt,
+        history: [],
+        knownCalls: 0,
+        ...(cassette.runtimeVersion === undefined ? {} : { runtimeVersion: cassette.runtimeVersion }),
+      },
+    }),
+  );
+  for (const [index, batch] of cassette.batches.entries()) {
+    if (outcome) return outcome;
+    const missing = batch.seqs.find((seq) => !issued.has(seq));
+    if (missing !== undefined) return diverged(missing, cassette.entries[missing - 1], undefined);
+    const events = batch.seqs.map((seq) => eventOf(cassette.entries[seq - 1] as JournalEntry));
+    outcome = check(await sandbox.advance({ runId, consumedBatches: index, batches: [{ at: batch.at, events }] }));
+  }
+  if (outcome) return outcome;
+  const next = issued.size + 1;
+  return diverged(next, cassette.entries[next - 1], undefined);
 }
