@@ -11,6 +11,8 @@ import type { Request, RequestHandler } from "express";
 import { HttpError } from "./http-error.ts";
 
 export const DEFAULT_NAMESPACE = "default";
+/** Who a loopback caller is when the API has no keys. */
+export const LOOPBACK_PRINCIPAL = `${DEFAULT_NAMESPACE}/loopback`;
 
 declare module "express-serve-static-core" {
   interface Request {
@@ -46,21 +48,23 @@ function findHolder(keys: Map<Buffer, KeyHolder>, presented: string): KeyHolder 
   return match;
 }
 
+/** Who a key's holder is: its namespace and the key's fingerprint, never the key. */
+function keyPrincipal(namespace: string, key: string): string {
+  return `${namespace}/${keyFingerprint(key)}`;
+}
+
 /** Who holds a presented key, if it is one of `apiKeys` (the console's sign-in asks it too). */
 export function createKeyCheck(apiKeys: Map<string, string>): (presented: string) => KeyHolder | undefined {
   const keys = new Map(
-    [...apiKeys].map(([key, namespace]) => [
-      Buffer.from(key),
-      { namespace, principal: `${namespace}/${keyFingerprint(key)}` },
-    ]),
+    [...apiKeys].map(([key, namespace]) => [Buffer.from(key), { namespace, principal: keyPrincipal(namespace, key) }]),
   );
   return (presented) => findHolder(keys, presented);
 }
 
 /** The principals the API's keys give (`default/loopback` alone when it has none): who may hold a console session. */
 export function principalsOf(apiKeys: Map<string, string>): ReadonlySet<string> {
-  if (apiKeys.size === 0) return new Set([`${DEFAULT_NAMESPACE}/loopback`]);
-  return new Set([...apiKeys].map(([key, namespace]) => `${namespace}/${keyFingerprint(key)}`));
+  if (apiKeys.size === 0) return new Set([LOOPBACK_PRINCIPAL]);
+  return new Set([...apiKeys].map(([key, namespace]) => keyPrincipal(namespace, key)));
 }
 
 export function createAuth(apiKeys: Map<string, string>): RequestHandler {
@@ -73,7 +77,7 @@ export function createAuth(apiKeys: Map<string, string>): RequestHandler {
         return;
       }
       req.namespace = DEFAULT_NAMESPACE;
-      req.principal = `${DEFAULT_NAMESPACE}/loopback`;
+      req.principal = LOOPBACK_PRINCIPAL;
       next();
       return;
     }

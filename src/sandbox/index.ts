@@ -1,5 +1,5 @@
 /** The sandbox's public surface: one step of a script, with warm sessions and limits. */
 export { createSandbox, type Sandbox, type SandboxOptions } from "./sandbox.ts";
-export { MachineBusyError, DEFAULT_WALL_BACKSTOP, type WallBackstop } from "./script-session.ts";
+export { MachineBusyError, type WallBackstop } from "./script-session.ts";
 export { isExportableName, RESERVED_EXPORTS } from "./module-sources.ts";
 export type { SchemaValidator } from "./call-gate.ts";

@@ -16,7 +16,7 @@
  * carry the session's token.
  */
 import type { Request, RequestHandler, Response } from "express";
-import { createKeyCheck, DEFAULT_NAMESPACE, isLoopback } from "../auth.ts";
+import { createKeyCheck, DEFAULT_NAMESPACE, isLoopback, LOOPBACK_PRINCIPAL } from "../auth.ts";
 import { CSRF_FIELD, type Viewer } from "./layout.ts";
 import { isSessionToken, type ConsoleSession, type SessionStore } from "./sessions.ts";
 
@@ -104,7 +104,7 @@ export function createConsoleAuth(apiKeys: Map<string, string>, sessions: Sessio
     }
     let session = sessions.get(cookieOf(req, SESSION_COOKIE));
     if (!session && !keyed && req.method === "GET") {
-      session = sessions.create({ namespace: DEFAULT_NAMESPACE, principal: `${DEFAULT_NAMESPACE}/loopback` });
+      session = sessions.create({ namespace: DEFAULT_NAMESPACE, principal: LOOPBACK_PRINCIPAL });
       setSessionCookie(req, res, session);
     }
     if (session) {

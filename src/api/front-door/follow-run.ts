@@ -54,9 +54,11 @@ export async function followRun(
     options.signal.throwIfAborted();
     const view = await findRun(runs, scope, runId);
     if (!view || isEnded(view.status)) return view;
-    const now = doing(view);
-    if (options.progress && now !== told) options.progress(now);
-    told = now;
+    if (options.progress) {
+      const now = doing(view);
+      if (now !== told) options.progress(now);
+      told = now;
+    }
     const questions = view.status === "parked" ? questionsFor(view, scope, runs) : [];
     const next = questions.find((q) => !asked.has(q.key));
     if (ask && next) {

@@ -102,8 +102,9 @@ type Decider = { principal: string; by?: string };
 
 function callQuestions(view: RunView, scope: FrontDoorScope, runs: Decisions, decider: Decider): ParkedQuestion[] {
   /** Accept decides `yes`, decline rejects; cancel leaves the call waiting. */
-  const yesOrNo = (seq: number): ParkedQuestion["decide"] => {
-    return async (answer) => {
+  const yesOrNo =
+    (seq: number): ParkedQuestion["decide"] =>
+    async (answer) => {
       if (answer.action === "cancel") return;
       const decision =
         answer.action === "accept"
@@ -111,32 +112,34 @@ function callQuestions(view: RunView, scope: FrontDoorScope, runs: Decisions, de
           : { approve: false as const, reason: "declined by the user of the MCP client", ...decider };
       await settle(runs.decide(view.id, scope.namespace, seq, decision));
     };
-  };
   return (view.parked ?? []).flatMap((call): ParkedQuestion[] => {
     switch (call.reason) {
-      case "approval": {
-        const message = `Run ${view.id} wants to call ${call.tool} with ${argsPreview(call.args)}. Approve this call? Accept approves it, decline rejects it.`;
+      case "approval":
         return [
           {
             key: `${call.seq}/approval`,
-            question: async () => ({ message, requestedSchema: NO_FIELDS }),
+            // Made when asked: a run is read again and again while it waits, its arguments may be large.
+            question: async () => ({
+              message: `Run ${view.id} wants to call ${call.tool} with ${argsPreview(call.args)}. Approve this call? Accept approves it, decline rejects it.`,
+              requestedSchema: NO_FIELDS,
+            }),
             decide: yesOrNo(call.seq),
           },
         ];
-      }
-      case "schemaChanged": {
-        const gone = call.details?.["current"] === null;
-        const message = gone
-          ? `Run ${view.id} wants to call ${call.tool} with ${argsPreview(call.args)}, but its server no longer lists that tool. Send the call anyway? Accept sends it, decline rejects it (the script gets ToolError schemaChanged).`
-          : `Run ${view.id} wants to call ${call.tool} with ${argsPreview(call.args)}, but the tool's schema changed since the toolset was registered and the arguments no longer fit it. Send them anyway? Accept sends them, decline rejects the call (the script gets ToolError schemaChanged).`;
+      case "schemaChanged":
         return [
           {
             key: `${call.seq}/schemaChanged`,
-            question: async () => ({ message, requestedSchema: NO_FIELDS }),
+            question: async () => ({
+              message:
+                call.details?.["current"] === null
+                  ? `Run ${view.id} wants to call ${call.tool} with ${argsPreview(call.args)}, but its server no longer lists that tool. Send the call anyway? Accept sends it, decline rejects it (the script gets ToolError schemaChanged).`
+                  : `Run ${view.id} wants to call ${call.tool} with ${argsPreview(call.args)}, but the tool's schema changed since the toolset was registered and the arguments no longer fit it. Send them anyway? Accept sends them, decline rejects the call (the script gets ToolError schemaChanged).`,
+              requestedSchema: NO_FIELDS,
+            }),
             decide: yesOrNo(call.seq),
           },
         ];
-      }
       case "outcomeUnknown":
         return [
           {
